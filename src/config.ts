@@ -1,0 +1,217 @@
+/**
+ * Every NETREP_* setting, declared once with its type, default and description. Nothing else
+ * in the code reads process.env. A `.env` file in the working directory is read when present
+ * (variables already set in the environment win). The README's configuration table is
+ * generated from SETTINGS (`netrep config` prints it) and checked by a test.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+type Kind = 'string' | 'int' | 'bool' | 'list';
+
+interface Setting {
+  env: string;
+  kind: Kind;
+  default: string;
+  description: string;
+}
+
+export const SETTINGS = {
+  listen: {
+    env: 'NETREP_LISTEN',
+    kind: 'string',
+    default: '127.0.0.1:8080',
+    description: 'HTTP listen address, host:port.',
+  },
+  dataDir: {
+    env: 'NETREP_DATA_DIR',
+    kind: 'string',
+    default: './data',
+    description: 'Directory for the SQLite file, dataset snapshots and feed files.',
+  },
+  databaseUrl: {
+    env: 'NETREP_DATABASE_URL',
+    kind: 'string',
+    default: '',
+    description: 'Unset: SQLite in the data dir. `postgres://user@host:port/db`: PostgreSQL.',
+  },
+  redisUrl: {
+    env: 'NETREP_REDIS_URL',
+    kind: 'string',
+    default: '',
+    description: 'Unset: rate limits in memory (per process) and SQLite. `redis://host:port`: shared limits.',
+  },
+  dnsServers: {
+    env: 'NETREP_DNS_SERVERS',
+    kind: 'list',
+    default: '',
+    description:
+      'Comma-separated resolvers (`ip` or `ip:port`) for domain checks, PTR and audit probes. Unset: the system resolvers.',
+  },
+  dnsblListen: {
+    env: 'NETREP_DNSBL_LISTEN',
+    kind: 'string',
+    default: '127.0.0.1:5353',
+    description: 'DNSBL server address (UDP and TCP), host:port. Empty: DNSBL server off.',
+  },
+  dnsblZone: {
+    env: 'NETREP_DNSBL_ZONE',
+    kind: 'string',
+    default: 'bl.netrep.test',
+    description: 'The DNS blocklist zone this instance is authoritative for.',
+  },
+  auditZones: {
+    env: 'NETREP_AUDIT_ZONES',
+    kind: 'list',
+    default: '',
+    description: 'Extra DNSBL zones the audit worker probes (the own zone is always included).',
+  },
+  trustedProxies: {
+    env: 'NETREP_TRUSTED_PROXIES',
+    kind: 'list',
+    default: '',
+    description: 'CIDRs whose X-Forwarded-For is believed for the client IP. Unset: none.',
+  },
+  publicUrl: {
+    env: 'NETREP_PUBLIC_URL',
+    kind: 'string',
+    default: '',
+    description:
+      'External base URL, used in DNSBL TXT answers and feed download URLs. Unset: http://NETREP_LISTEN.',
+  },
+  adminEmail: {
+    env: 'NETREP_ADMIN_EMAIL',
+    kind: 'string',
+    default: '',
+    description: 'Email of the administrator created on a store with no admin. Unset: admin@localhost.',
+  },
+  adminPassword: {
+    env: 'NETREP_ADMIN_PASSWORD',
+    kind: 'string',
+    default: '',
+    description: 'Password of that administrator. Unset: a random one-time password printed once.',
+  },
+  quotaOverrides: {
+    env: 'NETREP_TIER_QUOTAS',
+    kind: 'string',
+    default: '',
+    description: 'Override daily quotas per tier, e.g. `free=10,starter=500` (testing, private deployments).',
+  },
+  metricsListen: {
+    env: 'NETREP_METRICS_LISTEN',
+    kind: 'string',
+    default: '',
+    description:
+      'Unset: /metrics on the main port. `off`: disabled. `host:port`: a separate metrics listener.',
+  },
+  webhookAllowPrivate: {
+    env: 'NETREP_WEBHOOK_ALLOW_PRIVATE',
+    kind: 'bool',
+    default: 'false',
+    description: 'Allow webhook delivery to loopback and private addresses.',
+  },
+  datasetSources: {
+    env: 'NETREP_DATASET_SOURCES',
+    kind: 'string',
+    default: '',
+    description:
+      'JSON file mapping upstream source names to URLs for `netrep dataset update`. Unset: the built-in upstream URLs.',
+  },
+  workers: {
+    env: 'NETREP_WORKERS',
+    kind: 'bool',
+    default: 'true',
+    description: '`netrep serve` also runs the background workers (expiry, feeds, deliveries, audit jobs).',
+  },
+  logLevel: {
+    env: 'NETREP_LOG_LEVEL',
+    kind: 'string',
+    default: 'info',
+    description: 'pino log level: fatal, error, warn, info, debug, trace, silent.',
+  },
+} as const satisfies Record<string, Setting>;
+
+type Settings = typeof SETTINGS;
+type ValueOf<K extends Kind> = K extends 'int'
+  ? number
+  : K extends 'bool'
+    ? boolean
+    : K extends 'list'
+      ? string[]
+      : string;
+export type Config = { [K in keyof Settings]: ValueOf<Settings[K]['kind']> };
+
+/** Parses `KEY=value` lines; `#` comments and blank lines are skipped, quotes around values removed. */
+export function parseDotEnv(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) continue;
+    const eq = line.indexOf('=');
+    if (eq <= 0) continue;
+    const key = line
+      .slice(0, eq)
+      .trim()
+      .replace(/^export\s+/, '');
+    let value = line.slice(eq + 1).trim();
+    if (value.length >= 2 && (value[0] === '"' || value[0] === "'") && value.at(-1) === value[0]) {
+      value = value.slice(1, -1);
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
+function convert(setting: Setting, raw: string): unknown {
+  switch (setting.kind) {
+    case 'int': {
+      const n = Number(raw);
+      if (!Number.isInteger(n))
+        throw new Error(`${setting.env} must be an integer, got ${JSON.stringify(raw)}`);
+      return n;
+    }
+    case 'bool': {
+      const v = raw.trim().toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+      if (['0', 'false', 'no', 'off', ''].includes(v)) return false;
+      throw new Error(`${setting.env} must be true or false, got ${JSON.stringify(raw)}`);
+    }
+    case 'list':
+      return raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+    default:
+      return raw;
+  }
+}
+
+/**
+ * Reads the configuration from an environment (default: process.env plus `.env`).
+ * `overrides` win over both; tests pass their settings that way.
+ */
+export function loadConfig(
+  overrides: Partial<Config> = {},
+  env: Record<string, string | undefined> = readEnvironment(),
+): Config {
+  const config: Record<string, unknown> = {};
+  for (const [key, setting] of Object.entries(SETTINGS) as [string, Setting][]) {
+    const raw = env[setting.env];
+    config[key] = convert(setting, raw ?? setting.default);
+  }
+  return { ...(config as Config), ...overrides };
+}
+
+function readEnvironment(): Record<string, string | undefined> {
+  const file = path.resolve('.env');
+  const fromFile = fs.existsSync(file) ? parseDotEnv(fs.readFileSync(file, 'utf8')) : {};
+  return { ...fromFile, ...process.env };
+}
+
+/** The README table of settings. */
+export function settingsTable(): string {
+  const rows = (Object.values(SETTINGS) as Setting[]).map(
+    (s) => `| \`${s.env}\` | ${s.default === '' ? '(unset)' : `\`${s.default}\``} | ${s.description} |`,
+  );
+  return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
+}
