@@ -1,0 +1,288 @@
+/**
+ * Users, API keys, permissions, features and usage (CONTRACT §3).
+ * `authenticate` is on every keyed request: a format check, one indexed lookup by hash
+ * (optionally cached for `authCacheMs`; a revoke through this instance drops the cache entry).
+ */
+import { LRUCache } from 'lru-cache';
+import { type Clock, DAY_MS, toIso, utcDay } from '../core/clock.ts';
+import { AppError } from '../core/errors.ts';
+import type { Store } from '../store/index.ts';
+import {
+  displayPrefix,
+  generateApiKey,
+  hashApiKey,
+  hashPassword,
+  KEY_PATTERN,
+  randomPassword,
+  sameDigest,
+  verifyPassword,
+} from './secrets.ts';
+import { createAccountsStore, type KeyRow } from './store.ts';
+import {
+  type ApiKeyInfo,
+  FEATURES,
+  type Feature,
+  PERMISSIONS,
+  type Permission,
+  type Principal,
+  ROLES,
+  type Role,
+  TIER_NAMES,
+  TIERS,
+  type Tier,
+  type TierName,
+  type UsageDay,
+  type User,
+} from './types.ts';
+import { createUsageRecorder } from './usage.ts';
+
+export { KEY_PATTERN } from './secrets.ts';
+export * from './types.ts';
+
+export interface AccountsOptions {
+  store: Store;
+  clock: Clock;
+  /** Cache positive key lookups this long (0: every request reads the store). */
+  authCacheMs?: number;
+  /** Per-tier daily quota overrides (NETREP_TIER_QUOTAS). */
+  quotaOverrides?: Partial<Record<TierName, number | null>>;
+  usageFlushMs?: number;
+}
+
+export interface CreateKeyInput {
+  ownerId: number;
+  name: string;
+  tier: TierName;
+  permissions: Permission[];
+  features?: Feature[];
+}
+
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
+
+function parseList<T extends string>(json: string, allowed: readonly T[]): T[] {
+  try {
+    const v: unknown = JSON.parse(json);
+    return Array.isArray(v) ? v.filter((x): x is T => allowed.includes(x as T)) : [];
+  } catch {
+    return [];
+  }
+}
+
+export function parseQuotaOverrides(text: string): Partial<Record<TierName, number | null>> {
+  const out: Partial<Record<TierName, number | null>> = {};
+  for (const part of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const [name, value] = part.split('=').map((s) => s.trim());
+    if (!TIER_NAMES.includes(name as TierName)) throw new Error(`NETREP_TIER_QUOTAS: unknown tier ${name}`);
+    if (value === 'unlimited') out[name as TierName] = null;
+    else {
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 0)
+        throw new Error(`NETREP_TIER_QUOTAS: bad quota for ${name}: ${value}`);
+      out[name as TierName] = n;
+    }
+  }
+  return out;
+}
+
+export function createAccounts(options: AccountsOptions) {
+  const { store, clock } = options;
+  const db = createAccountsStore(store.db, store.dialect);
+  const tiers: Record<TierName, Tier> = { ...TIERS };
+  for (const [name, quota] of Object.entries(options.quotaOverrides ?? {}) as [TierName, number | null][]) {
+    tiers[name] = { ...tiers[name], dailyQuota: quota };
+  }
+  const cacheMs = options.authCacheMs ?? 0;
+  const cache = cacheMs > 0 ? new LRUCache<string, Principal>({ max: 50_000, ttl: cacheMs }) : null;
+  const usage = createUsageRecorder(db, clock, options.usageFlushMs ?? 1000);
+
+  const toPrincipal = (row: KeyRow): Principal => ({
+    keyId: row.id,
+    ownerId: row.owner_id,
+    ownerRole: (ROLES.includes(row.owner_role as Role) ? row.owner_role : 'member') as Role,
+    name: row.name,
+    tier: tiers[(TIER_NAMES.includes(row.tier as TierName) ? row.tier : 'free') as TierName],
+    permissions: new Set(parseList(row.permissions, PERMISSIONS)),
+    features: new Set(parseList(row.features, FEATURES)),
+  });
+
+  const toInfo = (row: KeyRow): ApiKeyInfo => ({
+    id: row.id,
+    name: row.name,
+    prefix: row.display_prefix,
+    owner_email: row.owner_email,
+    tier: (TIER_NAMES.includes(row.tier as TierName) ? row.tier : 'free') as TierName,
+    permissions: parseList(row.permissions, PERMISSIONS),
+    features: parseList(row.features, FEATURES),
+    created_at: toIso(row.created_at),
+    last_used_at: row.last_used_at === null ? null : toIso(row.last_used_at),
+    revoked_at: row.revoked_at === null ? null : toIso(row.revoked_at),
+  });
+
+  const toUser = (row: { id: number; email: string; role: string; created_at: number }): User => ({
+    id: Number(row.id),
+    email: row.email,
+    role: (ROLES.includes(row.role as Role) ? row.role : 'member') as Role,
+    createdAt: row.created_at,
+  });
+
+  return {
+    tiers,
+
+    async createUser(input: {
+      email: string;
+      role: Role;
+      password?: string;
+    }): Promise<{ user: User; password: string }> {
+      const email = input.email.trim().toLowerCase();
+      if (!EMAIL.test(email)) throw new AppError('INVALID_PARAMETER', `invalid email: ${input.email}`);
+      if (!ROLES.includes(input.role))
+        throw new AppError('INVALID_PARAMETER', `role must be one of ${ROLES.join(', ')}`);
+      if (await db.findUserByEmail(email))
+        throw new AppError('INVALID_PARAMETER', `user ${email} already exists`);
+      const password = input.password ?? randomPassword();
+      if (password.length < 8)
+        throw new AppError('INVALID_PARAMETER', 'password must have at least 8 characters');
+      const id = await db.insertUser({
+        email,
+        password_hash: await hashPassword(password),
+        role: input.role,
+        created_at: clock(),
+      });
+      return { user: { id, email, role: input.role, createdAt: clock() }, password };
+    },
+
+    /** On a store with no admin, creates one; returns its one-time password (null when one existed). */
+    async ensureAdmin(email: string, password?: string): Promise<{ email: string; password: string } | null> {
+      if ((await db.countAdmins()) > 0) return null;
+      const created = await this.createUser({ email, role: 'admin', ...(password ? { password } : {}) });
+      return { email: created.user.email, password: created.password };
+    },
+
+    async findUser(email: string): Promise<User | null> {
+      const row = await db.findUserByEmail(email.trim().toLowerCase());
+      return row ? toUser(row) : null;
+    },
+
+    async userById(id: number): Promise<User | null> {
+      const row = await db.findUserById(id);
+      return row ? toUser(row) : null;
+    },
+
+    async listUsers(): Promise<User[]> {
+      return (await db.listUsers()).map(toUser);
+    },
+
+    async verifyLogin(email: string, password: string): Promise<User | null> {
+      const row = await db.findUserByEmail(email.trim().toLowerCase());
+      if (!row) {
+        // Spend the same time as a real check so absent accounts cannot be told apart.
+        await verifyPassword(
+          password,
+          'scrypt$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+        );
+        return null;
+      }
+      return (await verifyPassword(password, row.password_hash)) ? toUser(row) : null;
+    },
+
+    /** Creates a key; the secret is returned here once and never stored. */
+    async createKey(input: CreateKeyInput): Promise<{ key: string; info: ApiKeyInfo }> {
+      const name = input.name.trim();
+      if (name.length === 0 || name.length > 100)
+        throw new AppError('INVALID_PARAMETER', 'key name must be 1-100 characters');
+      if (!TIER_NAMES.includes(input.tier))
+        throw new AppError('INVALID_PARAMETER', `tier must be one of ${TIER_NAMES.join(', ')}`);
+      for (const p of input.permissions) {
+        if (!PERMISSIONS.includes(p)) throw new AppError('INVALID_PARAMETER', `unknown permission ${p}`);
+      }
+      for (const f of input.features ?? []) {
+        if (!FEATURES.includes(f)) throw new AppError('INVALID_PARAMETER', `unknown feature ${f}`);
+      }
+      const key = generateApiKey();
+      const id = await db.insertKey({
+        owner_id: input.ownerId,
+        name,
+        key_hash: hashApiKey(key),
+        display_prefix: displayPrefix(key),
+        tier: input.tier,
+        permissions: JSON.stringify([...new Set(input.permissions)].sort()),
+        features: JSON.stringify([...new Set(input.features ?? [])].sort()),
+        created_at: clock(),
+      });
+      const row = await db.findKeyById(id);
+      if (!row) throw new Error('key vanished after insert');
+      return { key, info: toInfo(row) };
+    },
+
+    /** The principal for a presented key, or null when it is malformed, unknown or revoked. */
+    async authenticate(presented: string): Promise<Principal | null> {
+      if (!KEY_PATTERN.test(presented)) return null;
+      const hash = hashApiKey(presented);
+      const cached = cache?.get(hash);
+      if (cached) return cached;
+      const row = await db.findKeyByHash(hash);
+      if (!row || !sameDigest(row.key_hash, hash) || row.revoked_at !== null) return null;
+      const principal = toPrincipal(row);
+      cache?.set(hash, principal);
+      return principal;
+    },
+
+    recordUse(keyId: number): void {
+      usage.record(keyId);
+    },
+
+    flushUsage: () => usage.flush(),
+
+    async listKeys(filter: { ownerId?: number; includeRevoked?: boolean } = {}): Promise<ApiKeyInfo[]> {
+      return (await db.listKeys(filter)).map(toInfo);
+    },
+
+    async keyInfo(id: number): Promise<ApiKeyInfo | null> {
+      const row = await db.findKeyById(id);
+      return row ? toInfo(row) : null;
+    },
+
+    async keyOwner(id: number): Promise<number | null> {
+      return (await db.findKeyById(id))?.owner_id ?? null;
+    },
+
+    /** Revokes immediately and irreversibly; false when unknown or already revoked. */
+    async revokeKey(id: number): Promise<boolean> {
+      const row = await db.findKeyById(id);
+      const done = await db.revokeKey(id, clock());
+      if (row) cache?.delete(row.key_hash);
+      return done;
+    },
+
+    async setFeatures(id: number, features: Feature[]): Promise<ApiKeyInfo | null> {
+      const row = await db.findKeyById(id);
+      if (!row) return null;
+      await db.setFeatures(id, JSON.stringify([...new Set(features)].sort()));
+      cache?.delete(row.key_hash);
+      return toInfo((await db.findKeyById(id)) ?? row);
+    },
+
+    /** Requests per UTC day for the last `days` days, oldest first, zero-filled. */
+    async usage(keyId: number, days = 30): Promise<UsageDay[]> {
+      await usage.flush();
+      const now = clock();
+      const from = utcDay(now - (days - 1) * DAY_MS);
+      const rows = new Map((await db.usageSince(keyId, from)).map((r) => [r.day, Number(r.requests)]));
+      const out: UsageDay[] = [];
+      for (let i = days - 1; i >= 0; i--) {
+        const day = utcDay(now - i * DAY_MS);
+        out.push({ day, requests: rows.get(day) ?? 0 });
+      }
+      return out;
+    },
+
+    sessions: db,
+
+    close: () => usage.close(),
+  };
+}
+
+export type Accounts = ReturnType<typeof createAccounts>;

@@ -1,0 +1,124 @@
+/**
+ * The composition root: the only file that sees every module. createApp(config) opens the
+ * store, applies migrations, connects Redis, builds the domain services and the HTTP app.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { createAccounts, parseQuotaOverrides } from './accounts/index.ts';
+import type { Config } from './config.ts';
+import { type Clock, systemClock } from './core/clock.ts';
+import type { HttpServices, ReadinessCheck } from './http/context.ts';
+import { buildHttp, type RouteModule } from './http/server.ts';
+import { createLimits } from './limits/index.ts';
+import { migrate, openStore, ping, type Store } from './store/index.ts';
+
+export interface AppOptions {
+  clock?: Clock;
+  logger?: boolean | { level: string };
+  /** PostgreSQL schema (tests). */
+  pgSchema?: string;
+  /** Redis/limit key prefix (tests isolate instances with it). */
+  limitPrefix?: string;
+  routes?: RouteModule[];
+}
+
+export interface App {
+  config: Config;
+  store: Store;
+  http: FastifyInstance;
+  services: HttpServices;
+  /** Starts listening on NETREP_LISTEN; returns the bound address. */
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function connectRedis(url: string): Promise<Redis> {
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 3000,
+    lazyConnect: true,
+  });
+  redis.on('error', () => undefined);
+  await redis.connect();
+  return redis;
+}
+
+export function splitHostPort(listen: string, defaultPort: number): { host: string; port: number } {
+  const m = /^\[?([^\]]*?)\]?(?::(\d+))?$/.exec(listen.trim());
+  if (!m) throw new Error(`bad listen address ${listen}`);
+  const host = m[1] || '127.0.0.1';
+  const port = m[2] === undefined ? defaultPort : Number(m[2]);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`bad port in ${listen}`);
+  return { host, port };
+}
+
+export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
+  const clock = options.clock ?? systemClock;
+  const store = openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    ...(options.pgSchema ? { pgSchema: options.pgSchema } : {}),
+  });
+  let migrated = false;
+  await migrate(store.db, store.dialect);
+  migrated = true;
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : null;
+
+  const accounts = createAccounts({
+    store,
+    clock,
+    authCacheMs: store.dialect === 'postgres' ? 1000 : 0,
+    quotaOverrides: parseQuotaOverrides(config.quotaOverrides),
+  });
+  const limits = createLimits({
+    store,
+    redis,
+    clock,
+    ...(options.limitPrefix ? { prefix: options.limitPrefix } : {}),
+  });
+
+  const readiness = async (): Promise<ReadinessCheck[]> => {
+    const checks: ReadinessCheck[] = [];
+    try {
+      await ping(store.db);
+      checks.push({ name: 'store', ok: migrated });
+    } catch (err) {
+      checks.push({ name: 'store', ok: false, detail: (err as Error).message });
+    }
+    if (redis) checks.push({ name: 'redis', ok: redis.status === 'ready', detail: redis.status });
+    return checks;
+  };
+
+  const services: HttpServices = {
+    config,
+    clock,
+    store,
+    accounts,
+    limits,
+    readiness,
+    datasetVersion: () => null,
+  };
+  const http = await buildHttp({
+    services,
+    logger: options.logger === undefined ? false : options.logger,
+    routes: options.routes ?? [],
+  });
+
+  return {
+    config,
+    store,
+    http,
+    services,
+    async listen() {
+      const { host, port } = splitHostPort(config.listen, 8080);
+      return await http.listen({ host, port });
+    },
+    async close() {
+      await http.close();
+      await accounts.close();
+      redis?.disconnect();
+      await store.close();
+    },
+  };
+}

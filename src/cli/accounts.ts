@@ -1,0 +1,138 @@
+/** `netrep users create`, `netrep keys create|list|revoke` (CONTRACT §0b). */
+import type { Command } from 'commander';
+import {
+  FEATURES,
+  type Feature,
+  PERMISSIONS,
+  type Permission,
+  TIER_NAMES,
+  type TierName,
+} from '../accounts/index.ts';
+import { isAppError } from '../core/errors.ts';
+import { fail, withContext } from './context.ts';
+
+function list(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+export function registerAccountCommands(program: Command): void {
+  const users = program.command('users').description('manage dashboard users');
+  users
+    .command('create')
+    .description('create a user (prints a generated password when none is given)')
+    .requiredOption('--email <email>', 'login email')
+    .requiredOption('--role <role>', 'admin or member')
+    .option('--password <password>', 'password (at least 8 characters)')
+    .action(async (opts: { email: string; role: string; password?: string }) => {
+      if (opts.role !== 'admin' && opts.role !== 'member') fail('--role must be admin or member');
+      await withContext(async ({ accounts }) => {
+        try {
+          const { user, password } = await accounts.createUser({
+            email: opts.email,
+            role: opts.role as 'admin' | 'member',
+            ...(opts.password ? { password: opts.password } : {}),
+          });
+          process.stdout.write(`created ${user.role} ${user.email} (id ${user.id})\n`);
+          if (!opts.password) process.stdout.write(`password (shown once): ${password}\n`);
+        } catch (err) {
+          if (isAppError(err)) fail(err.message);
+          throw err;
+        }
+      });
+    });
+
+  const keys = program.command('keys').description('manage API keys');
+  keys
+    .command('create')
+    .description('create an API key; the key is printed alone on the last line, once')
+    .requiredOption('--name <name>', 'a name to recognise the key by')
+    .option('--tier <tier>', `one of ${TIER_NAMES.join(', ')}`, 'free')
+    .option(
+      '--permissions <list>',
+      `comma-separated: ${PERMISSIONS.join(', ')}`,
+      'ip:read,asn:read,blocklist:read,email:read,feeds:read',
+    )
+    .option('--owner <email>', 'owning user (default: the first administrator)')
+    .option(
+      '--feature <feature>',
+      `administrator feature: ${FEATURES.join(', ')}`,
+      (v: string, prev: string[]) => [...prev, v],
+      [] as string[],
+    )
+    .action(
+      async (opts: {
+        name: string;
+        tier: string;
+        permissions: string;
+        owner?: string;
+        feature: string[];
+      }) => {
+        if (!TIER_NAMES.includes(opts.tier as TierName))
+          fail(`--tier must be one of ${TIER_NAMES.join(', ')}`);
+        const permissions = list(opts.permissions);
+        for (const p of permissions)
+          if (!PERMISSIONS.includes(p as Permission)) fail(`unknown permission ${p}`);
+        for (const f of opts.feature) if (!FEATURES.includes(f as Feature)) fail(`unknown feature ${f}`);
+        await withContext(async ({ accounts }) => {
+          let ownerId: number;
+          if (opts.owner) {
+            const owner = await accounts.findUser(opts.owner);
+            if (!owner) fail(`no user ${opts.owner} (create one with netrep users create)`);
+            ownerId = owner.id;
+          } else {
+            const admin = (await accounts.listUsers()).find((u) => u.role === 'admin');
+            if (!admin)
+              fail('no administrator yet: start the server once, or run netrep users create --role admin');
+            ownerId = admin.id;
+          }
+          const { key, info } = await accounts.createKey({
+            ownerId,
+            name: opts.name,
+            tier: opts.tier as TierName,
+            permissions: permissions as Permission[],
+            features: opts.feature as Feature[],
+          });
+          process.stderr.write(
+            `created key ${info.id} "${info.name}" (${info.tier}; ${info.permissions.join(', ')}${info.features.length ? `; features ${info.features.join(', ')}` : ''}) for ${info.owner_email}\n`,
+          );
+          process.stdout.write(`${key}\n`);
+        });
+      },
+    );
+
+  keys
+    .command('list')
+    .description('list keys (the secrets are never stored; the prefix helps recognise them)')
+    .option('--all', 'include revoked keys')
+    .option('--json', 'print JSON')
+    .action(async (opts: { all?: boolean; json?: boolean }) => {
+      await withContext(async ({ accounts }) => {
+        const rows = await accounts.listKeys({ includeRevoked: Boolean(opts.all) });
+        if (opts.json) {
+          process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+          return;
+        }
+        for (const k of rows) {
+          process.stdout.write(
+            `${String(k.id).padStart(5)}  ${k.prefix}…  ${k.tier.padEnd(10)} ${k.name}  owner=${k.owner_email}  created=${k.created_at}  last_used=${k.last_used_at ?? '-'}${k.revoked_at ? `  REVOKED ${k.revoked_at}` : ''}\n`,
+          );
+        }
+      });
+    });
+
+  keys
+    .command('revoke')
+    .description('revoke a key immediately and irreversibly')
+    .argument('<id>', 'key id (see netrep keys list)')
+    .action(async (id: string) => {
+      if (!/^\d+$/.test(id)) fail('the key id is a number (see netrep keys list)');
+      await withContext(async ({ accounts }) => {
+        const done = await accounts.revokeKey(Number(id));
+        if (!done) fail(`no active key ${id}`);
+        process.stdout.write(`revoked key ${id}\n`);
+      });
+    });
+}

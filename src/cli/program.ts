@@ -1,0 +1,27 @@
+/** The `netrep` command line (CONTRACT §0b): one file per command group. */
+import { Command } from 'commander';
+import { settingsTable } from '../config.ts';
+import { registerAccountCommands } from './accounts.ts';
+import { registerServeCommands } from './serve.ts';
+
+export function createProgram(): Command {
+  const program = new Command('netrep')
+    .description(
+      'IP intelligence, DNS blocklist, sending-IP reputation, email authentication and threat feeds',
+    )
+    .version('0.1.0')
+    .showHelpAfterError();
+  registerServeCommands(program);
+  registerAccountCommands(program);
+  program
+    .command('config')
+    .description('print the table of NETREP_* settings')
+    .action(() => {
+      process.stdout.write(`${settingsTable()}\n`);
+    });
+  return program;
+}
+
+export async function runCli(argv: string[]): Promise<void> {
+  await createProgram().parseAsync(argv);
+}

@@ -1,0 +1,54 @@
+/** `netrep serve` (HTTP, DNSBL and workers in one process) and `netrep migrate`. */
+import type { Command } from 'commander';
+import { createApp } from '../app.ts';
+import { loadConfig } from '../config.ts';
+import { migrate, openStore } from '../store/index.ts';
+
+export function registerServeCommands(program: Command): void {
+  program
+    .command('serve')
+    .description('serve the HTTP API (and the DNSBL zone and background workers) in one process')
+    .action(async () => {
+      const config = loadConfig();
+      const app = await createApp(config, { logger: { level: config.logLevel } });
+      const admin = await app.services.accounts.ensureAdmin(
+        config.adminEmail || 'admin@localhost',
+        config.adminPassword || undefined,
+      );
+      const address = await app.listen();
+      const out = process.stdout;
+      out.write(`netrep ${app.store.dialect} store: ${app.store.location}\n`);
+      out.write(`netrep listening on ${address} (docs: ${address}/docs)\n`);
+      if (admin) {
+        out.write(`\nCreated the administrator ${admin.email}.\n`);
+        if (!config.adminPassword) out.write(`One-time password (shown only now): ${admin.password}\n`);
+        out.write(
+          'Create an API key:  npx netrep keys create --name first-key --tier free --permissions ip:read,asn:read\n\n',
+        );
+      }
+      let closing = false;
+      const shutdown = async (signal: string) => {
+        if (closing) return;
+        closing = true;
+        app.http.log.info({ signal }, 'shutting down');
+        await app.close();
+        process.exit(0);
+      };
+      process.on('SIGINT', () => void shutdown('SIGINT'));
+      process.on('SIGTERM', () => void shutdown('SIGTERM'));
+    });
+
+  program
+    .command('migrate')
+    .description('apply pending store migrations and exit (serve also does this on start)')
+    .action(async () => {
+      const config = loadConfig();
+      const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+      try {
+        const applied = await migrate(store.db, store.dialect);
+        process.stdout.write(applied.length ? `applied ${applied.join(', ')}\n` : 'store is up to date\n');
+      } finally {
+        await store.close();
+      }
+    });
+}

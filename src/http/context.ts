@@ -1,0 +1,58 @@
+/**
+ * What the HTTP layer is given (composed by app.ts) and what it adds to Fastify's types.
+ * Route access is data on the route: `config: { access: { kind: 'key', permission: 'ip:read' } }`.
+ */
+import type { Accounts, Feature, Permission, Principal } from '../accounts/index.ts';
+import type { Config } from '../config.ts';
+import type { Clock } from '../core/clock.ts';
+import type { LimitState, Limits, MinuteBucket } from '../limits/index.ts';
+import type { Store } from '../store/index.ts';
+
+export type Access =
+  /** No key, no limit: health, readiness, metrics, docs. */
+  | { kind: 'none' }
+  /** Anonymous, limited per client IP in a shared bucket (spec §8). */
+  | { kind: 'public'; bucket: MinuteBucket }
+  /** X-API-Key required with this permission (and feature); counted against the daily quota. */
+  | {
+      kind: 'key';
+      permission: Permission;
+      feature?: Feature;
+      /** An extra per-key per-minute bucket (warm-up 60/min, domain DNS 30/min). */
+      minuteBucket?: MinuteBucket;
+      /** The 401 code when no key header is sent at all (telemetry says AUTH_REQUIRED). */
+      missingKeyCode?: 'UNAUTHORIZED' | 'AUTH_REQUIRED';
+    };
+
+export interface RouteConfigExtras {
+  access?: Access;
+  /** The feed catalog is the one response without the envelope. */
+  envelope?: boolean;
+}
+
+export interface ReadinessCheck {
+  name: string;
+  ok: boolean;
+  detail?: string;
+}
+
+/** Everything routes may call. Domain services are added here as the modules land. */
+export interface HttpServices {
+  config: Config;
+  clock: Clock;
+  store: Store;
+  accounts: Accounts;
+  limits: Limits;
+  readiness(): Promise<ReadinessCheck[]>;
+  datasetVersion(): number | null;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig extends RouteConfigExtras {}
+  interface FastifyRequest {
+    principal: Principal | null;
+    clientIp: string;
+    limitState: LimitState | null;
+    startedAt: bigint;
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Adds `meta.processing_time_ms` and `meta.request_id` to every `{data, meta}` payload, and
+ * the X-Request-ID and X-RateLimit-* headers to every response. Routes return `{ data }`
+ * (plus meta extras); the feed catalog opts out with `config.envelope: false`.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+export function elapsedMs(request: FastifyRequest): number {
+  return Math.round(Number(process.hrtime.bigint() - request.startedAt) / 1e6);
+}
+
+export function rateLimitHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  const s = request.limitState;
+  if (!s) return;
+  reply.header('x-ratelimit-limit', String(s.limit));
+  reply.header('x-ratelimit-remaining', String(s.remaining));
+  reply.header('x-ratelimit-reset', String(s.reset));
+}
+
+export function registerEnvelope(app: FastifyInstance): void {
+  app.decorateRequest('principal', null);
+  app.decorateRequest('clientIp', '');
+  app.decorateRequest('limitState', null);
+  app.decorateRequest('startedAt', 0n);
+
+  app.addHook('onRequest', async (request, reply) => {
+    request.startedAt = process.hrtime.bigint();
+    reply.header('x-request-id', request.id);
+  });
+
+  app.addHook('preSerialization', async (request, reply, payload: unknown) => {
+    if (request.routeOptions.config?.envelope === false) return payload;
+    if (payload && typeof payload === 'object' && 'data' in payload) {
+      const p = payload as { data: unknown; meta?: Record<string, unknown> };
+      rateLimitHeaders(request, reply);
+      return {
+        data: p.data,
+        meta: { ...p.meta, processing_time_ms: elapsedMs(request), request_id: request.id },
+      };
+    }
+    return payload;
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!reply.hasHeader('x-ratelimit-limit')) rateLimitHeaders(request, reply);
+    return payload;
+  });
+}

@@ -1,0 +1,143 @@
+/**
+ * One error handler builds every error body (STYLE.md §5): AppError codes from the table,
+ * Fastify's own parse/validation errors mapped to INVALID_BODY / INVALID_PARAMETER /
+ * PAYLOAD_TOO_LARGE, unknown routes 404, known paths with the wrong method 405, anything
+ * else 500 INTERNAL with a fixed sentence (the cause is logged with the request id).
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import FindMyWay from 'find-my-way';
+import { AppError, ERRORS, type ErrorCode } from '../../core/errors.ts';
+import { elapsedMs, rateLimitHeaders } from './envelope.ts';
+
+/** Array fields whose size cap has its own code (spec §7, CONTRACT §2). */
+const SIZE_CODES: Record<string, ErrorCode> = {
+  '/ips': 'TOO_MANY_IPS',
+  '/observations': 'TOO_MANY_OBSERVATIONS',
+};
+
+interface ValidationIssue {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+function fromValidation(err: FastifyError): AppError {
+  const issues = (err.validation ?? []) as ValidationIssue[];
+  const first = issues[0];
+  const context = err.validationContext ?? 'body';
+  const where = first?.instancePath ?? '';
+  if (context === 'body') {
+    const sizeCode = SIZE_CODES[where];
+    if (first?.keyword === 'maxItems' && sizeCode) {
+      return new AppError(
+        sizeCode,
+        `maximum ${String(first.params?.limit)} items in ${where.slice(1)} per request`,
+      );
+    }
+    if (first?.keyword === 'additionalProperties') {
+      return new AppError(
+        'INVALID_BODY',
+        `body${where} has an unknown field ${String(first.params?.additionalProperty)}`,
+      );
+    }
+    return new AppError(
+      'INVALID_BODY',
+      `body${where.replaceAll('/', '.')} ${first?.message ?? 'is invalid'}`,
+    );
+  }
+  const name = where.replace(/^\//, '') || (first?.params?.missingProperty as string | undefined) || context;
+  return new AppError(
+    'INVALID_PARAMETER',
+    `${context === 'querystring' ? 'query parameter' : 'parameter'} ${name} ${first?.message ?? 'is invalid'}`,
+  );
+}
+
+function toAppError(err: unknown): AppError | null {
+  if (err instanceof AppError) return err;
+  const fe = err as Partial<FastifyError>;
+  if (fe && typeof fe === 'object') {
+    if (fe.validation) return fromValidation(fe as FastifyError);
+    const code = fe.code ?? '';
+    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new AppError('PAYLOAD_TOO_LARGE');
+    if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return new AppError('INVALID_BODY', 'content type must be application/json');
+    }
+    if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return new AppError('INVALID_BODY', 'request body is empty');
+    if (code.startsWith('FST_ERR_CTP_') || (fe as { type?: string }).type === 'entity.parse.failed') {
+      return new AppError('INVALID_BODY', 'request body is not valid JSON');
+    }
+    if (code === 'FST_ERR_BAD_URL' || code === 'FST_ERR_ASYNC_CONSTRAINT') {
+      return new AppError('INVALID_PARAMETER', 'the request path is malformed');
+    }
+    const status = (fe as { statusCode?: unknown }).statusCode;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      if (status === 413) return new AppError('PAYLOAD_TOO_LARGE');
+      if (status === 404) return new AppError('NOT_FOUND');
+      if (status === 405) return new AppError('METHOD_NOT_ALLOWED');
+      return new AppError('INVALID_BODY', 'the request is malformed');
+    }
+  }
+  return null;
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
+  rateLimitHeaders(request, reply);
+  for (const [k, v] of Object.entries(err.headers ?? {})) reply.header(k, v);
+  return reply
+    .code(err.status)
+    .type('application/json; charset=utf-8')
+    .send(
+      JSON.stringify({
+        data: { error: err.message, code: err.code },
+        meta: { ...err.meta, processing_time_ms: elapsedMs(request), request_id: request.id },
+      }),
+    );
+}
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+export function registerErrors(app: FastifyInstance): void {
+  // A second router of every registered path tells a wrong method (405) from an unknown path (404).
+  const paths = FindMyWay({ ignoreTrailingSlash: false, caseSensitive: true });
+  const seen = new Set<string>();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const m of methods) {
+      const k = `${m} ${route.url}`;
+      if (m === 'HEAD' || seen.has(k)) continue;
+      seen.add(k);
+      paths.on(m as 'GET', route.url, () => undefined);
+    }
+  });
+
+  app.setErrorHandler((err, request, reply) => {
+    const appErr = toAppError(err);
+    if (appErr) return sendError(request, reply, appErr);
+    request.log.error({ err, reqId: request.id }, 'unhandled error');
+    return sendError(
+      request,
+      reply,
+      new AppError('INTERNAL', 'internal error; the request id identifies it in the logs'),
+    );
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const url = request.url.split('?')[0] ?? '/';
+    const allowed = METHODS.filter((m) => m !== request.method && paths.find(m, url) !== null);
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '));
+      return sendError(
+        request,
+        reply,
+        new AppError(
+          'METHOD_NOT_ALLOWED',
+          `${request.method} is not allowed here; use ${allowed.join(' or ')}`,
+        ),
+      );
+    }
+    return sendError(request, reply, new AppError('NOT_FOUND', `no route ${request.method} ${url}`));
+  });
+}
+
+export { ERRORS };

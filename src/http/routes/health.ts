@@ -1,0 +1,52 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../../core/errors.ts';
+import type { HttpServices } from '../context.ts';
+import { envelope, errorResponses } from '../schemas.ts';
+
+const Check = Type.Object({ name: Type.String(), ok: Type.Boolean(), detail: Type.Optional(Type.String()) });
+
+export function healthRoutes(app: FastifyInstance, services: HttpServices): void {
+  app.get(
+    '/healthz',
+    {
+      config: { access: { kind: 'none' } },
+      schema: {
+        tags: ['health'],
+        summary: 'Liveness: the process answers.',
+        response: { 200: envelope(Type.Object({ status: Type.Literal('ok') })) },
+      },
+    },
+    async () => ({ data: { status: 'ok' as const } }),
+  );
+
+  app.get(
+    '/readyz',
+    {
+      config: { access: { kind: 'none' } },
+      schema: {
+        tags: ['health'],
+        summary: 'Readiness: the store is migrated and answers, and the dataset is loaded.',
+        response: {
+          200: envelope(Type.Object({ status: Type.Literal('ready'), checks: Type.Array(Check) })),
+          ...errorResponses(503),
+        },
+      },
+    },
+    async () => {
+      const checks = await services.readiness();
+      const failing = checks.filter((c) => !c.ok);
+      if (failing.length > 0) {
+        throw new AppError(
+          'NOT_READY',
+          `not ready: ${failing.map((c) => `${c.name}${c.detail ? ` (${c.detail})` : ''}`).join(', ')}`,
+        );
+      }
+      const version = services.datasetVersion();
+      return {
+        data: { status: 'ready' as const, checks },
+        meta: version === null ? {} : { dataset_version: version },
+      };
+    },
+  );
+}

@@ -1,0 +1,99 @@
+/**
+ * Builds the Fastify app: plugins (envelope, errors, access, metrics, docs) and one route
+ * file per area. Domain logic stays in the domain modules; handlers are a few lines.
+ */
+
+import crypto from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Registry } from 'prom-client';
+import type { HttpServices } from './context.ts';
+import { registerAccess } from './plugins/access.ts';
+import { registerEnvelope } from './plugins/envelope.ts';
+import { registerErrors } from './plugins/errors.ts';
+import { createMetricsRegistry, registerMetrics } from './plugins/metrics.ts';
+import { adminKeyRoutes } from './routes/admin-keys.ts';
+import { healthRoutes } from './routes/health.ts';
+import { ErrorEnvelope } from './schemas.ts';
+
+export type RouteModule = (app: FastifyInstance, services: HttpServices) => void;
+
+export interface BuildHttpOptions {
+  services: HttpServices;
+  logger?: FastifyServerOptions['logger'];
+  /** Route files beyond the foundation's (one per domain area). */
+  routes?: RouteModule[];
+  /** Serve /metrics on this app (false when it has its own listener or is off). */
+  metricsRoute?: boolean;
+  metricsRegistry?: Registry;
+}
+
+const API_DESCRIPTION = `netrep: IP intelligence, a DNS blocklist, sending-IP reputation, email authentication checks,
+header analysis and threat feeds. Authenticate with the X-API-Key header. Every JSON response except the
+feed catalog is {data, meta}; errors are {data: {error, code}, meta}.`;
+
+export async function buildHttp(options: BuildHttpOptions): Promise<FastifyInstance> {
+  const { services } = options;
+  const trusted = services.config.trustedProxies;
+  const app = Fastify({
+    logger: options.logger ?? false,
+    genReqId: () => crypto.randomUUID(),
+    requestIdHeader: false,
+    trustProxy: trusted.length > 0 ? trusted : false,
+    bodyLimit: 1024 * 1024,
+    return503OnClosing: true,
+    // Per-request info logs cost more than the lookups themselves; errors are still logged.
+    disableRequestLogging: true,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
+    routerOptions: { ignoreTrailingSlash: false, caseSensitive: true, maxParamLength: 200 },
+  });
+
+  app.addSchema(ErrorEnvelope);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'netrep API', version: '1.0.0', description: API_DESCRIPTION },
+      components: {
+        securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transform: ({ schema, url, route }) => {
+      const access = route.config?.access;
+      const s = { ...(schema ?? {}) } as Record<string, unknown>;
+      if (access?.kind === 'key') s.security = [{ apiKey: [] }];
+      return { schema: s as typeof schema, url };
+    },
+  });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { docExpansion: 'list', deepLinking: true },
+  });
+
+  registerEnvelope(app);
+  registerErrors(app);
+  registerAccess(app, services);
+  const registry = options.metricsRegistry ?? createMetricsRegistry();
+  registerMetrics(app, registry);
+
+  app.get(
+    '/openapi.json',
+    { schema: { hide: true }, config: { access: { kind: 'none' }, envelope: false } },
+    async () => app.swagger(),
+  );
+  if (options.metricsRoute !== false) {
+    app.get(
+      '/metrics',
+      { schema: { hide: true }, config: { access: { kind: 'none' }, envelope: false } },
+      async (_req, reply) => {
+        reply.type(registry.contentType);
+        return registry.metrics();
+      },
+    );
+  }
+
+  for (const routes of [healthRoutes, adminKeyRoutes, ...(options.routes ?? [])]) routes(app, services);
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,91 @@
+/**
+ * The real app on a real store for route tests: SQLite in a temp dir or a fresh PostgreSQL
+ * schema, optional Redis, a manual clock. `key()` makes API keys the way `netrep keys create` does.
+ */
+import crypto from 'node:crypto';
+import type { Feature, Permission, TierName } from '../../src/accounts/index.ts';
+import { type App, createApp } from '../../src/app.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
+import { createManualClock, type ManualClock } from '../../src/core/clock.ts';
+import { TEST_REDIS_URL } from './backends.ts';
+import { createTestStore, type StoreKind, type TestStoreHandle } from './stores.ts';
+
+export interface TestApp {
+  app: App;
+  clock: ManualClock;
+  handle: TestStoreHandle;
+  adminId: number;
+  key(options?: {
+    tier?: TierName;
+    permissions?: Permission[];
+    features?: Feature[];
+    ownerId?: number;
+  }): Promise<string>;
+  user(email?: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+export const ALL_PERMISSIONS: Permission[] = [
+  'ip:read',
+  'asn:read',
+  'blocklist:read',
+  'email:read',
+  'telemetry:write',
+  'feeds:read',
+  'audit:write',
+];
+
+export async function createTestApp(
+  kind: StoreKind,
+  options: { config?: Partial<Config>; redis?: boolean; clockStart?: string } = {},
+): Promise<TestApp> {
+  const handle = await createTestStore(kind);
+  const clock = createManualClock(options.clockStart ?? '2026-06-15T12:00:00Z');
+  const config = loadConfig(
+    {
+      dataDir: handle.dataDir,
+      databaseUrl: handle.databaseUrl,
+      redisUrl: options.redis ? TEST_REDIS_URL : '',
+      listen: '127.0.0.1:0',
+      dnsblListen: '',
+      ...options.config,
+    },
+    {},
+  );
+  const app = await createApp(config, {
+    clock,
+    ...(handle.pgSchema ? { pgSchema: handle.pgSchema } : {}),
+    limitPrefix: `t${crypto.randomBytes(4).toString('hex')}`,
+  });
+  const { user } = await app.services.accounts.createUser({
+    email: `admin-${crypto.randomBytes(3).toString('hex')}@example.test`,
+    role: 'admin',
+  });
+  return {
+    app,
+    clock,
+    handle,
+    adminId: user.id,
+    async key(o = {}) {
+      const created = await app.services.accounts.createKey({
+        ownerId: o.ownerId ?? user.id,
+        name: 'test',
+        tier: o.tier ?? 'enterprise',
+        permissions: o.permissions ?? ALL_PERMISSIONS,
+        features: o.features ?? [],
+      });
+      return created.key;
+    },
+    async user(email) {
+      const created = await app.services.accounts.createUser({
+        email: email ?? `u-${crypto.randomBytes(4).toString('hex')}@example.test`,
+        role: 'member',
+      });
+      return created.user.id;
+    },
+    async close() {
+      await app.close();
+      await handle.cleanup();
+    },
+  };
+}
