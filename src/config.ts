@@ -41,6 +41,12 @@ export const SETTINGS = {
     default: '',
     description: 'Unset: rate limits in memory (per process) and SQLite. `redis://host:port`: shared limits.',
   },
+  redisPrefix: {
+    env: 'NETREP_REDIS_PREFIX',
+    kind: 'string',
+    default: 'netrep',
+    description: 'Key prefix in Redis, so several deployments can share one Redis.',
+  },
   dnsServers: {
     env: 'NETREP_DNS_SERVERS',
     kind: 'list',

@@ -7,6 +7,7 @@ import type { Feature, Permission, TierName } from '../../src/accounts/index.ts'
 import { type App, createApp } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createManualClock, type ManualClock } from '../../src/core/clock.ts';
+import type { RouteModule } from '../../src/http/server.ts';
 import { TEST_REDIS_URL } from './backends.ts';
 import { createTestStore, type StoreKind, type TestStoreHandle } from './stores.ts';
 
@@ -37,9 +38,16 @@ export const ALL_PERMISSIONS: Permission[] = [
 
 export async function createTestApp(
   kind: StoreKind,
-  options: { config?: Partial<Config>; redis?: boolean; clockStart?: string } = {},
+  options: {
+    config?: Partial<Config>;
+    redis?: boolean;
+    clockStart?: string;
+    routes?: RouteModule[];
+    limitPrefix?: string;
+    handle?: TestStoreHandle;
+  } = {},
 ): Promise<TestApp> {
-  const handle = await createTestStore(kind);
+  const handle = options.handle ?? (await createTestStore(kind));
   const clock = createManualClock(options.clockStart ?? '2026-06-15T12:00:00Z');
   const config = loadConfig(
     {
@@ -55,7 +63,8 @@ export async function createTestApp(
   const app = await createApp(config, {
     clock,
     ...(handle.pgSchema ? { pgSchema: handle.pgSchema } : {}),
-    limitPrefix: `t${crypto.randomBytes(4).toString('hex')}`,
+    limitPrefix: options.limitPrefix ?? `t${crypto.randomBytes(4).toString('hex')}`,
+    ...(options.routes ? { routes: options.routes } : {}),
   });
   const { user } = await app.services.accounts.createUser({
     email: `admin-${crypto.randomBytes(3).toString('hex')}@example.test`,
@@ -85,7 +94,7 @@ export async function createTestApp(
     },
     async close() {
       await app.close();
-      await handle.cleanup();
+      if (!options.handle) await handle.cleanup();
     },
   };
 }

@@ -7,7 +7,22 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { AppError, ERRORS, type ErrorCode } from '../../core/errors.ts';
+import type { Access } from '../context.ts';
 import { elapsedMs, rateLimitHeaders } from './envelope.ts';
+
+/** Every registered route, for 405 detection and the shared route contract tests. */
+export interface RouteInfo {
+  method: string;
+  url: string;
+  access: Access;
+  envelope: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    routeList: RouteInfo[];
+  }
+}
 
 /** Array fields whose size cap has its own code (spec §7, CONTRACT §2). */
 const SIZE_CODES: Record<string, ErrorCode> = {
@@ -101,12 +116,20 @@ export function registerErrors(app: FastifyInstance): void {
   // A second router of every registered path tells a wrong method (405) from an unknown path (404).
   const paths = FindMyWay({ ignoreTrailingSlash: false, caseSensitive: true });
   const seen = new Set<string>();
+  const routes: RouteInfo[] = [];
+  app.decorate('routeList', routes);
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const m of methods) {
       const k = `${m} ${route.url}`;
       if (m === 'HEAD' || seen.has(k)) continue;
       seen.add(k);
+      routes.push({
+        method: m,
+        url: route.url,
+        access: route.config?.access ?? { kind: 'none' },
+        envelope: route.config?.envelope !== false,
+      });
       paths.on(m as 'GET', route.url, () => undefined);
     }
   });

@@ -1,0 +1,80 @@
+/** Spawns the real `netrep` binary for end-to-end tests and waits for it to listen. */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const BIN = path.join(REPO, 'bin/netrep.js');
+
+export interface NetrepProcess {
+  child: ChildProcess;
+  url: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export async function startNetrep(env: Record<string, string>, timeoutMs = 60_000): Promise<NetrepProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    cwd: env.NETREP_DATA_DIR ?? REPO,
+    env: { ...process.env, NETREP_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`netrep did not start in ${timeoutMs} ms:\n${out}`)),
+      timeoutMs,
+    );
+    const check = () => {
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m?.[1]) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    child.stdout?.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`netrep exited with ${code}:\n${out}`));
+    });
+  });
+  return {
+    child,
+    url,
+    output: () => out,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+/** Runs a CLI command to completion; returns stdout, stderr and the exit code. */
+export function runNetrep(
+  args: string[],
+  env: Record<string, string>,
+): { stdout: string; stderr: string; status: number } {
+  const res = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: env.NETREP_DATA_DIR ?? REPO,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  return { stdout: res.stdout, stderr: res.stderr, status: res.status ?? -1 };
+}
+
+/** A PostgreSQL URL whose connections use the given schema. */
+export function pgUrlWithSchema(url: string, schema: string): string {
+  const u = new URL(url);
+  u.searchParams.set('options', `-c search_path=${schema}`);
+  return u.toString();
+}
