@@ -75,7 +75,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     store,
     redis,
     clock,
-    ...(options.limitPrefix ? { prefix: options.limitPrefix } : {}),
+    prefix: options.limitPrefix ?? config.redisPrefix,
   });
 
   const readiness = async (): Promise<ReadinessCheck[]> => {

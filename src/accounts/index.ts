@@ -157,8 +157,14 @@ export function createAccounts(options: AccountsOptions) {
     /** On a store with no admin, creates one; returns its one-time password (null when one existed). */
     async ensureAdmin(email: string, password?: string): Promise<{ email: string; password: string } | null> {
       if ((await db.countAdmins()) > 0) return null;
-      const created = await this.createUser({ email, role: 'admin', ...(password ? { password } : {}) });
-      return { email: created.user.email, password: created.password };
+      try {
+        const created = await this.createUser({ email, role: 'admin', ...(password ? { password } : {}) });
+        return { email: created.user.email, password: created.password };
+      } catch (err) {
+        // Two instances starting together on one PostgreSQL: the other one created it.
+        if ((await db.countAdmins()) > 0) return null;
+        throw err;
+      }
     },
 
     async findUser(email: string): Promise<User | null> {

@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { HttpServices } from './context.ts';
 import { registerAccess } from './plugins/access.ts';
@@ -44,7 +44,8 @@ export async function buildHttp(options: BuildHttpOptions): Promise<FastifyInsta
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
     // Per-request info logs cost more than the lookups themselves; errors are still logged.
-    disableRequestLogging: true,
+    // Per-request info logs cost more than the lookups themselves; errors are still logged.
+    logController: new LogController({ disableRequestLogging: true }),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
     routerOptions: { ignoreTrailingSlash: false, caseSensitive: true, maxParamLength: 200 },
   });
