@@ -1,5 +1,12 @@
 export type { EvidenceEvent, EvidenceFacts, EvidenceKind, TelemetryRow } from './evidence.ts';
 export { deriveEvidence, EVIDENCE_KINDS } from './evidence.ts';
+export type { EvidenceInput } from './evidence-input.ts';
+export {
+  MAX_EVIDENCE_EVENTS,
+  oldestEvidenceTime,
+  validateEvidenceBody,
+  validateEvidenceEvent,
+} from './evidence-input.ts';
 export type { Computation } from './history.ts';
 export { dailyHistory, HISTORY_DAYS } from './history.ts';
 export {
