@@ -1,0 +1,71 @@
+import { AppError } from '../core/errors.ts';
+import { normalizeIp } from '../core/ip.ts';
+import { CLOCK_SKEW_MS, parseTimestamp } from '../telemetry/index.ts';
+import { EVIDENCE_KINDS, type EvidenceKind } from './evidence.ts';
+
+/** CONTRACT §4: POST /v1/admin/evidence takes 1-1000 events. */
+export const MAX_EVIDENCE_EVENTS = 1000;
+export const MAX_SOURCE_LENGTH = 200;
+
+/** A validated evidence event, ready to store. */
+export interface EvidenceInput {
+  ip: string;
+  kind: EvidenceKind;
+  /** Epoch ms, UTC; never after the `now` it was validated against. */
+  observedAt: number;
+  synthetic: boolean;
+  source: string | null;
+}
+
+/** Ten calendar years before `now` (CONTRACT §7: evidence may be dated up to 10 years back). */
+export function oldestEvidenceTime(now: number): number {
+  const d = new Date(now);
+  d.setUTCFullYear(d.getUTCFullYear() - 10);
+  return d.getTime();
+}
+
+/**
+ * One event of POST /v1/admin/evidence, checked on its own: ip, kind, observed_at (required,
+ * RFC 3339 with a zone, at most 10 years back, not in the future beyond the 60 s clock skew,
+ * which is stored as now), synthetic (boolean, default false), source (string up to 200
+ * characters, optional). Returns the event or `events[i]: reason`.
+ */
+export function validateEvidenceEvent(raw: unknown, index: number, now: number): EvidenceInput | string {
+  const prefix = `events[${index}]: `;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return `${prefix}event must be an object`;
+  const obj = raw as Record<string, unknown>;
+  const ip = normalizeIp(obj['ip']);
+  if (ip === null) return `${prefix}ip is missing or not a valid IP address`;
+  const kind = obj['kind'];
+  if (typeof kind !== 'string' || !(EVIDENCE_KINDS as readonly string[]).includes(kind)) {
+    return `${prefix}kind must be one of ${EVIDENCE_KINDS.join(', ')}`;
+  }
+  const at = obj['observed_at'];
+  if (typeof at !== 'string') return `${prefix}observed_at is required (ISO 8601 date-time)`;
+  const t = parseTimestamp(at.trim());
+  if (t === null) return `${prefix}observed_at must be an ISO 8601 date-time with a time zone`;
+  if (t > now + CLOCK_SKEW_MS) return `${prefix}observed_at is in the future`;
+  if (t < oldestEvidenceTime(now)) return `${prefix}observed_at is more than 10 years old`;
+  const synthetic = obj['synthetic'] ?? false;
+  if (typeof synthetic !== 'boolean') return `${prefix}synthetic must be a boolean`;
+  const source = obj['source'] ?? null;
+  if (source !== null && (typeof source !== 'string' || source.length > MAX_SOURCE_LENGTH)) {
+    return `${prefix}source must be a string of at most ${MAX_SOURCE_LENGTH} characters`;
+  }
+  return { ip, kind: kind as EvidenceKind, observedAt: Math.min(t, now), synthetic, source };
+}
+
+/** The request shape: an object with `events`, 1-1000 entries. Throws AppError('INVALID_BODY'). */
+export function validateEvidenceBody(body: unknown): unknown[] {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new AppError('INVALID_BODY', 'body must be a JSON object with an events array');
+  }
+  const list = (body as Record<string, unknown>)['events'];
+  if (!Array.isArray(list)) throw new AppError('INVALID_BODY', 'events must be an array');
+  if (list.length === 0) throw new AppError('INVALID_BODY', 'events must not be empty');
+  if (list.length > MAX_EVIDENCE_EVENTS) {
+    throw new AppError('INVALID_BODY', `maximum ${MAX_EVIDENCE_EVENTS} events per request`);
+  }
+  return list;
+}

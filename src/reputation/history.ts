@@ -1,0 +1,32 @@
+import { DAY_MS, toIso, utcDay } from '../core/clock.ts';
+import { levelForScore } from './score.ts';
+import type { HistoryPoint } from './types.ts';
+
+/** One stored score computation of an address. */
+export interface Computation {
+  score: number;
+  computedAt: number;
+}
+
+export const HISTORY_DAYS = 30;
+
+/**
+ * CONTRACT §7: one point per UTC day, the last computation of that day, over 30 days: the
+ * UTC day of `now` and the 29 before it. Days without a computation have no point (nothing is
+ * invented); computations dated after `now` are ignored. Oldest first. On equal times the
+ * later entry of the input wins.
+ */
+export function dailyHistory(computations: readonly Computation[], now: number): HistoryPoint[] {
+  const firstDay = utcDay(now - (HISTORY_DAYS - 1) * DAY_MS);
+  const lastByDay = new Map<string, Computation>();
+  for (const c of computations) {
+    if (c.computedAt > now) continue;
+    const day = utcDay(c.computedAt);
+    if (day < firstDay) continue;
+    const held = lastByDay.get(day);
+    if (held === undefined || c.computedAt >= held.computedAt) lastByDay.set(day, c);
+  }
+  return [...lastByDay.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, c]) => ({ score: c.score, level: levelForScore(c.score), computed_at: toIso(c.computedAt) }));
+}

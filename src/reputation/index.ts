@@ -1,0 +1,22 @@
+export type { EvidenceEvent, EvidenceFacts, EvidenceKind, TelemetryRow } from './evidence.ts';
+export { deriveEvidence, EVIDENCE_KINDS } from './evidence.ts';
+export type { EvidenceInput } from './evidence-input.ts';
+export {
+  MAX_EVIDENCE_EVENTS,
+  oldestEvidenceTime,
+  validateEvidenceBody,
+  validateEvidenceEvent,
+} from './evidence-input.ts';
+export type { Computation } from './history.ts';
+export { dailyHistory, HISTORY_DAYS } from './history.ts';
+export {
+  BASE_SCORE,
+  BOUNCE_THRESHOLD,
+  COMPLAINT_THRESHOLD,
+  EVIDENCE_WINDOW_MS,
+  levelForScore,
+  scoreReputation,
+} from './score.ts';
+export type { SubnetMember } from './subnet.ts';
+export { contaminationLevel, subnetOf, summarizeSubnet } from './subnet.ts';
+export * from './types.ts';

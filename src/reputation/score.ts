@@ -1,0 +1,179 @@
+import { DAY_MS } from '../core/clock.ts';
+import { contaminationLevel } from './subnet.ts';
+import type {
+  ContaminationLevel,
+  EvidenceRecord,
+  Factor,
+  FactorName,
+  ReputationLevel,
+  ScoreResult,
+} from './types.ts';
+
+/**
+ * The sending-reputation model of spec §2.5 with the details fixed by CONTRACT §7.
+ * Deterministic: the same evidence and `now` give the same answer. The score starts at 50,
+ * every factor states its exact contribution, the impacts sum to score - 50 before clamping.
+ * Which factors are listed (see README): an event signal (listing, trap hits, honeypot,
+ * corroboration, listing history) when it is present; a measurement (telemetry rates, /24
+ * neighbourhood, geo changes, FCrDNS, age, datacenter) whenever it is known, even at impact 0.
+ */
+
+export const BASE_SCORE = 50;
+/** CONTRACT §7: trap, honeypot and listing-history signals count events of the last 30 days. */
+export const EVIDENCE_WINDOW_MS = 30 * DAY_MS;
+/** Spec §2.5 thresholds: strictly above 5 % bounces and 0.1 % complaints. */
+export const BOUNCE_THRESHOLD = 0.05;
+export const COMPLAINT_THRESHOLD = 0.001;
+
+const NEIGHBOR_IMPACT: Record<ContaminationLevel, number> = { clean: 10, light: 0, moderate: -5, heavy: -15 };
+
+export function levelForScore(score: number): ReputationLevel {
+  if (score >= 80) return 'good';
+  if (score >= 60) return 'neutral';
+  if (score >= 40) return 'poor';
+  return 'bad';
+}
+
+/** Events in [now - 30 days, now]; events dated after now are not counted. */
+function countRecent(times: readonly number[], now: number): number {
+  let n = 0;
+  for (const t of times) if (t <= now && t >= now - EVIDENCE_WINDOW_MS) n++;
+  return n;
+}
+
+function percent(rate: number): string {
+  return `${Number((rate * 100).toPrecision(6))} %`;
+}
+
+export function scoreReputation(evidence: EvidenceRecord, now: number): ScoreResult {
+  const factors: Factor[] = [];
+  const add = (name: FactorName, impact: number, detail: string) => {
+    factors.push({ name, impact, detail });
+  };
+  // The six negative signal types of CONTRACT §7 (cross-signal corroboration).
+  let signalTypes = 0;
+
+  if (evidence.activeListing !== null) {
+    signalTypes++;
+    add('blocklist_listing', -40, `active ${evidence.activeListing} listing on the blocklist`);
+  }
+
+  const pristine = countRecent(evidence.trapHits.pristine, now);
+  if (pristine > 0) {
+    signalTypes++;
+    add(
+      'pristine_trap_hits',
+      -Math.min(15 * pristine, 45),
+      `${pristine} pristine trap hit(s) in the last 30 days (-15 each, capped at -45)`,
+    );
+  }
+
+  const recycled = countRecent(evidence.trapHits.recycled, now);
+  const typo = countRecent(evidence.trapHits.typo, now);
+  if (recycled + typo > 0) {
+    signalTypes++;
+    add(
+      'recycled_trap_hits',
+      -Math.min(5 * (recycled + typo), 20),
+      `${recycled} recycled and ${typo} typo trap hit(s) in the last 30 days (-5 each, capped at -20)`,
+    );
+  }
+
+  const honeypot = countRecent(evidence.honeypotEvents, now);
+  if (honeypot > 0) {
+    signalTypes++;
+    add('smtp_honeypot', -15, `${honeypot} SMTP honeypot event(s) in the last 30 days`);
+  }
+
+  const telemetry = evidence.telemetry;
+  const bounceHigh = telemetry?.bounceRate != null && telemetry.bounceRate > BOUNCE_THRESHOLD;
+  const complaintHigh = telemetry?.complaintRate != null && telemetry.complaintRate > COMPLAINT_THRESHOLD;
+  if (bounceHigh) signalTypes++;
+  if (complaintHigh) signalTypes++;
+
+  if (signalTypes >= 2) {
+    add(
+      'signal_corroboration',
+      -Math.min(10 * (signalTypes - 1), 30),
+      `${signalTypes} independent negative signal types corroborate each other (-10 per additional type, capped at -30)`,
+    );
+  }
+
+  if (telemetry?.bounceRate != null) {
+    add(
+      'telemetry_bounce_rate',
+      bounceHigh ? -25 : 0,
+      `latest bounce rate ${percent(telemetry.bounceRate)} (${bounceHigh ? 'above' : 'not above'} 5 %)`,
+    );
+  }
+  if (telemetry?.complaintRate != null) {
+    add(
+      'telemetry_complaint_rate',
+      complaintHigh ? -30 : 0,
+      `latest complaint rate ${percent(telemetry.complaintRate)} (${complaintHigh ? 'above' : 'not above'} 0.1 %)`,
+    );
+  }
+
+  if (evidence.subnetActiveListings !== null) {
+    const level = contaminationLevel(evidence.subnetActiveListings);
+    add(
+      'neighbor_reputation',
+      NEIGHBOR_IMPACT[level],
+      `/24 is ${level}: ${evidence.subnetActiveListings} active listing(s) in the /24`,
+    );
+  }
+
+  const listedEvents = countRecent(evidence.listedEvents, now);
+  if (listedEvents > 0) {
+    add(
+      'listing_history',
+      listedEvents >= 3 ? -10 : 0,
+      `${listedEvents} listing event(s) in the last 30 days (three or more: -10)`,
+    );
+  }
+
+  if (evidence.geoChangeCount !== null) {
+    const changes = evidence.geoChangeCount;
+    add(
+      'geo_instability',
+      changes >= 3 ? -20 : changes >= 1 ? -10 : 0,
+      `${changes} geolocation change(s) over the last 90 days of dataset versions`,
+    );
+  }
+
+  if (evidence.fcrdns !== 'unknown') {
+    const failed = evidence.fcrdns === 'fail';
+    add(
+      'fcrdns',
+      failed ? -15 : 0,
+      `latest forward-confirmed reverse DNS check ${failed ? 'failed' : 'passed'}`,
+    );
+  }
+
+  if (evidence.firstObservedAt !== null) {
+    const days = Math.max(0, Math.floor((now - evidence.firstObservedAt) / DAY_MS));
+    add(
+      'ip_age_days',
+      Math.min(2 * Math.floor(days / 30), 20),
+      `first production observation ${days} day(s) ago (+2 per 30 full days, capped at +20)`,
+    );
+  }
+
+  if (evidence.datacenter !== null) {
+    // "Negative reputation signal" = any factor above with a negative impact.
+    const negative = factors.some((f) => f.impact < 0);
+    let impact = 0;
+    let detail = 'not classified as a datacenter address';
+    if (evidence.datacenter) {
+      impact = negative ? 0 : 5;
+      detail = negative
+        ? 'datacenter address; bonus withheld because a negative reputation signal is present'
+        : 'datacenter address with no negative reputation signal';
+    }
+    add('datacenter_type', impact, detail);
+  }
+
+  const raw = BASE_SCORE + factors.reduce((sum, f) => sum + f.impact, 0);
+  const score = Math.min(100, Math.max(0, raw));
+  return { score, level: levelForScore(score), factors };
+}

@@ -1,0 +1,10 @@
+export * from './types.ts';
+export {
+  CLOCK_SKEW_MS,
+  MAX_OBSERVATION_AGE_MS,
+  MAX_OBSERVATIONS,
+  parseTimestamp,
+  validateIngest,
+  validateIngestBody,
+  validateObservation,
+} from './validate.ts';
