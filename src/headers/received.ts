@@ -232,7 +232,12 @@ export function parseReceived(value: string): ReceivedHop {
   const heloIp = heloText === undefined ? null : ipLiteral(heloText);
   let fromHost = fromFirst === null ? null : cleanHost(fromFirst);
   if (fromHost !== null && fromHost.toLowerCase() === 'unknown' && helo !== null) fromHost = helo;
-  const fromIp = ipFromComments(fromComments) ?? (fromFirst === null ? null : ipLiteral(fromFirst));
+  // ZoneMTA and others write the literal as a second word: "from foo [127.0.0.1] by ...".
+  const bracketWord = from.slice(1).find((i) => !i.comment && i.text.startsWith('['));
+  const fromIp =
+    ipFromComments(fromComments) ??
+    (fromFirst === null ? null : ipLiteral(fromFirst)) ??
+    (bracketWord ? ipLiteral(bracketWord.text) : null);
 
   const by = clauses.get('by') ?? [];
   const byFirst = by[0] && !by[0].comment ? by[0].text : null;
