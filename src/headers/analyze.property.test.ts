@@ -10,7 +10,13 @@ import { describe, expect, it } from 'vitest';
 import { sharedDataPath } from '../../test/helpers/shared-data.ts';
 import { createManualClock } from '../core/clock.ts';
 import { isAppError } from '../core/errors.ts';
-import { analyzeHeaders, checkHeadersInput, HeaderAnalysisSchema, MAX_HEADERS_BYTES } from './index.ts';
+import {
+  analyzeHeaders,
+  checkHeadersInput,
+  type HeaderAnalysis,
+  HeaderAnalysisSchema,
+  MAX_HEADERS_BYTES,
+} from './index.ts';
 
 const clock = createManualClock('2026-01-01T00:00:00Z');
 const BUDGET_MS = 100;
@@ -22,17 +28,28 @@ const SEEDS = [
   'messages/rspamd-received1.eml',
 ].map((rel) => readFileSync(sharedDataPath('email', rel), 'latin1'));
 
-/** What the route does: validate, then analyze. Returns the elapsed time. */
-async function run(input: string): Promise<number> {
+/** What the route does: validate, then analyze. Returns the time both took (schema check excluded). */
+async function once(input: string): Promise<number> {
   const started = performance.now();
+  let result: HeaderAnalysis | undefined;
   try {
-    const value = checkHeadersInput(input);
-    const result = await analyzeHeaders(value, { clock, enrich: () => null });
-    expect(Value.Check(HeaderAnalysisSchema, result)).toBe(true);
+    result = await analyzeHeaders(checkHeadersInput(input), { clock, enrich: () => null });
   } catch (err) {
     if (!isAppError(err) || !['MISSING_HEADERS', 'HEADERS_TOO_LARGE'].includes(err.code)) throw err;
   }
-  return performance.now() - started;
+  const elapsed = performance.now() - started;
+  if (result) expect(Value.Check(HeaderAnalysisSchema, result)).toBe(true);
+  return elapsed;
+}
+
+/**
+ * The fastest of up to three runs: a pathological input is slow every time, while a GC pause or
+ * another process on a shared 2-core machine is not.
+ */
+async function run(input: string): Promise<number> {
+  let best = Number.POSITIVE_INFINITY;
+  for (let attempt = 0; attempt < 3 && best >= BUDGET_MS; attempt++) best = Math.min(best, await once(input));
+  return best;
 }
 
 const TOKENS = [
@@ -155,6 +172,13 @@ describe('no pathological backtracking: 48 KiB of one repeated token', () => {
     ['', ' \n'],
     ['', 'Ab'],
   ];
+  it('a flood of junk Received lines is counted, not listed line by line', async () => {
+    const a = await analyzeHeaders('Received: junk\n'.repeat(30), { clock });
+    expect(a.received_chain.filter((h) => !h.parsed)).toHaveLength(30);
+    expect(a.anomalies.filter((s) => s.includes('could not be parsed'))).toHaveLength(11);
+    expect(a.anomalies).toContain('20 more Received headers could not be parsed.');
+  });
+
   for (const [prefix, unit] of cases) {
     it(`${JSON.stringify(prefix)} + ${JSON.stringify(unit)}…`, async () => {
       expect(await run(fill(prefix, unit))).toBeLessThan(BUDGET_MS);

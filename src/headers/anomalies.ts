@@ -21,6 +21,9 @@ export interface AnomalyFacts {
   dkimDomains: readonly string[];
 }
 
+/** Unreadable Received headers named individually; the rest are counted in one sentence. */
+export const MAX_NAMED_UNREADABLE = 10;
+
 /** Clock skew we accept before calling a hop date "in the future". */
 export const FUTURE_TOLERANCE_MS = 5 * 60_000;
 
@@ -56,11 +59,15 @@ function privateToPublic(hop: ReceivedHop): boolean {
 export function findAnomalies(f: AnomalyFacts): string[] {
   const out: string[] = [];
   const total = f.chain.length;
+  let unreadable = 0;
   f.chain.forEach((entry, index) => {
     const n = index + 1;
     const { hop } = entry;
     if (!hop.recognized) {
-      out.push(`Received header ${n} of ${total} could not be parsed: "${quote(entry.raw)}".`);
+      // Named one by one up to a cap, then counted, so a flood of junk lines stays readable.
+      if (++unreadable <= MAX_NAMED_UNREADABLE) {
+        out.push(`Received header ${n} of ${total} could not be parsed: "${quote(entry.raw)}".`);
+      }
       return;
     }
     if (hop.time === null) out.push(`${label(n, hop)} has no readable date.`);
@@ -85,6 +92,9 @@ export function findAnomalies(f: AnomalyFacts): string[] {
       );
     }
   });
+  if (unreadable > MAX_NAMED_UNREADABLE) {
+    out.push(`${unreadable - MAX_NAMED_UNREADABLE} more Received headers could not be parsed.`);
+  }
   if (total > 20) {
     out.push(`The message has ${total} Received hops; only the 20 nearest the recipient were enriched.`);
   }
