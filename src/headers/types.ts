@@ -1,0 +1,113 @@
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+
+/** Nullable helper: the value, or null when the headers do not say. */
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** What the intel module says about one hop IP (spec §2.8, the last six hop fields). */
+export const HopEnrichmentSchema = Type.Object({
+  asn: Nullable(Type.Integer({ description: 'Autonomous System Number announcing the hop IP' })),
+  asn_name: Nullable(Type.String({ description: 'Name of that ASN' })),
+  country: Nullable(Type.String({ description: 'ISO 3166-1 alpha-2 country of the hop IP' })),
+  cloud_provider: Nullable(Type.String({ description: 'Cloud provider owning the hop IP, when detected' })),
+  connection_type: Nullable(
+    Type.String({ description: 'residential, datacenter, mobile, business or education' }),
+  ),
+  threat_score: Nullable(
+    Type.Integer({ description: 'Threat score of the hop IP, 0 safe to 100 high risk' }),
+  ),
+});
+export type HopEnrichment = Static<typeof HopEnrichmentSchema>;
+
+export const ProtocolSchema = Type.Union(
+  [Type.Literal('SMTP'), Type.Literal('ESMTP'), Type.Literal('ESMTPS')],
+  {
+    description:
+      'SMTP, ESMTP or ESMTPS. ESMTPA→ESMTP, ESMTPSA→ESMTPS, SMTPS→ESMTPS, LMTP/UTF8SMTP families→ESMTP ' +
+      '(their S forms →ESMTPS), Microsoft SMTP Server/SMTPSVC→ESMTP; TLS noted in the header upgrades to ESMTPS',
+  },
+);
+export type Protocol = Static<typeof ProtocolSchema>;
+
+/** One Received header, in delivery order (first hop first). */
+export const HopSchema = Type.Object({
+  from_host: Nullable(Type.String({ description: 'Host name the sending side used (rDNS or HELO)' })),
+  from_ip: Nullable(
+    Type.String({ description: 'Connecting IP recorded by the receiving server, normalized' }),
+  ),
+  by_host: Nullable(Type.String({ description: 'Host that received the message and wrote this header' })),
+  protocol: Type.Union([ProtocolSchema, Type.Null()]),
+  protocol_raw: Nullable(
+    Type.String({ description: 'The header\'s own "with" words, e.g. ESMTPSA or HTTPS' }),
+  ),
+  timestamp: Nullable(Type.String({ description: 'RFC 3339 UTC time from the header date' })),
+  delay: Nullable(
+    Type.String({ description: 'Time since the previous dated hop, e.g. "2s", "1m 5s", "-3s" (negative)' }),
+  ),
+  delay_seconds: Nullable(Type.Integer({ description: 'The same delay in whole seconds' })),
+  parsed: Type.Boolean({ description: 'false when the Received line could not be read (see anomalies)' }),
+  ...HopEnrichmentSchema.properties,
+});
+export type Hop = Static<typeof HopSchema>;
+
+export const SpfResultSchema = Type.Union(
+  ['pass', 'fail', 'softfail', 'neutral', 'none', 'temperror', 'permerror', 'policy'].map((v) =>
+    Type.Literal(v),
+  ),
+  {
+    description:
+      'SPF verdict (RFC 7208/8601): pass, fail, softfail, none; neutral, temperror, permerror, policy passed ' +
+      'through as written; none also when the headers carry no SPF verdict',
+  },
+);
+
+export const AuthenticationSchema = Type.Object({
+  spf_result: SpfResultSchema,
+  dkim_result: Type.Union([Type.Literal('present'), Type.Literal('absent')], {
+    description: 'present when the message carries a DKIM-Signature header',
+  }),
+  dkim_verdict: Nullable(
+    Type.String({
+      description: 'dkim= result from the chosen Authentication-Results (pass, fail, none, ...)',
+    }),
+  ),
+  dkim_selector: Nullable(Type.String({ description: 's= of the chosen DKIM-Signature' })),
+  dkim_domain: Nullable(Type.String({ description: 'd= of the chosen DKIM-Signature' })),
+  dmarc_result: Nullable(Type.String({ description: 'dmarc= result from Authentication-Results, if found' })),
+  dmarc_policy: Type.Optional(
+    Nullable(Type.String({ description: 'Published DMARC p= of the From domain (public route only)' })),
+  ),
+  arc_result: Nullable(Type.String({ description: 'arc= result, or cv= of the newest ARC-Seal' })),
+  authserv_id: Nullable(Type.String({ description: 'authserv-id of the Authentication-Results used' })),
+});
+export type Authentication = Static<typeof AuthenticationSchema>;
+
+export const InfrastructureSchema = Type.Object({
+  origin_ip: Nullable(Type.String({ description: 'IP of the first hop (delivery order) that records one' })),
+  origin_public_ip: Nullable(
+    Type.String({
+      description: 'First globally routable IP in delivery order (skips RFC 1918, loopback, ...)',
+    }),
+  ),
+  from_domain: Nullable(Type.String({ description: 'Domain of the From address' })),
+  return_path_domain: Nullable(Type.String({ description: 'Domain of the Return-Path address' })),
+  x_mailer: Nullable(Type.String({ description: 'X-Mailer header, RFC 2047 decoded' })),
+  user_agent: Nullable(Type.String({ description: 'User-Agent header, RFC 2047 decoded' })),
+});
+export type Infrastructure = Static<typeof InfrastructureSchema>;
+
+/** Spec §2.8: the data of the header analysis. */
+export const HeaderAnalysisSchema = Type.Object({
+  received_chain: Type.Array(HopSchema, { description: 'One item per Received header, first hop first' }),
+  authentication: AuthenticationSchema,
+  infrastructure: InfrastructureSchema,
+  anomalies: Type.Array(Type.String(), { description: 'Short plain sentences, one per finding' }),
+});
+export type HeaderAnalysis = Static<typeof HeaderAnalysisSchema>;
+
+/** Request body of both header-analyzer routes. */
+export const HeaderAnalyzerBodySchema = Type.Object({
+  headers: Type.String({
+    description: 'Raw header block or whole message (body ignored), at most 49152 bytes',
+  }),
+});
+export type HeaderAnalyzerBody = Static<typeof HeaderAnalyzerBodySchema>;

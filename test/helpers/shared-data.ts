@@ -1,0 +1,12 @@
+/**
+ * Path into the real public data in /work/shared/data, reached as `<repo>/../shared/data`
+ * (a symlink makes that work from every worktree). Tests read it at run time; it is never copied.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repoRoot = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
+
+export function sharedDataPath(...parts: string[]): string {
+  return path.resolve(repoRoot, '..', 'shared', 'data', ...parts);
+}
