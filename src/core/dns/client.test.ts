@@ -78,7 +78,7 @@ describe('createDnsClient against a loopback authoritative server', () => {
     const c = client();
     expect(await c.ptr('192.0.2.10')).toEqual(['host.example.com']);
     expect(await c.ptr('2001:db8::10')).toEqual(['v6.example.com']);
-    expect((await failure(c.ptr('nonsense'))).code).toBe('OTHER');
+    expect((await failure(c.ptr('nonsense'))).code).toBe('BADNAME');
   });
 
   it('carries answers over 512 bytes through TC and TCP', async () => {
@@ -107,9 +107,10 @@ describe('createDnsClient against a loopback authoritative server', () => {
     const c = client();
     const loop = await failure(c.a('loop1.example.com'));
     expect(['NODATA', 'SERVFAIL', 'OTHER']).toContain(loop.code);
-    expect((await failure(c.txt(''))).code).toBe('OTHER');
+    expect((await failure(c.txt(''))).code).toBe('BADNAME');
+    expect((await failure(c.txt('[192.0.2.1]'))).code).toBe('BADNAME');
     expect((await failure(c.txt(`${'a'.repeat(64)}.example.com`))).code).not.toBe('TIMEOUT');
-    expect((await failure(c.txt('x'.repeat(300)))).code).toBe('OTHER');
+    expect((await failure(c.txt('x'.repeat(300)))).code).toBe('BADNAME');
   });
 
   it('refuses bad server entries at creation', () => {

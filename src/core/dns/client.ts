@@ -63,7 +63,7 @@ export function createDnsClient(options: DnsClientOptions): DnsClient {
   async function run<T>(name: string, type: string, query: (n: string) => Promise<T[]>): Promise<T[]> {
     const qname = normalizeQueryName(name);
     const label = `${qname} ${type}`;
-    if (qname.length === 0 || qname.length > 253) throw new DnsError('OTHER', label);
+    if (qname.length === 0 || qname.length > 253) throw new DnsError('BADNAME', label);
     try {
       const answers = await query(qname);
       // c-ares reports an empty answer as ENODATA; keep the guarantee for every record type.
@@ -84,7 +84,7 @@ export function createDnsClient(options: DnsClientOptions): DnsClient {
     aaaa: (name) => run(name, 'AAAA', (n) => resolver.resolve6(n)),
     ptr: async (ip) => {
       const name = reverseName(ip);
-      if (name === null) throw new DnsError('OTHER', `${ip} PTR`);
+      if (name === null) throw new DnsError('BADNAME', `${ip} PTR`);
       const rows = await run(name, 'PTR', (n) => resolver.resolvePtr(n));
       return rows.map(normalizeQueryName);
     },

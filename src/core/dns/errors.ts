@@ -7,7 +7,9 @@
  * - SERVFAIL, REFUSED, FORMERR: the server answered with that RCODE.
  * - DEADLINE: the request's total deadline passed before the answer.
  * - BUDGET: the request's lookup budget is spent; the query was not sent.
- * - OTHER: anything else (bad response, connection refused, malformed name).
+ * - BADNAME: the resolver library refuses the name before sending (characters outside
+ *   hostname syntax, e.g. "[1.2.3.4]"); no such name can be answered by it.
+ * - OTHER: anything else (bad response, connection refused).
  */
 export type DnsErrorCode =
   | 'NXDOMAIN'
@@ -16,6 +18,7 @@ export type DnsErrorCode =
   | 'SERVFAIL'
   | 'REFUSED'
   | 'FORMERR'
+  | 'BADNAME'
   | 'DEADLINE'
   | 'BUDGET'
   | 'OTHER';
@@ -37,9 +40,12 @@ export function isDnsError(err: unknown): err is DnsError {
   return err instanceof DnsError;
 }
 
-/** True for answers that say "no such record" (RFC 7208 §4.6.4 calls these void lookups). */
+/**
+ * True for answers that say "no such record" (RFC 7208 §4.6.4 calls these void lookups);
+ * a name the resolver cannot even ask for (BADNAME) has no record for us either.
+ */
 export function isAbsent(err: unknown): boolean {
-  return isDnsError(err) && (err.code === 'NXDOMAIN' || err.code === 'NODATA');
+  return isDnsError(err) && (err.code === 'NXDOMAIN' || err.code === 'NODATA' || err.code === 'BADNAME');
 }
 
 /** True for failures that mean "try again later" rather than "no record". */
@@ -55,6 +61,7 @@ const NODE_CODES: Record<string, DnsErrorCode> = {
   ESERVFAIL: 'SERVFAIL',
   EREFUSED: 'REFUSED',
   EFORMERR: 'FORMERR',
+  EBADNAME: 'BADNAME',
 };
 
 /**
