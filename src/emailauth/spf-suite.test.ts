@@ -31,7 +31,7 @@ interface Scenario {
 }
 
 /** Suite convention: SPF entries double as TXT unless the name lists TXT itself; NONE means absent. */
-export function suiteZone(data: Scenario['zonedata']): Zone {
+function suiteZone(data: Scenario['zonedata']): Zone {
   const zone: Zone = {};
   for (const [name, entries] of Object.entries(data ?? {})) {
     const records: ZoneRecord[] = [];
