@@ -1,0 +1,29 @@
+import { parseIp } from '../ip.ts';
+
+/**
+ * Parses resolver entries as NETREP_DNS_SERVERS gives them: `ip`, `ip:port` (IPv4),
+ * `ipv6` or `[ipv6]:port`. Returns the form node:dns `setServers` takes. Throws on a bad
+ * entry: a misconfigured resolver must stop startup, not silently fall back to the system's.
+ */
+export function parseDnsServers(entries: readonly string[]): string[] {
+  return entries.map((entry) => {
+    const text = entry.trim();
+    let host = text;
+    let port: number | null = null;
+    const bracket = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(text);
+    if (bracket) {
+      host = bracket[1] ?? '';
+      port = bracket[2] === undefined ? null : Number(bracket[2]);
+    } else if (/^[^:]+:\d{1,5}$/.test(text)) {
+      const colon = text.lastIndexOf(':');
+      host = text.slice(0, colon);
+      port = Number(text.slice(colon + 1));
+    }
+    const ip = parseIp(host);
+    if (!ip || (port !== null && (port < 1 || port > 65535))) {
+      throw new Error(`invalid DNS server ${JSON.stringify(entry)}: expected ip, ip:port or [ipv6]:port`);
+    }
+    if (port === null) return ip.address;
+    return ip.family === 6 ? `[${ip.address}]:${port}` : `${ip.address}:${port}`;
+  });
+}

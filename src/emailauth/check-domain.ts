@@ -1,0 +1,82 @@
+/** The domain check: MX, SPF, DKIM and DMARC under one DNS budget and deadline, then the score. */
+import { type Clock, toIso } from '../core/clock.ts';
+import { type DnsClient, withBudget } from '../core/dns/index.ts';
+import { AppError } from '../core/errors.ts';
+import { checkDkimSelector, DEFAULT_DKIM_SELECTORS } from './dkim.ts';
+import { checkDmarc } from './dmarc.ts';
+import { validateDomainName } from './domain-name.ts';
+import { checkMx } from './mx.ts';
+import { scoreDomain } from './score.ts';
+import { analyzeSpf } from './spf-analyze.ts';
+import type { DomainAuthResult } from './types.ts';
+
+/** Spec §8: the DNS work of one domain check has 5 seconds in total. */
+export const DOMAIN_CHECK_DEADLINE_MS = 5000;
+export const DOMAIN_CHECK_MAX_LOOKUPS = 120;
+export const DOMAIN_CHECK_CONCURRENCY = 8;
+/** Explicit selectors accepted per check (each costs a lookup). */
+export const MAX_EXPLICIT_SELECTORS = 20;
+
+export interface CheckDomainOptions {
+  dns: DnsClient;
+  /** Explicit DKIM selectors: all are returned, found or not. Omitted or empty: the default set, found only. */
+  selectors?: string[];
+  clock: Clock;
+  deadlineMs?: number;
+  maxLookups?: number;
+  concurrency?: number;
+}
+
+/** Lower-cased, de-duplicated selectors in the given order; throws INVALID_PARAMETER past the cap. */
+export function normalizeSelectors(selectors: readonly string[] | undefined): string[] {
+  const list = [...new Set((selectors ?? []).map((s) => s.trim().toLowerCase()).filter((s) => s.length > 0))];
+  if (list.length > MAX_EXPLICIT_SELECTORS) {
+    throw new AppError(
+      'INVALID_PARAMETER',
+      `selectors: at most ${MAX_EXPLICIT_SELECTORS} selectors per check`,
+    );
+  }
+  return list;
+}
+
+export async function checkDomain(input: string, options: CheckDomainOptions): Promise<DomainAuthResult> {
+  const domain = validateDomainName(input);
+  if (domain === null) throw new AppError('INVALID_DOMAIN');
+  const explicit = normalizeSelectors(options.selectors);
+  const selectors = explicit.length > 0 ? explicit : [...DEFAULT_DKIM_SELECTORS];
+  const dns = withBudget(options.dns, {
+    maxLookups: options.maxLookups ?? DOMAIN_CHECK_MAX_LOOKUPS,
+    concurrency: options.concurrency ?? DOMAIN_CHECK_CONCURRENCY,
+    deadlineMs: options.deadlineMs ?? DOMAIN_CHECK_DEADLINE_MS,
+    clock: options.clock,
+  });
+  const [mx, spf, dkimAll, dmarc] = await Promise.all([
+    checkMx(domain, dns),
+    analyzeSpf(domain, dns),
+    Promise.all(selectors.map((s) => checkDkimSelector(domain, s, dns))),
+    checkDmarc(domain, dns),
+  ]);
+  // Spec §4 rule 4: explicit selectors are all returned; default ones only when found.
+  const dkim = explicit.length > 0 ? dkimAll : dkimAll.filter((d) => d.found);
+  const probeProblems =
+    explicit.length > 0 ? [] : dkimAll.filter((d) => !d.found && d.validation_errors.length > 0);
+  const stats = dns.stats();
+  const scored = scoreDomain({ domain, mx, spf, dkim, selectors, dmarc, dns: stats });
+  for (const d of probeProblems) {
+    scored.recommendations.push(
+      `DKIM selector ${d.selector} could not be checked: ${d.validation_errors.join('; ')}.`,
+    );
+  }
+  return {
+    domain,
+    score: scored.score,
+    grade: scored.grade,
+    mx,
+    spf,
+    dkim,
+    dmarc,
+    recommendations: scored.recommendations,
+    checked_at: toIso(options.clock()),
+    dns: stats,
+  };
+}

@@ -1,0 +1,15 @@
+/** Email domain authentication: MX, SPF (RFC 7208), DKIM keys, DMARC (RFC 7489), score and grade. */
+export {
+  type CheckDomainOptions,
+  checkDomain,
+  DOMAIN_CHECK_DEADLINE_MS,
+  MAX_EXPLICIT_SELECTORS,
+  normalizeSelectors,
+} from './check-domain.ts';
+export { DEFAULT_DKIM_SELECTORS, type ParsedDkim, parseDkimRecord } from './dkim.ts';
+export { type ParsedDmarc, parseDmarc } from './dmarc.ts';
+export { organizationalDomain, validateDomainName } from './domain-name.ts';
+export { gradeFor } from './score.ts';
+export { checkHost, type SpfCheckOptions, type SpfCheckResult, type SpfResultCode } from './spf-check.ts';
+export { type ParsedSpf, parseSpf } from './spf-record.ts';
+export * from './types.ts';

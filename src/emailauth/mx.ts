@@ -1,0 +1,77 @@
+/** MX records (RFC 5321 §5.1, null MX RFC 7505): sorted, resolved, problems recorded. */
+import type { DnsClient } from '../core/dns/index.ts';
+import { isAbsent, isDnsError } from '../core/dns/index.ts';
+import { parseIp } from '../core/ip.ts';
+import type { MxHost, MxResult } from './types.ts';
+
+/** Hosts resolved at most; a domain with more MX hosts is reported but not fully resolved. */
+export const MAX_MX_HOSTS = 10;
+
+function dnsProblem(err: unknown, what: string): string {
+  return `DNS ${isDnsError(err) ? err.code : 'error'} while looking up ${what}`;
+}
+
+async function resolveHost(
+  dns: DnsClient,
+  exchange: string,
+  preference: number,
+  errors: string[],
+): Promise<MxHost> {
+  const host: MxHost = { exchange, preference, addresses: [], resolves: false };
+  if (parseIp(exchange)) {
+    errors.push(`MX host ${exchange} is an IP address; MX must name a host (RFC 5321 §5.1)`);
+    return host;
+  }
+  const answers = await Promise.all(
+    (['a', 'aaaa'] as const).map((type) =>
+      dns[type](exchange).catch((err: unknown) => {
+        if (!isAbsent(err)) errors.push(dnsProblem(err, `${exchange} ${type.toUpperCase()}`));
+        return [] as string[];
+      }),
+    ),
+  );
+  host.addresses = answers.flat();
+  host.resolves = host.addresses.length > 0;
+  return host;
+}
+
+export function emptyMx(): MxResult {
+  return { records: [], hosts: [], null_mx: false, is_valid: false, errors: [] };
+}
+
+export async function checkMx(domain: string, dns: DnsClient): Promise<MxResult> {
+  const result = emptyMx();
+  let rows: { exchange: string; priority: number }[];
+  try {
+    rows = await dns.mx(domain);
+  } catch (err) {
+    result.errors.push(isAbsent(err) ? `no MX records at ${domain}` : dnsProblem(err, `${domain} MX`));
+    return result;
+  }
+  const sorted = [...rows].sort((x, y) => x.priority - y.priority || x.exchange.localeCompare(y.exchange));
+  const isNull = (r: { exchange: string }) => r.exchange === '' || r.exchange === '.';
+  if (sorted.some(isNull)) {
+    result.null_mx = true;
+    if (sorted.length === 1) {
+      result.errors.push(`${domain} publishes a null MX (RFC 7505): it accepts no mail`);
+    } else {
+      result.errors.push('a null MX must be the only MX record (RFC 7505 §3)');
+    }
+  }
+  const real = sorted.filter((r) => !isNull(r));
+  result.records = real.map((r) => r.exchange);
+  if (real.length > MAX_MX_HOSTS) {
+    result.errors.push(`${real.length} MX hosts; only the first ${MAX_MX_HOSTS} were resolved`);
+  }
+  const errors: string[] = [];
+  result.hosts = await Promise.all(
+    real.slice(0, MAX_MX_HOSTS).map((r) => resolveHost(dns, r.exchange, r.priority, errors)),
+  );
+  for (const host of result.hosts) {
+    if (!host.resolves && !parseIp(host.exchange))
+      result.errors.push(`MX host ${host.exchange} does not resolve`);
+  }
+  result.errors.push(...errors.sort());
+  result.is_valid = !result.null_mx && result.hosts.some((h) => h.resolves);
+  return result;
+}

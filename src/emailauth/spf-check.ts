@@ -1,0 +1,414 @@
+/**
+ * check_host() of RFC 7208 §4: the SPF result for a client IP, a domain and a sender.
+ * Results and reasons use the RFC's words; DNS failures become temperror, record and
+ * limit problems permerror, never exceptions.
+ */
+import { type Clock, systemClock } from '../core/clock.ts';
+import type { DnsClient } from '../core/dns/index.ts';
+import { isAbsent, isDnsError } from '../core/dns/index.ts';
+import { type ParsedIp, parseIp } from '../core/ip.ts';
+import { expandMacros, type MacroContext, truncateDomain, validateMacroString } from './spf-macro.ts';
+import {
+  DNS_TERMS,
+  isSpfRecord,
+  MAX_DNS_LOOKUPS,
+  MAX_VOID_LOOKUPS,
+  parseSpf,
+  type SpfMechanism,
+  type SpfQualifier,
+} from './spf-record.ts';
+
+export type SpfResultCode = 'pass' | 'fail' | 'softfail' | 'neutral' | 'none' | 'temperror' | 'permerror';
+
+export interface SpfCheckOptions {
+  dns: DnsClient;
+  /** HELO/EHLO identity for %{h}; defaults to the domain. */
+  helo?: string;
+  /** Receiving host name for %{r} in explanations. */
+  receiver?: string;
+  clock?: Clock;
+}
+
+export interface SpfCheckResult {
+  result: SpfResultCode;
+  domain: string;
+  ip: string;
+  sender: string;
+  /** The term that decided the result (e.g. "-all", "include:_spf.example.net"); null for defaults and errors. */
+  mechanism: string | null;
+  /** The domain whose record held that term. */
+  mechanism_domain: string | null;
+  /** Expanded exp= text on fail, when the domain publishes one. */
+  explanation: string | null;
+  /** Why, in RFC wording. */
+  reason: string;
+  dns_lookups: number;
+  void_lookups: number;
+}
+
+const QUALIFIER_RESULT: Record<SpfQualifier, SpfResultCode> = {
+  '+': 'pass',
+  '-': 'fail',
+  '~': 'softfail',
+  '?': 'neutral',
+};
+
+class SpfAbort extends Error {
+  constructor(
+    readonly result: 'temperror' | 'permerror',
+    readonly reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+interface State {
+  lookups: number;
+  voids: number;
+  dns: DnsClient;
+  base: Omit<MacroContext, 'domain'>;
+}
+
+interface Outcome {
+  result: SpfResultCode;
+  mechanism: string | null;
+  mechanismDomain: string | null;
+  explanation: string | null;
+  reason: string;
+}
+
+/** RFC 7208 §4.3: labels of 1-63 octets, at least two labels, total under 254. */
+export function isValidSpfDomain(domain: string): boolean {
+  const name = domain.endsWith('.') ? domain.slice(0, -1) : domain;
+  if (name.length === 0 || name.length > 253) return false;
+  const labels = name.split('.');
+  return labels.length >= 2 && labels.every((l) => l.length >= 1 && l.length <= 63);
+}
+
+function cidrMatch(ip: ParsedIp, network: ParsedIp, prefix: number): boolean {
+  if (ip.family !== network.family) return false;
+  for (let bit = 0; bit < prefix; bit += 8) {
+    const left = Math.min(8, prefix - bit);
+    const mask = (0xff << (8 - left)) & 0xff;
+    const i = bit / 8;
+    if (((ip.bytes[i] ?? 0) & mask) !== ((network.bytes[i] ?? 0) & mask)) return false;
+  }
+  return true;
+}
+
+function transient(err: unknown, what: string): SpfAbort {
+  const code = isDnsError(err) ? err.code : 'error';
+  return new SpfAbort('temperror', `DNS ${code} while looking up ${what}`);
+}
+
+function countVoid(state: State, what: string): void {
+  state.voids += 1;
+  // RFC 7208 §4.6.4: more than two void lookups is a permerror.
+  if (state.voids > MAX_VOID_LOOKUPS) {
+    throw new SpfAbort('permerror', `void lookup limit of ${MAX_VOID_LOOKUPS} exceeded at ${what}`);
+  }
+}
+
+async function addresses(
+  state: State,
+  name: string,
+  family: 4 | 6,
+  countVoids: boolean,
+): Promise<ParsedIp[]> {
+  try {
+    const rows = family === 4 ? await state.dns.a(name) : await state.dns.aaaa(name);
+    return rows.map((r) => parseIp(r)).filter((p): p is ParsedIp => p !== null);
+  } catch (err) {
+    if (isAbsent(err)) {
+      if (countVoids) countVoid(state, `${name} ${family === 4 ? 'A' : 'AAAA'}`);
+      return [];
+    }
+    throw transient(err, name);
+  }
+}
+
+/** PTR names of the client IP whose forward lookup returns the IP (RFC 7208 §5.5), at most 10. */
+async function validatedNames(state: State, countVoids: boolean): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await state.dns.ptr(state.base.ip.address);
+  } catch (err) {
+    if (isAbsent(err) && countVoids) countVoid(state, `${state.base.ip.address} PTR`);
+    return [];
+  }
+  const valid: string[] = [];
+  for (const name of names.slice(0, 10)) {
+    try {
+      const addrs = await addresses(state, name, state.base.ip.family, false);
+      if (addrs.some((a) => a.address === state.base.ip.address)) valid.push(name);
+    } catch {
+      // RFC 7208 §5.5: a failed forward lookup just skips that name.
+    }
+  }
+  return valid;
+}
+
+function isSubdomainOf(name: string, domain: string): boolean {
+  const n = name.toLowerCase();
+  const d = domain.toLowerCase().replace(/\.$/, '');
+  return n === d || n.endsWith(`.${d}`);
+}
+
+async function target(mech: { value: string | null }, domain: string, state: State): Promise<string> {
+  if (mech.value === null) return domain;
+  return truncateDomain(await expandMacros(mech.value, { ...state.base, domain }));
+}
+
+async function matches(mech: SpfMechanism, domain: string, state: State): Promise<boolean> {
+  const ip = state.base.ip;
+  switch (mech.type) {
+    case 'all':
+      return true;
+    case 'ip4':
+    case 'ip6': {
+      const net = parseIp(mech.value);
+      if (!net) return false;
+      if (mech.type === 'ip4') return ip.family === 4 && cidrMatch(ip, net, mech.cidr4 ?? 32);
+      if (ip.family !== 6) return false;
+      // An ip6 network written as IPv4-mapped stays an IPv6 network.
+      const bytes = net.family === 6 ? net.bytes : [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, ...net.bytes];
+      return cidrMatch(ip, { ...net, family: 6, bytes }, mech.cidr6 ?? 128);
+    }
+    case 'a': {
+      const name = await target(mech, domain, state);
+      if (!isValidSpfDomain(name)) return false;
+      const prefix = ip.family === 4 ? (mech.cidr4 ?? 32) : (mech.cidr6 ?? 128);
+      const addrs = await addresses(state, name, ip.family, true);
+      return addrs.some((a) => cidrMatch(ip, a, prefix));
+    }
+    case 'mx': {
+      const name = await target(mech, domain, state);
+      if (!isValidSpfDomain(name)) return false;
+      let mxs: { exchange: string }[];
+      try {
+        mxs = await state.dns.mx(name);
+      } catch (err) {
+        if (isAbsent(err)) {
+          countVoid(state, `${name} MX`);
+          return false;
+        }
+        throw transient(err, `${name} MX`);
+      }
+      // RFC 7208 §4.6.4: more than 10 MX names is a permerror.
+      if (mxs.length > 10) throw new SpfAbort('permerror', `${name} has more than 10 MX records`);
+      const prefix = ip.family === 4 ? (mech.cidr4 ?? 32) : (mech.cidr6 ?? 128);
+      for (const mx of mxs) {
+        if (mx.exchange === '' || mx.exchange === '.') continue;
+        const addrs = await addresses(state, mx.exchange, ip.family, false);
+        if (addrs.some((a) => cidrMatch(ip, a, prefix))) return true;
+      }
+      return false;
+    }
+    case 'ptr': {
+      const name = await target(mech, domain, state);
+      const names = await validatedNames(state, true);
+      return names.some((n) => isSubdomainOf(n, name));
+    }
+    case 'exists': {
+      const name = await target(mech, domain, state);
+      if (!isValidSpfDomain(name)) return false;
+      // RFC 7208 §5.7: always an A query, whatever the client's address family.
+      const addrs = await addresses(state, name, 4, true);
+      return addrs.length > 0;
+    }
+    case 'include': {
+      const name = await target(mech, domain, state);
+      const inner = await evaluate(name, state);
+      switch (inner.result) {
+        case 'pass':
+          return true;
+        case 'fail':
+        case 'softfail':
+        case 'neutral':
+          return false;
+        case 'temperror':
+          throw new SpfAbort('temperror', inner.reason);
+        case 'none':
+          throw new SpfAbort('permerror', `include:${name} has no SPF record`);
+        default:
+          throw new SpfAbort('permerror', inner.reason);
+      }
+    }
+  }
+}
+
+async function explain(exp: string, domain: string, state: State): Promise<string | null> {
+  try {
+    const name = truncateDomain(await expandMacros(exp, { ...state.base, domain }));
+    if (!isValidSpfDomain(name)) return null;
+    const records = await state.dns.txt(name);
+    if (records.length !== 1) return null;
+    const text = (records[0] ?? []).join('');
+    if (validateMacroString(text, true) !== null) return null;
+    return await expandMacros(text, { ...state.base, domain });
+  } catch {
+    // RFC 7208 §6.2: any error while fetching or expanding the explanation means none.
+    return null;
+  }
+}
+
+async function fetchRecord(domain: string, state: State): Promise<string | Outcome> {
+  const fail = (result: SpfResultCode, reason: string): Outcome => ({
+    result,
+    mechanism: null,
+    mechanismDomain: null,
+    explanation: null,
+    reason,
+  });
+  let rows: string[][];
+  try {
+    rows = await state.dns.txt(domain);
+  } catch (err) {
+    if (isAbsent(err)) return fail('none', `no SPF record at ${domain}`);
+    return fail('temperror', transient(err, `${domain} TXT`).reason);
+  }
+  const records = rows.map((r) => r.join('')).filter(isSpfRecord);
+  if (records.length === 0) return fail('none', `no SPF record at ${domain}`);
+  if (records.length > 1) return fail('permerror', `${domain} publishes ${records.length} SPF records`);
+  return records[0] ?? '';
+}
+
+async function evaluate(domain: string, state: State): Promise<Outcome> {
+  if (!isValidSpfDomain(domain)) {
+    return {
+      result: 'none',
+      mechanism: null,
+      mechanismDomain: null,
+      explanation: null,
+      reason: 'invalid domain',
+    };
+  }
+  const record = await fetchRecord(domain, state);
+  if (typeof record !== 'string') return record;
+  const parsed = parseSpf(record);
+  if (parsed.errors.length > 0) {
+    return {
+      result: 'permerror',
+      mechanism: null,
+      mechanismDomain: domain,
+      explanation: null,
+      reason: `syntax error in SPF record of ${domain}: ${parsed.errors[0]}`,
+    };
+  }
+  try {
+    for (const mech of parsed.mechanisms) {
+      if (DNS_TERMS.has(mech.type)) countLookup(state, mech.raw);
+      if (await matches(mech, domain, state)) {
+        const result = QUALIFIER_RESULT[mech.qualifier];
+        const explanation =
+          result === 'fail' && parsed.exp !== null ? await explain(parsed.exp, domain, state) : null;
+        return {
+          result,
+          mechanism: mech.raw,
+          mechanismDomain: domain,
+          explanation,
+          reason: `${domain} matched ${mech.raw}`,
+        };
+      }
+    }
+    if (parsed.redirect !== null) {
+      countLookup(state, `redirect=${parsed.redirect}`);
+      const next = truncateDomain(await expandMacros(parsed.redirect, { ...state.base, domain }));
+      const inner = await evaluate(next, state);
+      // RFC 7208 §6.1: a redirect to a domain without an SPF record is a permerror.
+      if (inner.result === 'none') {
+        return { ...inner, result: 'permerror', reason: `redirect=${next} has no SPF record` };
+      }
+      return inner;
+    }
+    return {
+      result: 'neutral',
+      mechanism: null,
+      mechanismDomain: domain,
+      explanation: null,
+      reason: `no mechanism of ${domain} matched (default neutral)`,
+    };
+  } catch (err) {
+    if (err instanceof SpfAbort) {
+      return {
+        result: err.result,
+        mechanism: null,
+        mechanismDomain: domain,
+        explanation: null,
+        reason: err.reason,
+      };
+    }
+    throw err;
+  }
+}
+
+function countLookup(state: State, term: string): void {
+  state.lookups += 1;
+  if (state.lookups > MAX_DNS_LOOKUPS) {
+    throw new SpfAbort('permerror', `DNS lookup limit of ${MAX_DNS_LOOKUPS} exceeded at ${term}`);
+  }
+}
+
+/** Splits a sender into local-part and domain (RFC 7208 §4.3: no local-part means "postmaster"). */
+function splitSender(sender: string, fallbackDomain: string): { local: string; domain: string } {
+  const at = sender.lastIndexOf('@');
+  if (at === -1) return { local: 'postmaster', domain: sender || fallbackDomain };
+  return { local: sender.slice(0, at) || 'postmaster', domain: sender.slice(at + 1) };
+}
+
+export async function checkHost(
+  ip: string,
+  domain: string,
+  sender: string,
+  options: SpfCheckOptions,
+): Promise<SpfCheckResult> {
+  const parsedIp = parseIp(ip);
+  const name = domain.trim().toLowerCase();
+  const parts = splitSender(sender.trim(), name);
+  const fullSender = `${parts.local}@${parts.domain}`;
+  const base = {
+    result: 'none' as SpfResultCode,
+    domain: name,
+    ip: parsedIp?.address ?? ip,
+    sender: fullSender,
+    mechanism: null,
+    mechanism_domain: null,
+    explanation: null,
+    reason: '',
+    dns_lookups: 0,
+    void_lookups: 0,
+  };
+  if (!parsedIp) return { ...base, result: 'permerror', reason: 'client IP address is not valid' };
+  if (!isValidSpfDomain(name)) return { ...base, reason: 'domain is not a valid multi-label domain name' };
+  const clock = options.clock ?? systemClock;
+  const state: State = {
+    lookups: 0,
+    voids: 0,
+    dns: options.dns,
+    base: {
+      sender: fullSender,
+      localPart: parts.local,
+      senderDomain: parts.domain,
+      ip: parsedIp,
+      helo: options.helo ?? name,
+      receiver: options.receiver ?? 'unknown',
+      nowSeconds: Math.floor(clock() / 1000),
+      validatedDomain: async () => 'unknown',
+    },
+  };
+  state.base.validatedDomain = async () => {
+    const names = await validatedNames(state, false);
+    return names.find((n) => isSubdomainOf(n, name)) ?? names[0] ?? 'unknown';
+  };
+  const outcome = await evaluate(name, state);
+  return {
+    ...base,
+    result: outcome.result,
+    mechanism: outcome.mechanism,
+    mechanism_domain: outcome.mechanismDomain,
+    explanation: outcome.explanation,
+    reason: outcome.reason,
+    dns_lookups: state.lookups,
+    void_lookups: state.voids,
+  };
+}

@@ -1,0 +1,138 @@
+/**
+ * The official RFC 7208 test suite (openspf.org, release 2014.04 + errata) through checkHost,
+ * each scenario's zonedata served by a real DNS server on 127.0.0.1.
+ */
+import fs from 'node:fs';
+import { loadAll } from 'js-yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../../test/helpers/dns-guard.ts';
+import {
+  startZoneServer,
+  type Zone,
+  type ZoneRecord,
+  type ZoneServer,
+} from '../../test/helpers/dns-zone-server.ts';
+import { sharedDataPath } from '../../test/helpers/shared-data.ts';
+import { createManualClock } from '../core/clock.ts';
+import { createDnsClient } from '../core/dns/index.ts';
+import { checkHost } from './spf-check.ts';
+
+interface SuiteCase {
+  helo: string;
+  host: string;
+  mailfrom: string;
+  result: string | string[];
+  explanation?: string;
+}
+interface Scenario {
+  description: string;
+  tests: Record<string, SuiteCase>;
+  zonedata: Record<string, Array<string | Record<string, unknown>>>;
+}
+
+/** Suite convention: SPF entries double as TXT unless the name lists TXT itself; NONE means absent. */
+function suiteZone(data: Scenario['zonedata']): Zone {
+  const zone: Zone = {};
+  for (const [name, entries] of Object.entries(data ?? {})) {
+    const records: ZoneRecord[] = [];
+    const generated: ZoneRecord[] = [];
+    const hasTxt = entries.some((e) => typeof e === 'object' && 'TXT' in e);
+    for (const entry of entries) {
+      if (entry === 'TIMEOUT') {
+        records.push({ type: 'TIMEOUT' });
+        continue;
+      }
+      if (typeof entry !== 'object') throw new Error(`unknown zone entry ${String(entry)}`);
+      const [type, value] = Object.entries(entry)[0] ?? [];
+      if (value === 'NONE') continue;
+      switch (type) {
+        case 'SPF':
+          if (!hasTxt) generated.push({ type: 'TXT', data: value as string | string[] });
+          break;
+        case 'TXT':
+          records.push({ type: 'TXT', data: value as string | string[] });
+          break;
+        case 'A':
+        case 'AAAA':
+        case 'PTR':
+        case 'CNAME':
+          records.push({ type, data: String(value) });
+          break;
+        case 'MX': {
+          const [preference, exchange] = value as [number, string];
+          records.push({ type: 'MX', data: { preference, exchange } });
+          break;
+        }
+        default:
+          throw new Error(`unknown record type ${type}`);
+      }
+    }
+    zone[name] = [...records, ...generated];
+  }
+  return zone;
+}
+
+const scenarios = loadAll(
+  fs.readFileSync(sharedDataPath('email/spf/rfc7208-tests.yml'), 'utf8'),
+) as Scenario[];
+
+/**
+ * Cases whose zone holds names outside hostname syntax ("foo:bar/baz.example.com", names with
+ * spaces and %). RFC 7208 §7.1 allows them, but c-ares (node:dns) refuses to send such a query
+ * (EBADNAME), so the client reports BADNAME and the mechanism does not match. Listed here so the
+ * test fails on any other deviation, and also when these start to pass.
+ */
+const RESOLVER_REFUSES_NAME = new Set([
+  'a-colon-domain',
+  'a-colon-domain-ip4mapped',
+  'mx-colon-domain',
+  'mx-colon-domain-ip4mapped',
+  'macro-mania-in-domain',
+]);
+
+let server: ZoneServer;
+beforeAll(async () => {
+  server = await startZoneServer({});
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describe('RFC 7208 test suite through checkHost', () => {
+  it('passes every case except names the system resolver library refuses', async () => {
+    const clock = createManualClock('2014-05-01T00:00:00Z');
+    let total = 0;
+    const failures: string[] = [];
+    const details: string[] = [];
+    for (const scenario of scenarios) {
+      server.setZone(suiteZone(scenario.zonedata));
+      const dns = createDnsClient({ servers: server.servers, timeoutMs: 150, tries: 1 });
+      for (const [name, test] of Object.entries(scenario.tests)) {
+        total += 1;
+        const sender = test.mailfrom === '' ? `postmaster@${test.helo}` : test.mailfrom;
+        const domain =
+          test.mailfrom === '' ? test.helo : test.mailfrom.slice(test.mailfrom.lastIndexOf('@') + 1);
+        const got = await checkHost(test.host, domain, sender, { dns, helo: test.helo, clock });
+        const allowed = Array.isArray(test.result) ? test.result : [test.result];
+        const resultOk = allowed.includes(got.result);
+        const expOk =
+          test.explanation === undefined ||
+          test.explanation === 'DEFAULT' ||
+          got.explanation === test.explanation;
+        if (!resultOk || !expOk) {
+          failures.push(name);
+          details.push(
+            `${scenario.description} / ${name}: expected ${allowed.join('|')}${test.explanation ? ` "${test.explanation}"` : ''}, got ${got.result} "${got.explanation ?? ''}" (${got.reason})`,
+          );
+        }
+      }
+    }
+    const passed = total - failures.length;
+    process.stdout.write(
+      `\nRFC 7208 test suite: ${passed}/${total} cases pass (${((passed / total) * 100).toFixed(1)} %)\n`,
+    );
+    if (details.length > 0) process.stdout.write(`${details.join('\n')}\n`);
+    expect(total).toBeGreaterThanOrEqual(200);
+    expect(failures).toEqual([...RESOLVER_REFUSES_NAME]);
+  }, 60_000);
+});
