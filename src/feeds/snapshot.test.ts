@@ -27,8 +27,12 @@ const write = (dir: string, feed: FeedName, date: string, rows: Iterable<unknown
   writeFeedSnapshot({ dir, feed, date, rows, generatedAt: `${date}T00:05:00.000Z`, datasetVersion: 3 });
 
 /** Rows that fail the test if anything reads them. */
-function* untouchable(): Generator<FeedRow> {
-  throw new Error('rows of an existing day must not be read');
+function untouchable(): Iterable<FeedRow> {
+  return {
+    [Symbol.iterator]: () => {
+      throw new Error('rows of an existing day must not be read');
+    },
+  };
 }
 
 describe('writeFeedSnapshot', () => {
