@@ -30,7 +30,9 @@ const v6 = fc
   .map(([w, p]) => {
     const bytes = w.flatMap((x) => [x >> 8, x & 255]);
     return p === 129 ? bytesToIp(bytes) : `${bytesToIp(bytes)}/${p}`;
-  });
+  })
+  // ::ffff:a.b.c.d/n with n < 96 has no IPv4 meaning; parseCidr rejects it (row.test.ts covers rejection).
+  .filter((network) => parseCidr(network) !== null);
 const rowArb = fc.record({
   network: fc.oneof(v4, v6),
   kind: fc.constantFrom('tor_exit', 'vpn', 'a,"b"'),
