@@ -1,0 +1,138 @@
+/**
+ * Feed build benchmark: time and peak RSS to build all six feeds in all eight formats from
+ * 1,000,000 rows, against a reference measured in the same run (the same rows written as plain
+ * lines with one writeFile of a joined string). Each case runs in its own process so that its
+ * RSS high-water mark (getrusage maxrss) is its own. Run: node --import tsx bench/feeds.ts
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type FeedName, type FeedRow, writeFeedSnapshot } from '../src/feeds/index.ts';
+
+const TOTAL = 1_000_000;
+/** Share of the rows per feed (sums to 1). */
+const SHARES: [FeedName, number][] = [
+  ['datacenter_ranges', 0.4],
+  ['vpn_proxy', 0.2],
+  ['trap_confirmed', 0.2],
+  ['tor_exits', 0.1],
+  ['ai_crawlers', 0.05],
+  ['asn_wide_blocked', 0.05],
+];
+
+/** mulberry32: a seeded PRNG, so every case sees the same rows. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Rows of one feed, generated lazily: 80% IPv4, half of them single addresses. */
+function* rowsOf(feed: FeedName, count: number, seed: number): Generator<FeedRow> {
+  const rnd = prng(seed);
+  const byte = () => Math.floor(rnd() * 256);
+  const word = () => Math.floor(rnd() * 65536).toString(16);
+  for (let i = 0; i < count; i++) {
+    let network: string;
+    if (rnd() < 0.8) {
+      const host = `${1 + Math.floor(rnd() * 222)}.${byte()}.${byte()}.${byte()}`;
+      network = rnd() < 0.5 ? host : `${host}/${16 + Math.floor(rnd() * 15)}`;
+    } else {
+      const host = `2${word().padStart(3, '0').slice(0, 3)}:${word()}:${word()}:${word()}::${word()}`;
+      network = rnd() < 0.5 ? host : `${host}/${32 + Math.floor(rnd() * 33)}`;
+    }
+    const row: FeedRow = {
+      network,
+      kind: feed,
+      source: 'bench',
+      first_seen: '2026-01-01T00:00:00Z',
+      last_seen: '2026-01-02T00:00:00Z',
+    };
+    if (feed === 'ai_crawlers') row.brand = rnd() < 0.5 ? 'OpenAI' : 'Google';
+    if (rnd() < 0.5) row.asn = 1 + Math.floor(rnd() * 400000);
+    yield row;
+  }
+}
+
+function plan(total: number): [FeedName, number, number][] {
+  return SHARES.map(([feed, share], i) => [feed, Math.round(total * share), 1000 + i]);
+}
+
+async function runCase(kind: string, total: number, dir: string): Promise<void> {
+  const start = performance.now();
+  if (kind === 'build') {
+    for (const [feed, count, seed] of plan(total)) {
+      await writeFeedSnapshot({
+        dir,
+        feed,
+        date: '2026-01-02',
+        rows: rowsOf(feed, count, seed),
+        generatedAt: '2026-01-02T00:05:00.000Z',
+        datasetVersion: 1,
+      });
+    }
+  } else {
+    const lines: string[] = [];
+    for (const [feed, count, seed] of plan(total))
+      for (const r of rowsOf(feed, count, seed)) lines.push(r.network);
+    await writeFile(path.join(dir, 'reference.txt'), `${lines.join('\n')}\n`);
+  }
+  const seconds = (performance.now() - start) / 1000;
+  // ru_maxrss is in kilobytes on Linux.
+  process.stdout.write(JSON.stringify({ seconds, peakRssMb: process.resourceUsage().maxRSS / 1024 }));
+}
+
+function measure(kind: string, total: number): { seconds: number; peakRssMb: number } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'netrep-bench-feeds-'));
+  try {
+    const self = fileURLToPath(import.meta.url);
+    const r = spawnSync(process.execPath, ['--import', 'tsx', self, '--case', kind, String(total), dir], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 20,
+    });
+    if (r.status !== 0) throw new Error(`bench case ${kind} failed: ${r.stderr}`);
+    return JSON.parse(r.stdout) as { seconds: number; peakRssMb: number };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const fmt = (m: { seconds: number; peakRssMb: number }) =>
+  `time ${m.seconds.toFixed(2)} s, peak RSS ${m.peakRssMb.toFixed(0)} MB`;
+
+async function main(): Promise<void> {
+  const at = process.argv.indexOf('--case');
+  if (at !== -1) {
+    await runCase(
+      process.argv[at + 1] as string,
+      Number(process.argv[at + 2]),
+      process.argv[at + 3] as string,
+    );
+    return;
+  }
+  const build = measure('build', TOTAL);
+  const reference = measure('reference', TOTAL);
+  const quarter = measure('build', TOTAL / 4);
+  console.log(`feeds build, 6 feeds x 8 formats, ${TOTAL} rows: ${fmt(build)}`);
+  console.log(
+    `feeds reference, plain lines + one writeFile of a joined string, ${TOTAL} rows: ${fmt(reference)}`,
+  );
+  console.log(
+    `feeds ratio build/reference: time ${(build.seconds / reference.seconds).toFixed(1)}x, ` +
+      `peak RSS ${(build.peakRssMb / reference.peakRssMb).toFixed(2)}x`,
+  );
+  console.log(
+    `feeds memory bound: peak RSS ${quarter.peakRssMb.toFixed(0)} MB at ${TOTAL / 4} rows vs ` +
+      `${build.peakRssMb.toFixed(0)} MB at ${TOTAL} rows (x${(build.peakRssMb / quarter.peakRssMb).toFixed(2)} for 4x rows)`,
+  );
+}
+
+await main();

@@ -1,0 +1,100 @@
+import { createReadStream } from 'node:fs';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { parse } from 'csv-parse';
+import { AppError } from '../core/errors.ts';
+import { FORMATS, feedDefinition, feedFileName, isFeedFormat, isFeedName } from './catalog.ts';
+import { encodeCanonicalRows } from './encode.ts';
+import { type CanonicalRow, canonicalizeRow } from './row.ts';
+import { isSnapshotDate, readFeedManifest, snapshotDir } from './snapshot.ts';
+import type { FeedManifest, FeedName, FeedRow } from './types.ts';
+
+export interface FeedDownload {
+  stream: Readable;
+  contentType: string;
+  /** Suggested file name (Content-Disposition). */
+  fileName: string;
+  manifest: FeedManifest;
+  /** The stored file's SHA-256 (the ETag); null for a brand-filtered download, which is encoded on the fly. */
+  sha256: string | null;
+  /** Content-Length; null for a brand-filtered download. */
+  bytes: number | null;
+  /** The snapshot's generated_at (Last-Modified). */
+  lastModified: string;
+  /** The brand filter applied, as given (trimmed); null without one. */
+  brand: string | null;
+}
+
+const BRAND = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
+
+/** Reads a snapshot's csv file back into rows (the csv is the snapshot's checksummed record). */
+export async function* readSnapshotRows(dir: string, feed: FeedName, date: string): AsyncGenerator<FeedRow> {
+  const file = path.join(snapshotDir(dir, feed, date), feedFileName(feed, 'csv'));
+  const parser = createReadStream(file).pipe(parse({ columns: true }));
+  for await (const record of parser as AsyncIterable<Record<string, string>>) {
+    const row: FeedRow = {
+      network: record.network ?? '',
+      kind: record.kind ?? '',
+      source: record.source ?? '',
+      first_seen: record.first_seen ?? '',
+      last_seen: record.last_seen ?? '',
+    };
+    if (record.brand) row.brand = record.brand;
+    if (record.asn) row.asn = Number(record.asn);
+    yield row;
+  }
+}
+
+async function* filterBrand(rows: AsyncIterable<FeedRow>, brand: string): AsyncGenerator<CanonicalRow> {
+  const wanted = brand.toLowerCase();
+  for await (const row of rows) if (row.brand?.toLowerCase() === wanted) yield canonicalizeRow(row);
+}
+
+/**
+ * Opens one format of a feed snapshot (the latest when `date` is undefined) for download.
+ * Unknown feed: AppError NOT_FOUND; unknown format, bad date or bad brand: AppError INVALID_PARAMETER;
+ * no snapshot yet: null. With `brand` (feeds with brands only), rows of other brands are dropped
+ * (case-insensitive) and the file is encoded on the fly from the snapshot's csv rows.
+ */
+export async function openFeedFile(
+  dir: string,
+  feed: string,
+  date: string | undefined,
+  format: string,
+  options: { brand?: string } = {},
+): Promise<FeedDownload | null> {
+  if (!isFeedName(feed)) throw new AppError('NOT_FOUND', `unknown feed ${feed}`);
+  if (!isFeedFormat(format)) throw new AppError('INVALID_PARAMETER', `unknown format: ${format}`);
+  if (date !== undefined && !isSnapshotDate(date))
+    throw new AppError('INVALID_PARAMETER', 'date must be YYYY-MM-DD');
+  const def = feedDefinition(feed);
+  let brand: string | null = null;
+  if (options.brand !== undefined) {
+    if (!def.has_brand) throw new AppError('INVALID_PARAMETER', `feed ${feed} has no brand filter`);
+    brand = options.brand.trim();
+    if (!BRAND.test(brand))
+      throw new AppError('INVALID_PARAMETER', 'brand must be 1-64 letters, digits, space . _ -');
+  }
+  const manifest = await readFeedManifest(dir, feed, date);
+  if (!manifest) return null;
+  const base = {
+    contentType: FORMATS[format].contentType,
+    fileName: feedFileName(feed, format),
+    manifest,
+    lastModified: manifest.generated_at,
+  };
+  if (brand === null) {
+    const file = path.join(snapshotDir(dir, feed, manifest.snapshot_date), feedFileName(feed, format));
+    const info = manifest.files[format];
+    return { ...base, stream: createReadStream(file), sha256: info.sha256, bytes: info.bytes, brand: null };
+  }
+  const ctx = {
+    feed: def,
+    date: manifest.snapshot_date,
+    generatedAt: manifest.generated_at,
+    datasetVersion: manifest.dataset_version,
+  };
+  const rows = filterBrand(readSnapshotRows(dir, feed, manifest.snapshot_date), brand);
+  const stream = Readable.from(encodeCanonicalRows(format, rows, ctx), { objectMode: false });
+  return { ...base, stream, sha256: null, bytes: null, brand };
+}

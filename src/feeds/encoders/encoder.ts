@@ -1,0 +1,34 @@
+import type { CanonicalRow } from '../row.ts';
+import type { FeedDefinition } from '../types.ts';
+
+/** What every encoder knows about the snapshot besides its rows. */
+export interface EncodeContext {
+  feed: FeedDefinition;
+  /** UTC day of the snapshot, YYYY-MM-DD. */
+  date: string;
+  generatedAt: string;
+  datasetVersion: number;
+}
+
+/**
+ * A streaming encoder: `header`, then `row` once per row in canonical order, then `footer`.
+ * Each returns the text to append (possibly empty); state between calls is the encoder's own.
+ */
+export interface FeedEncoder {
+  header(): string;
+  row(row: CanonicalRow): string;
+  footer(): string;
+}
+
+export type EncoderFactory = (ctx: EncodeContext) => FeedEncoder;
+
+/** Comment lines naming the feed, snapshot and license, for formats that have comments. */
+export function commentHeader(ctx: EncodeContext, mark: string, usage: string[]): string {
+  const lines = [
+    `netrep feed ${ctx.feed.name}: ${ctx.feed.title}`,
+    `Snapshot ${ctx.date}, generated ${ctx.generatedAt}, dataset version ${ctx.datasetVersion}`,
+    `License: ${ctx.feed.license}`,
+    ...usage,
+  ];
+  return lines.map((l) => `${mark} ${l.replace(/[\r\n]+/g, ' ')}\n`).join('');
+}

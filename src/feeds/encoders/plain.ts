@@ -1,0 +1,8 @@
+import type { EncoderFactory } from './encoder.ts';
+
+/** One network per line and nothing else, so any line-oriented consumer can read it. */
+export const createPlainEncoder: EncoderFactory = () => ({
+  header: () => '',
+  row: ({ row }) => `${row.network}\n`,
+  footer: () => '',
+});

@@ -1,0 +1,232 @@
+import { createHash, type Hash } from 'node:crypto';
+import {
+  chmod,
+  type FileHandle,
+  mkdir,
+  mkdtemp,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+} from 'node:fs/promises';
+import path from 'node:path';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { feedDefinition, feedDownloadPath, feedFileName, isFeedName } from './catalog.ts';
+import { CHUNK_CHARS } from './encode.ts';
+import type { EncodeContext, FeedEncoder } from './encoders/encoder.ts';
+import { ENCODERS } from './encoders/registry.ts';
+import { type RowSource, sortFeedRows } from './sort-rows.ts';
+import {
+  FEED_FORMATS,
+  type FeedFile,
+  type FeedFormat,
+  type FeedManifest,
+  FeedManifestSchema,
+  type FeedName,
+} from './types.ts';
+
+export const MANIFEST_FILE = 'manifest.json';
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const manifestCheck = TypeCompiler.Compile(FeedManifestSchema);
+
+/** A real calendar day written YYYY-MM-DD (also keeps path segments safe). */
+export function isSnapshotDate(value: unknown): value is string {
+  if (typeof value !== 'string' || !DATE.test(value)) return false;
+  const ms = Date.parse(`${value}T00:00:00Z`);
+  return Number.isFinite(ms) && new Date(ms).toISOString().slice(0, 10) === value;
+}
+
+export function snapshotDir(dir: string, feed: FeedName, date: string): string {
+  return path.join(dir, feed, date);
+}
+
+export interface WriteSnapshotInput {
+  /** `<dataDir>/feeds`. */
+  dir: string;
+  feed: FeedName;
+  /** UTC day, YYYY-MM-DD. */
+  date: string;
+  rows: RowSource;
+  /** RFC 3339 UTC timestamp of the build. */
+  generatedAt: string;
+  datasetVersion: number;
+  /** Rows sorted in memory before a run is spilled to disk (bounds memory). */
+  runSize?: number;
+}
+
+export interface WriteSnapshotResult {
+  manifest: FeedManifest;
+  /** False when the day already had a snapshot: it was returned untouched and `rows` not read. */
+  created: boolean;
+}
+
+interface OpenFile {
+  format: FeedFormat;
+  encoder: FeedEncoder;
+  fh: FileHandle;
+  hash: Hash;
+  bytes: number;
+  pending: string;
+}
+
+async function flush(f: OpenFile): Promise<void> {
+  if (!f.pending) return;
+  const buf = Buffer.from(f.pending, 'utf8');
+  f.pending = '';
+  f.hash.update(buf);
+  f.bytes += buf.length;
+  await f.fh.write(buf);
+}
+
+async function fsyncPath(p: string): Promise<void> {
+  const fh = await open(p, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Writes the day's snapshot of a feed: the eight encoded files and manifest.json under
+ * `<dir>/<feed>/<date>/`. Files are built in a temporary directory, fsynced, and the directory is
+ * renamed into place, so a snapshot is either whole or absent. An existing day is never
+ * overwritten: its manifest is returned instead.
+ */
+export async function writeFeedSnapshot(input: WriteSnapshotInput): Promise<WriteSnapshotResult> {
+  const { dir, feed, date, generatedAt, datasetVersion } = input;
+  if (!isFeedName(feed)) throw new TypeError(`unknown feed ${JSON.stringify(feed)}`);
+  if (!isSnapshotDate(date))
+    throw new TypeError(`snapshot date must be YYYY-MM-DD, got ${JSON.stringify(date)}`);
+  if (!Number.isFinite(Date.parse(generatedAt)))
+    throw new TypeError('generatedAt must be an RFC 3339 timestamp');
+  if (!Number.isInteger(datasetVersion) || datasetVersion < 0)
+    throw new TypeError('datasetVersion must be >= 0');
+
+  const existing = await readFeedManifest(dir, feed, date);
+  if (existing) return { manifest: existing, created: false };
+
+  const feedDir = path.join(dir, feed);
+  await mkdir(feedDir, { recursive: true });
+  const tmp = await mkdtemp(path.join(feedDir, `.tmp-${date}-`));
+  const def = feedDefinition(feed);
+  const ctx: EncodeContext = { feed: def, date, generatedAt, datasetVersion };
+  const files: OpenFile[] = [];
+  try {
+    for (const format of FEED_FORMATS) {
+      const fh = await open(path.join(tmp, feedFileName(feed, format)), 'wx');
+      files.push({
+        format,
+        encoder: ENCODERS[format](ctx),
+        fh,
+        hash: createHash('sha256'),
+        bytes: 0,
+        pending: '',
+      });
+    }
+    for (const f of files) f.pending = f.encoder.header();
+    let rowCount = 0;
+    for await (const c of sortFeedRows(input.rows, { spillDir: feedDir, runSize: input.runSize })) {
+      rowCount++;
+      for (const f of files) {
+        f.pending += f.encoder.row(c);
+        if (f.pending.length >= CHUNK_CHARS) await flush(f);
+      }
+    }
+    const entries = {} as Record<FeedFormat, FeedFile>;
+    for (const f of files) {
+      f.pending += f.encoder.footer();
+      await flush(f);
+      await f.fh.sync();
+      entries[f.format] = {
+        path: feedDownloadPath(feed, f.format),
+        sha256: f.hash.digest('hex'),
+        bytes: f.bytes,
+      };
+    }
+    const manifest: FeedManifest = {
+      feed,
+      title: def.title,
+      tier: def.tier,
+      license: def.license,
+      generated_at: generatedAt,
+      snapshot_date: date,
+      row_count: rowCount,
+      sha256: entries.csv.sha256,
+      dataset_version: datasetVersion,
+      files: entries,
+    };
+    const mfh = await open(path.join(tmp, MANIFEST_FILE), 'wx');
+    try {
+      await mfh.writeFile(`${JSON.stringify(manifest, null, 2)}\n`);
+      await mfh.sync();
+    } finally {
+      await mfh.close();
+    }
+    await Promise.all(files.map((f) => f.fh.close()));
+    files.length = 0;
+    // mkdtemp creates 0700; the published snapshot is readable like any data file.
+    await chmod(tmp, 0o755);
+    await fsyncPath(tmp);
+    try {
+      await rename(tmp, snapshotDir(dir, feed, date));
+    } catch (err) {
+      // Another writer finished the same day first: theirs stands.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
+      const winner = await readFeedManifest(dir, feed, date);
+      if (!winner) throw err;
+      return { manifest: winner, created: false };
+    }
+    await fsyncPath(feedDir);
+    return { manifest, created: true };
+  } finally {
+    await Promise.all(files.map((f) => f.fh.close()));
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+async function readManifestFile(file: string): Promise<FeedManifest | null> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  const value: unknown = JSON.parse(text);
+  if (!manifestCheck.Check(value))
+    throw new Error(`feed manifest ${file} does not match the manifest schema`);
+  return value;
+}
+
+/** Snapshot days of a feed that have a manifest, oldest first. */
+export async function listFeedSnapshots(dir: string, feed: FeedName): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(path.join(dir, feed));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  return names.filter(isSnapshotDate).sort();
+}
+
+/** The manifest of one day's snapshot, or of the latest one when `date` is omitted; null when there is none. */
+export async function readFeedManifest(
+  dir: string,
+  feed: FeedName,
+  date?: string,
+): Promise<FeedManifest | null> {
+  if (date !== undefined) {
+    if (!isSnapshotDate(date)) return null;
+    return readManifestFile(path.join(snapshotDir(dir, feed, date), MANIFEST_FILE));
+  }
+  const days = await listFeedSnapshots(dir, feed);
+  for (let i = days.length - 1; i >= 0; i--) {
+    const m = await readManifestFile(path.join(snapshotDir(dir, feed, days[i] as string), MANIFEST_FILE));
+    if (m) return m;
+  }
+  return null;
+}
