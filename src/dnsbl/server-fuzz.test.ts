@@ -27,7 +27,16 @@ function seeds(): Buffer[] {
           id: 2,
           questions: [{ name, type }],
           additionals: [
-            { name: '.', type: 'OPT', udpPayloadSize: 4096, flags: 0, options: [] } as dnsPacket.Answer,
+            {
+              name: '.',
+              type: 'OPT',
+              udpPayloadSize: 4096,
+              extendedRcode: 0,
+              ednsVersion: 0,
+              flags: 0,
+              flag_do: false,
+              options: [],
+            },
           ],
         }),
       );

@@ -96,7 +96,7 @@ describe('zone export', () => {
       x.map(
         (r) =>
           `${r.rcode} ${r.answers
-            .map((ans) => String(ans.data))
+            .map((ans) => ('data' in ans ? String(ans.data) : ''))
             .sort()
             .join(',')}`,
       );
