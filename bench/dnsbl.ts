@@ -9,8 +9,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { intToIpv4 } from '../src/core/ip.ts';
-import { createListingIndex, ipToQueryName, startDnsblServer, writeZoneExport } from '../src/dnsbl/index.ts';
 import type { DnsblListing } from '../src/dnsbl/index.ts';
+import { createListingIndex, ipToQueryName, startDnsblServer, writeZoneExport } from '../src/dnsbl/index.ts';
 import { startRbldnsd, tempDir } from '../test/helpers/dnsbl-tools.ts';
 
 const ZONE = 'bl.netrep.test';
@@ -73,7 +73,12 @@ interface PerfResult {
 }
 
 /** Runs dnsperf with its output in a file (so reading it does not compete with the server). */
-async function dnsperf(port: number, queryFile: string, outFile: string, extra: string[]): Promise<PerfResult> {
+async function dnsperf(
+  port: number,
+  queryFile: string,
+  outFile: string,
+  extra: string[],
+): Promise<PerfResult> {
   const fd = fs.openSync(outFile, 'w');
   const args = ['-s', '127.0.0.1', '-p', String(port), '-d', queryFile, '-l', String(SECONDS), ...extra];
   const child = spawn('dnsperf', args, { stdio: ['ignore', fd, fd] });
@@ -85,7 +90,8 @@ async function dnsperf(port: number, queryFile: string, outFile: string, extra: 
   const latencies: number[] = [];
   for (const m of text.matchAll(/^> \S+ \S+ \S+ (\d+\.\d+)$/gm)) latencies.push(Number(m[1]) * 1000);
   latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))] ?? Number.NaN;
+  const pct = (p: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))] ?? Number.NaN;
   return {
     qps: num(/Queries per second:\s+([\d.]+)/),
     completed: num(/Queries completed:\s+(\d+)/),
@@ -148,12 +154,18 @@ async function main(): Promise<void> {
       line('max qps rbldnsd', { qps: rb.qps.toFixed(0), completed: rb.completed, lost: rb.lost });
       line('max qps netrep', { qps: nr.qps.toFixed(0), completed: nr.completed, lost: nr.lost });
       const ratio = nr.qps / rb.qps;
-      line('max qps ratio', { netrep_over_rbldnsd: ratio.toFixed(2), target: `>=0.45 ${ratio >= 0.45 ? 'OK' : 'MISSED'}` });
+      line('max qps ratio', {
+        netrep_over_rbldnsd: ratio.toFixed(2),
+        target: `>=0.45 ${ratio >= 0.45 ? 'OK' : 'MISSED'}`,
+      });
 
       const fixedArgs = ['-c', '8', '-q', '500', '-Q', String(FIXED_QPS), '-v'];
       const rbFixed = await dnsperf(rbldnsd.port, queryFile, perfOut, fixedArgs);
       const nrFixed = await dnsperf(server.udpPort, queryFile, perfOut, fixedArgs);
-      for (const [name, r] of [['rbldnsd', rbFixed], ['netrep', nrFixed]] as const) {
+      for (const [name, r] of [
+        ['rbldnsd', rbFixed],
+        ['netrep', nrFixed],
+      ] as const) {
         line(`latency@20k ${name}`, {
           qps: r.qps.toFixed(0),
           p50_ms: r.p50Ms.toFixed(3),

@@ -1,6 +1,11 @@
 export { createListingIndex, type FastListingIndex, type StoredListing } from './listing-index.ts';
 export { classifyQueryName, ipToQueryName } from './query-name.ts';
-export { type DnsblServer, type DnsblServerOptions, type DnsblTcpLimits, startDnsblServer } from './server.ts';
+export {
+  type DnsblServer,
+  type DnsblServerOptions,
+  type DnsblTcpLimits,
+  startDnsblServer,
+} from './server.ts';
 export {
   DnsblListing,
   type DnsblLogger,
