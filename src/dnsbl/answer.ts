@@ -1,0 +1,196 @@
+/**
+ * The general answer path: every query the fast path declines (apex, errors, odd flags, EDNS
+ * versions, compression in the question, names that are not addresses). dns-packet validates the
+ * whole message and encodes the answer.
+ */
+import dnsPacket, { type Answer, type Packet } from 'dns-packet';
+import type { StoredListing } from './listing-index.ts';
+import { classifyLabels, type QueryTarget, targetIp } from './query-name.ts';
+import {
+  CLASS_ANY,
+  CLASS_IN,
+  EDNS_UDP_MAX,
+  FLAG_AA,
+  FLAG_CD,
+  FLAG_QR,
+  FLAG_RD,
+  FLAG_TC,
+  RCODE_BADVERS,
+  RCODE_FORMERR,
+  RCODE_NOERROR,
+  RCODE_NOTIMP,
+  RCODE_NXDOMAIN,
+  RCODE_REFUSED,
+  TYPE_A,
+  TYPE_ANY,
+  TYPE_NS,
+  TYPE_SOA,
+  TYPE_TXT,
+  txtChunks,
+  txtText,
+  UDP_CLASSIC_MAX,
+  udpLimit,
+} from './wire.ts';
+import { findIpv4, findIpv6, type ZoneContext } from './zone-context.ts';
+
+interface WireQuestion {
+  /** Labels as sent (case kept), read byte for byte. */
+  labels: string[];
+  qtype: number;
+  qclass: number;
+}
+
+/** Reads the first question's name, type and class straight from the wire; null if malformed. */
+export function readQuestion(buf: Buffer): WireQuestion | null {
+  const labels: string[] = [];
+  let pos = 12;
+  let end = -1;
+  let jumps = 0;
+  for (;;) {
+    if (pos >= buf.length) return null;
+    const l = buf[pos] as number;
+    if (l === 0) {
+      if (end < 0) end = pos + 1;
+      break;
+    }
+    if ((l & 0xc0) === 0xc0) {
+      if (pos + 1 >= buf.length || ++jumps > 16) return null;
+      if (end < 0) end = pos + 2;
+      pos = ((l & 0x3f) << 8) | (buf[pos + 1] as number);
+      continue;
+    }
+    if (l > 63 || pos + 1 + l > buf.length) return null;
+    labels.push(buf.toString('latin1', pos + 1, pos + 1 + l));
+    pos += 1 + l;
+  }
+  if (end + 4 > buf.length) return null;
+  return { labels, qtype: buf.readUInt16BE(end), qclass: buf.readUInt16BE(end + 2) };
+}
+
+/** A header-only reply: same id, opcode and RD, no sections (RFC 1035 §4.1.1). */
+export function headerReply(q: Buffer, rcode: number): Buffer {
+  const out = Buffer.alloc(12);
+  out.writeUInt16BE(q.readUInt16BE(0), 0);
+  out.writeUInt16BE(FLAG_QR | (q.readUInt16BE(2) & (0x7800 | FLAG_RD)) | rcode, 2);
+  return out;
+}
+
+type Section = { answers: Answer[]; authorities: Answer[]; rcode: number; aa: boolean };
+
+function soaRecord(ctx: ZoneContext, name: string, ttl: number): Answer {
+  return { name, type: 'SOA', class: 'IN', ttl, data: { ...ctx.soa } };
+}
+
+function apexSection(ctx: ZoneContext, name: string, qtype: number): Section {
+  const answers: Answer[] = [];
+  if (qtype === TYPE_SOA || qtype === TYPE_ANY) answers.push(soaRecord(ctx, name, ctx.ttl));
+  if (qtype === TYPE_NS || qtype === TYPE_ANY) {
+    for (const ns of ctx.ns) answers.push({ name, type: 'NS', class: 'IN', ttl: ctx.ttl, data: ns });
+  }
+  const authorities = answers.length === 0 ? [soaRecord(ctx, name, ctx.soa.minimum)] : [];
+  return { answers, authorities, rcode: RCODE_NOERROR, aa: true };
+}
+
+function listingSection(
+  ctx: ZoneContext,
+  name: string,
+  zoneName: string,
+  qtype: number,
+  target: QueryTarget & { kind: 'ipv4' | 'ipv6' },
+): Section {
+  const listing: StoredListing | undefined =
+    target.kind === 'ipv4' ? findIpv4(ctx, target.int) : findIpv6(ctx, target.hex);
+  if (!listing) {
+    return {
+      answers: [],
+      authorities: [soaRecord(ctx, zoneName, ctx.soa.minimum)],
+      rcode: RCODE_NXDOMAIN,
+      aa: true,
+    };
+  }
+  const answers: Answer[] = [];
+  if (qtype === TYPE_A || qtype === TYPE_ANY) {
+    answers.push({ name, type: 'A', class: 'IN', ttl: ctx.ttl, data: listing.returnCode });
+  }
+  if (qtype === TYPE_TXT || qtype === TYPE_ANY) {
+    const text = txtText(listing.reason, ctx.lookupUrl(targetIp(target)));
+    answers.push({ name, type: 'TXT', class: 'IN', ttl: ctx.ttl, data: txtChunks(text) });
+  }
+  const authorities = answers.length === 0 ? [soaRecord(ctx, zoneName, ctx.soa.minimum)] : [];
+  return { answers, authorities, rcode: RCODE_NOERROR, aa: true };
+}
+
+/** Answer bytes for any message, or null when it must not be answered (too short, a response). */
+export function answerGeneral(q: Buffer, ctx: ZoneContext, tcp: boolean): Buffer | null {
+  // Fewer than 12 bytes carry no id to answer to; answering responses invites reflection loops.
+  if (q.length < 12 || ((q[2] as number) & 0x80) !== 0) return null;
+  if ((((q[2] as number) >> 3) & 0xf) !== 0) return headerReply(q, RCODE_NOTIMP);
+  let packet: Packet;
+  try {
+    packet = dnsPacket.decode(q);
+  } catch {
+    return headerReply(q, RCODE_FORMERR);
+  }
+  const wire = readQuestion(q);
+  if (packet.questions?.length !== 1 || !wire) return headerReply(q, RCODE_FORMERR);
+  const opts = (packet.additionals ?? []).filter((a) => a.type === 'OPT');
+  if (opts.length > 1) return headerReply(q, RCODE_FORMERR); // RFC 6891 §6.1.1
+  const opt = opts[0];
+  const ednsSize = opt && 'udpPayloadSize' in opt ? (opt.udpPayloadSize ?? UDP_CLASSIC_MAX) : null;
+  const question = packet.questions[0] as NonNullable<Packet['questions']>[number];
+  const name = wire.labels.join('.');
+
+  let section: Section;
+  let extendedRcode = 0;
+  if (opt && 'ednsVersion' in opt && opt.ednsVersion !== 0) {
+    section = { answers: [], authorities: [], rcode: 0, aa: false };
+    extendedRcode = RCODE_BADVERS >> 4;
+  } else if (wire.qclass !== CLASS_IN && wire.qclass !== CLASS_ANY) {
+    section = { answers: [], authorities: [], rcode: RCODE_REFUSED, aa: false };
+  } else {
+    const lower = wire.labels.map((l) => l.toLowerCase());
+    const target = classifyLabels(lower, ctx.zone.split('.'));
+    const zoneName = wire.labels.slice(wire.labels.length - ctx.zoneLabelCount).join('.');
+    if (target.kind === 'outside')
+      section = { answers: [], authorities: [], rcode: RCODE_REFUSED, aa: false };
+    else if (target.kind === 'apex') section = apexSection(ctx, name, wire.qtype);
+    else if (target.kind === 'none') {
+      section = {
+        answers: [],
+        authorities: [soaRecord(ctx, zoneName, ctx.soa.minimum)],
+        rcode: RCODE_NXDOMAIN,
+        aa: true,
+      };
+    } else section = listingSection(ctx, name, zoneName, wire.qtype, target);
+  }
+
+  const flags = (section.aa ? FLAG_AA : 0) | ((packet.flags ?? 0) & (FLAG_RD | FLAG_CD)) | section.rcode;
+  const additionals: Answer[] = opt
+    ? [
+        {
+          name: '.',
+          type: 'OPT',
+          udpPayloadSize: EDNS_UDP_MAX,
+          extendedRcode,
+          ednsVersion: 0,
+          flags: 0,
+          flag_do: false,
+          options: [],
+        },
+      ]
+    : [];
+  const response: Packet = {
+    id: packet.id ?? 0,
+    type: 'response',
+    flags,
+    questions: [question],
+    answers: section.answers,
+    authorities: section.authorities,
+    additionals,
+  };
+  const out = dnsPacket.encode(response);
+  const limit = tcp ? 65535 : udpLimit(ednsSize);
+  if (out.length <= limit) return out;
+  // RFC 2181 §9: too big for UDP, send the question with TC set; the client retries over TCP.
+  return dnsPacket.encode({ ...response, flags: flags | FLAG_TC, answers: [], authorities: [] });
+}

@@ -1,0 +1,272 @@
+import { AppError } from '../core/errors.ts';
+import { parseIp } from '../core/ip.ts';
+import type { DnsblListing, ListingValue, MutableListingIndex } from './types.ts';
+
+/** A listing value as stored: interned, frozen, with the A answer pre-parsed for the wire. */
+export interface StoredListing extends ListingValue {
+  /** The return code as an unsigned 32-bit integer. */
+  readonly returnCodeInt: number;
+}
+
+/** The index plus the lookups the DNS hot path uses, keyed the way query names decode. */
+export interface FastListingIndex extends MutableListingIndex {
+  get(ip: string): StoredListing | undefined;
+  getIpv4(int: number): StoredListing | undefined;
+  /** `hex` is 32 lower-case hex digits. */
+  getIpv6(hex: string): StoredListing | undefined;
+}
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/** Strict dotted quad (the normalized IPv4 form) to uint32, or -1. */
+export function ipv4TextToInt(text: string): number {
+  let value = 0;
+  let part = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46) {
+      if (digits === 0 || dots === 3) return -1;
+      value = value * 256 + part;
+      part = 0;
+      digits = 0;
+      dots++;
+    } else {
+      const d = c - 48;
+      if (d < 0 || d > 9 || (digits === 1 && part === 0)) return -1;
+      part = part * 10 + d;
+      if (++digits > 3 || part > 255) return -1;
+    }
+  }
+  if (dots !== 3 || digits === 0) return -1;
+  return value * 256 + part;
+}
+
+type Key = { v4: number } | { v6: string };
+
+function keyOf(ip: string): Key | null {
+  const fast = ipv4TextToInt(ip);
+  if (fast >= 0) return { v4: fast };
+  const parsed = parseIp(ip);
+  if (!parsed) return null;
+  if (parsed.family === 4) return { v4: ipv4TextToInt(parsed.address) };
+  let hex = '';
+  for (const b of parsed.bytes) hex += HEX[b];
+  return { v6: hex };
+}
+
+/**
+ * Open-addressing hash set of uint32 keys (linear probing, backward-shift deletion) mapping to a
+ * small integer id. Two typed arrays instead of a Map: 1 M IPv4 listings cost 16 MB, no per-entry
+ * objects, and no heap numbers for keys above 2^31.
+ */
+class Ipv4Table {
+  private keys: Uint32Array;
+  /** id + 1; 0 marks an empty slot. */
+  private ids: Int32Array;
+  private mask: number;
+  private shift: number;
+  count = 0;
+
+  constructor(expected = 0) {
+    let bits = 10;
+    while (1 << bits < expected * 2) bits++;
+    this.keys = new Uint32Array(1 << bits);
+    this.ids = new Int32Array(1 << bits);
+    this.mask = (1 << bits) - 1;
+    this.shift = 32 - bits;
+  }
+
+  private slot(key: number): number {
+    return Math.imul(key, 0x9e3779b1) >>> this.shift;
+  }
+
+  get(key: number): number {
+    const { keys, ids, mask } = this;
+    let i = this.slot(key);
+    for (;;) {
+      const id = ids[i] as number;
+      if (id === 0) return -1;
+      if (keys[i] === key) return id - 1;
+      i = (i + 1) & mask;
+    }
+  }
+
+  /** Returns the previous id or -1. */
+  set(key: number, id: number): number {
+    if ((this.count + 1) * 2 > this.keys.length) this.grow();
+    const { keys, ids, mask } = this;
+    let i = this.slot(key);
+    for (;;) {
+      const cur = ids[i] as number;
+      if (cur === 0) {
+        keys[i] = key;
+        ids[i] = id + 1;
+        this.count++;
+        return -1;
+      }
+      if (keys[i] === key) {
+        ids[i] = id + 1;
+        return cur - 1;
+      }
+      i = (i + 1) & mask;
+    }
+  }
+
+  /** Returns the removed id or -1. */
+  delete(key: number): number {
+    const { keys, ids, mask } = this;
+    let i = this.slot(key);
+    for (;;) {
+      const cur = ids[i] as number;
+      if (cur === 0) return -1;
+      if (keys[i] === key) break;
+      i = (i + 1) & mask;
+    }
+    const removed = (ids[i] as number) - 1;
+    // Backward shift: pull later members of the probe run into the hole so lookups stay correct.
+    let hole = i;
+    let j = (i + 1) & mask;
+    while (ids[j] !== 0) {
+      const home = this.slot(keys[j] as number);
+      if (((j - home) & mask) >= ((j - hole) & mask)) {
+        keys[hole] = keys[j] as number;
+        ids[hole] = ids[j] as number;
+        hole = j;
+      }
+      j = (j + 1) & mask;
+    }
+    ids[hole] = 0;
+    this.count--;
+    return removed;
+  }
+
+  private grow(): void {
+    const oldKeys = this.keys;
+    const oldIds = this.ids;
+    const bits = 32 - this.shift + 1;
+    this.keys = new Uint32Array(1 << bits);
+    this.ids = new Int32Array(1 << bits);
+    this.mask = (1 << bits) - 1;
+    this.shift = 32 - bits;
+    this.count = 0;
+    for (let i = 0; i < oldIds.length; i++) {
+      const id = oldIds[i] as number;
+      if (id !== 0) this.set(oldKeys[i] as number, id - 1);
+    }
+  }
+}
+
+/** Interned listing values: a million listings usually share a few thousand (code, reason) pairs. */
+class ValueTable {
+  readonly values: (StoredListing | undefined)[] = [];
+  private refs: number[] = [];
+  private byKey = new Map<string, number>();
+  private free: number[] = [];
+
+  intern(listing: ListingValue): number {
+    const key = `${listing.returnCode}\n${listing.reason}`;
+    let id = this.byKey.get(key);
+    if (id === undefined) {
+      const returnCodeInt = validReturnCode(listing.returnCode);
+      const value: StoredListing = Object.freeze({
+        returnCode: listing.returnCode,
+        reason: listing.reason,
+        returnCodeInt,
+      });
+      id = this.free.pop() ?? this.values.length;
+      this.values[id] = value;
+      this.refs[id] = 0;
+      this.byKey.set(key, id);
+    }
+    this.refs[id] = (this.refs[id] as number) + 1;
+    return id;
+  }
+
+  release(id: number): void {
+    const left = (this.refs[id] as number) - 1;
+    this.refs[id] = left;
+    if (left > 0) return;
+    const value = this.values[id] as StoredListing;
+    this.byKey.delete(`${value.returnCode}\n${value.reason}`);
+    this.values[id] = undefined;
+    this.free.push(id);
+  }
+}
+
+/** CONTRACT §4: a return code lies in 127.0.0.0/8 and is not 127.0.0.1. */
+function validReturnCode(code: string): number {
+  const int = ipv4TextToInt(code);
+  if (int < 0 || int >>> 24 !== 127 || int === 0x7f000001) {
+    throw new AppError(
+      'INVALID_PARAMETER',
+      `return code must lie in 127.0.0.0/8 and not be 127.0.0.1: ${code}`,
+    );
+  }
+  return int;
+}
+
+interface Tables {
+  v4: Ipv4Table;
+  v6: Map<string, number>;
+  values: ValueTable;
+}
+
+function setIn(t: Tables, ip: string, listing: ListingValue): void {
+  const key = keyOf(ip);
+  if (!key) throw new AppError('INVALID_IP', `not an IP address: ${ip}`);
+  const id = t.values.intern(listing);
+  const previous = 'v4' in key ? t.v4.set(key.v4, id) : (t.v6.get(key.v6) ?? -1);
+  if ('v6' in key) t.v6.set(key.v6, id);
+  if (previous >= 0) t.values.release(previous);
+}
+
+/** A fast in-memory index of active listings, kept in sync by the blocklist module. */
+export function createListingIndex(initial?: Iterable<DnsblListing>): FastListingIndex {
+  let t: Tables = { v4: new Ipv4Table(), v6: new Map(), values: new ValueTable() };
+  if (initial) replace(initial);
+
+  function replace(listings: Iterable<DnsblListing>): void {
+    const expected = Array.isArray(listings) ? listings.length : 0;
+    const next: Tables = { v4: new Ipv4Table(expected), v6: new Map(), values: new ValueTable() };
+    for (const l of listings) setIn(next, l.ip, l);
+    t = next;
+  }
+
+  return {
+    get(ip) {
+      const key = keyOf(ip);
+      if (!key) return undefined;
+      const id = 'v4' in key ? t.v4.get(key.v4) : (t.v6.get(key.v6) ?? -1);
+      return id < 0 ? undefined : t.values.values[id];
+    },
+    getIpv4(int) {
+      const id = t.v4.get(int);
+      return id < 0 ? undefined : t.values.values[id];
+    },
+    getIpv6(hex) {
+      const id = t.v6.get(hex);
+      return id === undefined ? undefined : t.values.values[id];
+    },
+    get size() {
+      return t.v4.count + t.v6.size;
+    },
+    set(ip, listing) {
+      setIn(t, ip, listing);
+    },
+    delete(ip) {
+      const key = keyOf(ip);
+      if (!key) return false;
+      let id: number;
+      if ('v4' in key) id = t.v4.delete(key.v4);
+      else {
+        id = t.v6.get(key.v6) ?? -1;
+        t.v6.delete(key.v6);
+      }
+      if (id >= 0) t.values.release(id);
+      return id >= 0;
+    },
+    replaceAll: replace,
+  };
+}

@@ -1,0 +1,37 @@
+import { answerGeneral, headerReply } from './answer.ts';
+import { answerFast } from './fast-path.ts';
+import type { DnsblLogger } from './types.ts';
+import type { ZoneContext } from './zone-context.ts';
+
+const RCODE_SERVFAIL = 2;
+
+export interface Responder {
+  /** Answer bytes for one DNS message, or null when nothing must be sent back. Never throws. */
+  respond(query: Buffer, tcp: boolean): Buffer | null;
+}
+
+export interface ResponderOptions {
+  /** false sends every query through the dns-packet path (tests compare both paths). */
+  fastPath?: boolean;
+  logger?: DnsblLogger;
+}
+
+export function createResponder(ctx: ZoneContext, options: ResponderOptions = {}): Responder {
+  const fast = options.fastPath ?? true;
+  return {
+    respond(query, tcp) {
+      try {
+        if (fast) {
+          const out = answerFast(query, ctx, tcp);
+          if (out) return out;
+        }
+        return answerGeneral(query, ctx, tcp);
+      } catch (err) {
+        // A bug or a failing index must cost one answer, never the server (RFC 1035 SERVFAIL).
+        options.logger?.error({ err }, 'dnsbl: answering a query failed');
+        if (query.length < 12 || ((query[2] as number) & 0x80) !== 0) return null;
+        return headerReply(query, RCODE_SERVFAIL);
+      }
+    },
+  };
+}

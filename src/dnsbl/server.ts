@@ -1,0 +1,198 @@
+import dgram from 'node:dgram';
+import net from 'node:net';
+import { type Clock, systemClock } from '../core/clock.ts';
+import { createResponder, type Responder } from './responder.ts';
+import type { DnsblLogger, ListingIndex, SoaSettings } from './types.ts';
+import { createZoneContext } from './zone-context.ts';
+
+export interface DnsblTcpLimits {
+  /** Close a connection that sends nothing for this long (RFC 7766 §6.2.3). */
+  idleTimeoutMs: number;
+  /** A started frame must be complete within this time (slowloris). */
+  frameTimeoutMs: number;
+  maxConnections: number;
+  /** Close a client that does not read its answers once this much output is queued. */
+  maxQueuedBytes: number;
+}
+
+export interface DnsblServerOptions {
+  zone: string;
+  /** `host:port` or `[v6]:port`; port 0 picks a free port (the same one for UDP and TCP). */
+  listen: string;
+  index: ListingIndex;
+  /** Lookup URL served in TXT answers, for a normalized IP. */
+  lookupUrl: (ip: string) => string;
+  logger?: DnsblLogger;
+  soa?: Partial<SoaSettings>;
+  /** Apex NS names; default `localhost`. */
+  ns?: string[];
+  /** TTL of positive answers, seconds (default 60). */
+  ttl?: number;
+  clock?: Clock;
+  tcp?: Partial<DnsblTcpLimits>;
+  /** Use the hand-written answer path for common queries (default true). */
+  fastPath?: boolean;
+}
+
+export interface DnsblServer {
+  udpPort: number;
+  tcpPort: number;
+  address: string;
+  close(): Promise<void>;
+}
+
+const DEFAULT_TCP: DnsblTcpLimits = {
+  idleTimeoutMs: 10_000,
+  frameTimeoutMs: 5_000,
+  maxConnections: 512,
+  maxQueuedBytes: 1 << 20,
+};
+
+export function parseListen(listen: string): { host: string; port: number } {
+  const m = /^\[([^\]]+)\]:(\d+)$/.exec(listen) ?? /^([^:]+):(\d+)$/.exec(listen);
+  const port = m ? Number(m[2]) : Number.NaN;
+  if (!m || !Number.isInteger(port) || port < 0 || port > 65535 || net.isIP(m[1] as string) === 0) {
+    throw new Error(
+      `invalid DNSBL listen address ${JSON.stringify(listen)}: expected host:port with an IP host`,
+    );
+  }
+  return { host: m[1] as string, port };
+}
+
+/** Starts the authoritative DNSBL server on UDP and TCP. */
+export async function startDnsblServer(options: DnsblServerOptions): Promise<DnsblServer> {
+  const { host, port } = parseListen(options.listen);
+  const ctx = createZoneContext({
+    zone: options.zone,
+    index: options.index,
+    lookupUrl: options.lookupUrl,
+    ttl: options.ttl,
+    soa: options.soa,
+    ns: options.ns,
+    now: (options.clock ?? systemClock)(),
+  });
+  const responder = createResponder(ctx, { fastPath: options.fastPath, logger: options.logger });
+  const limits = { ...DEFAULT_TCP, ...options.tcp };
+  // With port 0 the kernel picks the UDP port; TCP may find it taken, so try a few times.
+  for (let attempt = 0; ; attempt++) {
+    const udp = await bindUdp(host, port, responder, options.logger);
+    const udpPort = udp.address().port;
+    try {
+      const tcp = await bindTcp(host, udpPort, responder, limits, options.logger);
+      return {
+        udpPort,
+        tcpPort: udpPort,
+        address: host,
+        close: () => Promise.all([closeUdp(udp), tcp.close()]).then(() => undefined),
+      };
+    } catch (err) {
+      await closeUdp(udp);
+      if (port !== 0 || attempt >= 10) throw err;
+    }
+  }
+}
+
+function bindUdp(
+  host: string,
+  port: number,
+  responder: Responder,
+  logger?: DnsblLogger,
+): Promise<dgram.Socket> {
+  const socket = dgram.createSocket({ type: net.isIPv6(host) ? 'udp6' : 'udp4' });
+  socket.on('message', (msg, rinfo) => {
+    const out = responder.respond(msg, false);
+    if (out) socket.send(out, rinfo.port, rinfo.address);
+  });
+  return new Promise((resolve, reject) => {
+    socket.once('error', reject);
+    socket.bind(port, host, () => {
+      socket.off('error', reject);
+      // Send failures (an unreachable client) are the client's problem, not a reason to stop.
+      socket.on('error', (err) => logger?.warn({ err }, 'dnsbl: UDP socket error'));
+      resolve(socket);
+    });
+  });
+}
+
+function closeUdp(socket: dgram.Socket): Promise<void> {
+  return new Promise((resolve) => {
+    try {
+      socket.close(() => resolve());
+    } catch {
+      resolve();
+    }
+  });
+}
+
+/** RFC 7766 / RFC 1035 §4.2.2: each message prefixed by a two-byte length, many per connection. */
+function serveConnection(
+  socket: net.Socket,
+  responder: Responder,
+  limits: DnsblTcpLimits,
+  logger?: DnsblLogger,
+): void {
+  let pending: Buffer = Buffer.alloc(0);
+  let frameTimer: NodeJS.Timeout | null = null;
+  const clearFrameTimer = () => {
+    if (frameTimer) clearTimeout(frameTimer);
+    frameTimer = null;
+  };
+  socket.setNoDelay(true);
+  socket.setTimeout(limits.idleTimeoutMs, () => socket.destroy());
+  socket.on('error', (err) => logger?.warn({ err }, 'dnsbl: TCP connection error'));
+  socket.on('close', clearFrameTimer);
+  socket.on('data', (chunk: Buffer) => {
+    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+    while (pending.length >= 2) {
+      const size = pending.readUInt16BE(0);
+      if (pending.length < 2 + size) break;
+      const message = pending.subarray(2, 2 + size);
+      pending = pending.subarray(2 + size);
+      clearFrameTimer();
+      const out = responder.respond(message, true);
+      if (!out) continue;
+      const frame = Buffer.allocUnsafe(2 + out.length);
+      frame.writeUInt16BE(out.length, 0);
+      out.copy(frame, 2);
+      socket.write(frame);
+      if (socket.writableLength > limits.maxQueuedBytes) {
+        socket.destroy();
+        return;
+      }
+    }
+    if (pending.length > 0 && !frameTimer) {
+      frameTimer = setTimeout(() => socket.destroy(), limits.frameTimeoutMs);
+    }
+  });
+}
+
+function bindTcp(
+  host: string,
+  port: number,
+  responder: Responder,
+  limits: DnsblTcpLimits,
+  logger?: DnsblLogger,
+): Promise<{ close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    serveConnection(socket, responder, limits, logger);
+  });
+  // Beyond the cap the kernel-accepted connection is closed at once by Node.
+  server.maxConnections = limits.maxConnections;
+  server.on('error', (err) => logger?.warn({ err }, 'dnsbl: TCP server error'));
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ port, host, exclusive: true }, () => {
+      server.off('error', reject);
+      resolve({
+        close: () =>
+          new Promise<void>((done) => {
+            for (const s of sockets) s.destroy();
+            server.close(() => done());
+          }),
+      });
+    });
+  });
+}
