@@ -58,11 +58,15 @@ export function adminBlocklistRoutes(app: FastifyInstance, services: HttpService
     '/v1/admin/blocklist/listings/:ip',
     {
       config: { access: { kind: 'key', permission: 'admin' } },
+      // The body is optional: a DELETE without one is an empty object.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
       schema: {
         tags: ['admin'],
         summary: 'Delist an address (CONTRACT §4); 404 when it is not listed.',
         params: IpParam,
-        body: Type.Optional(DelistBody),
+        body: DelistBody,
         response: { 200: envelope(DelistAnswer), ...errorResponses(400, 401, 403, 404, 429) },
       },
     },
@@ -70,7 +74,7 @@ export function adminBlocklistRoutes(app: FastifyInstance, services: HttpService
       const raw = (request.params as { ip: string }).ip;
       const ip = normalizeIp(raw);
       if (ip === null) throw new AppError('INVALID_IP', `invalid IP address: ${raw.slice(0, 64)}`);
-      const body = (request.body ?? {}) as DelistBody;
+      const body = request.body as DelistBody;
       const removed = await blocklist.delist(ip, { reason: body.reason, actor: actorOf(request) });
       if (!removed) throw new AppError('NOT_FOUND', `${ip} is not listed`);
       return { data: { ip, listed: false as const } };
