@@ -5,12 +5,22 @@
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { createAccounts, parseQuotaOverrides } from './accounts/index.ts';
+import { createBlocklist } from './blocklist/index.ts';
 import type { Config } from './config.ts';
 import { type Clock, systemClock } from './core/clock.ts';
+import {
+  type BlocklistMirror,
+  type DnsblServer,
+  startBlocklistMirror,
+  startDnsblServer,
+} from './dnsbl/index.ts';
 import type { HttpServices, ReadinessCheck } from './http/context.ts';
+import { adminBlocklistRoutes } from './http/routes/admin-blocklist.ts';
+import { blocklistRoutes } from './http/routes/blocklist.ts';
 import { buildHttp, type RouteModule } from './http/server.ts';
 import { createLimits } from './limits/index.ts';
 import { migrate, openStore, ping, type Store } from './store/index.ts';
+import { type ExpiryWorker, startExpiryWorker } from './worker/blocklist-expiry.ts';
 
 export interface AppOptions {
   clock?: Clock;
@@ -27,6 +37,12 @@ export interface App {
   store: Store;
   http: FastifyInstance;
   services: HttpServices;
+  /** The DNSBL server (null when NETREP_DNSBL_LISTEN is empty); its bound ports for tests. */
+  dnsbl: DnsblServer | null;
+  /** The in-memory copy of the active listings that DNS answers from. */
+  blocklistMirror: BlocklistMirror;
+  /** Records due expiries every second; `runOnce()` for tests that move the clock. */
+  blocklistExpiry: ExpiryWorker;
   /** Starts listening on NETREP_LISTEN; returns the bound address. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -78,6 +94,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     prefix: options.limitPrefix ?? config.redisPrefix,
   });
 
+  const blocklist = createBlocklist({ store, clock });
+  const blocklistMirror = await startBlocklistMirror({
+    blocklist,
+    clock,
+    // The HTTP logger exists by the time the mirror's timer first reports.
+    logger: { warn: (obj, msg) => http.log.warn(obj, msg), error: (obj, msg) => http.log.error(obj, msg) },
+  });
+
   const readiness = async (): Promise<ReadinessCheck[]> => {
     const checks: ReadinessCheck[] = [];
     try {
@@ -98,24 +122,47 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     limits,
     readiness,
     datasetVersion: () => null,
+    blocklist,
+    listingFor: blocklistMirror.listingFor,
   };
   const http = await buildHttp({
     services,
     logger: options.logger === undefined ? false : options.logger,
-    routes: options.routes ?? [],
+    routes: [blocklistRoutes, adminBlocklistRoutes, ...(options.routes ?? [])],
   });
+  const blocklistExpiry = startExpiryWorker({ blocklist, logger: http.log });
+  // TXT answers point at the lookup route; without NETREP_PUBLIC_URL, at the bound HTTP address.
+  let publicBase = (config.publicUrl || `http://${config.listen}`).replace(/\/+$/, '');
+  const dnsbl = config.dnsblListen
+    ? await startDnsblServer({
+        zone: config.dnsblZone,
+        listen: config.dnsblListen,
+        index: blocklistMirror.index,
+        lookupUrl: (ip) => `${publicBase}/v1/public/blocklist/ip/${ip}`,
+        logger: http.log,
+        clock,
+      })
+    : null;
 
   return {
     config,
     store,
     http,
     services,
+    dnsbl,
+    blocklistMirror,
+    blocklistExpiry,
     async listen() {
       const { host, port } = splitHostPort(config.listen, 8080);
-      return await http.listen({ host, port });
+      const address = await http.listen({ host, port });
+      if (!config.publicUrl) publicBase = address;
+      return address;
     },
     async close() {
+      await dnsbl?.close();
       await http.close();
+      await blocklistExpiry.stop();
+      blocklistMirror.close();
       await accounts.close();
       redis?.disconnect();
       await store.close();

@@ -1,0 +1,10 @@
+export { checkAnswer, eventAnswer, listingAnswer, statsAnswer } from './answer.ts';
+export {
+  type Blocklist,
+  type BlocklistDeps,
+  createBlocklist,
+  EXPIRED_REASON,
+  isValidReturnCode,
+  type ListingListener,
+} from './blocklist.ts';
+export * from './types.ts';
