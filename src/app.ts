@@ -7,7 +7,10 @@ import { Redis } from 'ioredis';
 import { createAccounts, parseQuotaOverrides } from './accounts/index.ts';
 import type { Config } from './config.ts';
 import { type Clock, systemClock } from './core/clock.ts';
+import { createDnsClient } from './core/dns/index.ts';
 import type { HttpServices, ReadinessCheck } from './http/context.ts';
+import { emailDomainRoutes } from './http/routes/email-domain.ts';
+import { headerAnalyzerRoutes } from './http/routes/header-analyzer.ts';
 import { buildHttp, type RouteModule } from './http/server.ts';
 import { createLimits } from './limits/index.ts';
 import { migrate, openStore, ping, type Store } from './store/index.ts';
@@ -20,6 +23,8 @@ export interface AppOptions {
   /** Redis/limit key prefix (tests isolate instances with it). */
   limitPrefix?: string;
   routes?: RouteModule[];
+  /** Header hop enrichment (tests pass a counting one; the intel module supplies the real one). */
+  enrichIp?: HttpServices['enrichIp'];
 }
 
 export interface App {
@@ -98,11 +103,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     limits,
     readiness,
     datasetVersion: () => null,
+    dns: createDnsClient({ servers: config.dnsServers }),
+    ...(options.enrichIp ? { enrichIp: options.enrichIp } : {}),
   };
   const http = await buildHttp({
     services,
     logger: options.logger === undefined ? false : options.logger,
-    routes: options.routes ?? [],
+    routes: options.routes ?? [emailDomainRoutes, headerAnalyzerRoutes],
   });
 
   return {
