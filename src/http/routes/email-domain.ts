@@ -60,11 +60,6 @@ function requireDomain(params: unknown): string {
   return domain;
 }
 
-function splitSelectors(value: string | undefined): string[] | undefined {
-  if (value === undefined) return undefined;
-  return value.split(',');
-}
-
 function cacheHeaders(reply: FastifyReply, cached: CachedDomainCheck): void {
   reply.header('x-netrep-domain-dns-cache', cached.status);
   reply.header('age', String(cached.ageSeconds));
@@ -94,7 +89,7 @@ export function emailDomainRoutes(app: FastifyInstance, services: HttpServices):
     const domain = requireDomain(request.params);
     const query = request.query as Static<typeof DnsQuery>;
     const cached = await cache.check(domain, {
-      selectors: splitSelectors(query.selectors) ?? [],
+      selectors: query.selectors?.split(',') ?? [],
       refresh: query.refresh === true,
     });
     cacheHeaders(reply, cached);
