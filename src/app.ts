@@ -8,6 +8,7 @@ import { createAccounts, parseQuotaOverrides } from './accounts/index.ts';
 import { createBlocklist } from './blocklist/index.ts';
 import type { Config } from './config.ts';
 import { type Clock, systemClock } from './core/clock.ts';
+import { createDnsClient } from './core/dns/index.ts';
 import {
   type BlocklistMirror,
   type DnsblServer,
@@ -17,6 +18,8 @@ import {
 import type { HttpServices, ReadinessCheck } from './http/context.ts';
 import { adminBlocklistRoutes } from './http/routes/admin-blocklist.ts';
 import { blocklistRoutes } from './http/routes/blocklist.ts';
+import { emailDomainRoutes } from './http/routes/email-domain.ts';
+import { headerAnalyzerRoutes } from './http/routes/header-analyzer.ts';
 import { buildHttp, type RouteModule } from './http/server.ts';
 import { createLimits } from './limits/index.ts';
 import { migrate, openStore, ping, type Store } from './store/index.ts';
@@ -30,6 +33,8 @@ export interface AppOptions {
   /** Redis/limit key prefix (tests isolate instances with it). */
   limitPrefix?: string;
   routes?: RouteModule[];
+  /** Header hop enrichment (tests pass a counting one; the intel module supplies the real one). */
+  enrichIp?: HttpServices['enrichIp'];
 }
 
 export interface App {
@@ -124,11 +129,19 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     datasetVersion: () => null,
     blocklist,
     listingFor: blocklistMirror.listingFor,
+    dns: createDnsClient({ servers: config.dnsServers }),
+    ...(options.enrichIp ? { enrichIp: options.enrichIp } : {}),
   };
   const http = await buildHttp({
     services,
     logger: options.logger === undefined ? false : options.logger,
-    routes: [blocklistRoutes, adminBlocklistRoutes, ...(options.routes ?? [])],
+    routes: [
+      blocklistRoutes,
+      adminBlocklistRoutes,
+      emailDomainRoutes,
+      headerAnalyzerRoutes,
+      ...(options.routes ?? []),
+    ],
   });
   const blocklistExpiry = startExpiryWorker({ blocklist, logger: http.log });
   // TXT answers point at the lookup route; without NETREP_PUBLIC_URL, at the bound HTTP address.

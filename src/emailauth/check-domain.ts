@@ -8,7 +8,7 @@ import { validateDomainName } from './domain-name.ts';
 import { checkMx } from './mx.ts';
 import { scoreDomain } from './score.ts';
 import { analyzeSpf } from './spf-analyze.ts';
-import type { DomainAuthResult } from './types.ts';
+import type { DomainAuthResult, DomainDnsResult } from './types.ts';
 
 /** Spec §8: the DNS work of one domain check has 5 seconds in total. */
 export const DOMAIN_CHECK_DEADLINE_MS = 5000;
@@ -79,4 +79,10 @@ export async function checkDomain(input: string, options: CheckDomainOptions): P
     checked_at: toIso(options.clock()),
     dns: stats,
   };
+}
+
+/** The DNS route's shape: `score` renamed `domain_auth_score` (spec §2.7). */
+export function toDomainDnsResult(result: DomainAuthResult): DomainDnsResult {
+  const { domain, score, ...rest } = result;
+  return { domain, domain_auth_score: score, ...rest };
 }

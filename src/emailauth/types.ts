@@ -183,6 +183,14 @@ export const DomainAuthResultSchema = Type.Object({
   dns: DnsStatsSchema,
 });
 
+/** The authenticated DNS route's answer: the same result with `score` named `domain_auth_score` (spec §2.7). */
+const { domain: domainField, score: scoreField, ...restOfResult } = DomainAuthResultSchema.properties;
+export const DomainDnsResultSchema = Type.Object({
+  domain: domainField,
+  domain_auth_score: scoreField,
+  ...restOfResult,
+});
+
 export const SpfCheckResultSchema = Type.Object({
   result: Type.Union(
     ['pass', 'fail', 'softfail', 'neutral', 'none', 'temperror', 'permerror'].map((r) => Type.Literal(r)),
@@ -206,4 +214,5 @@ export type DkimResult = Static<typeof DkimResultSchema>;
 export type DmarcResult = Static<typeof DmarcResultSchema>;
 export type DnsStats = Static<typeof DnsStatsSchema>;
 export type DomainAuthResult = Static<typeof DomainAuthResultSchema>;
+export type DomainDnsResult = Static<typeof DomainDnsResultSchema>;
 export type SpfCheckResultAnswer = Static<typeof SpfCheckResultSchema>;

@@ -6,6 +6,8 @@ import type { Accounts, Feature, Permission, Principal } from '../accounts/index
 import type { Blocklist, ListingType } from '../blocklist/index.ts';
 import type { Config } from '../config.ts';
 import type { Clock } from '../core/clock.ts';
+import type { DnsClient } from '../core/dns/index.ts';
+import type { HopEnrichment } from '../headers/index.ts';
 import type { LimitState, Limits, MinuteBucket } from '../limits/index.ts';
 import type { Store } from '../store/index.ts';
 
@@ -50,6 +52,10 @@ export interface HttpServices {
   blocklist?: Blocklist;
   /** Active listing type of an address, synchronous from memory (threat score, reputation). */
   listingFor?(ip: string): { type: ListingType } | null;
+  /** The one DNS client (NETREP_DNS_SERVERS): domain checks, DMARC lookups, PTR, audit probes. */
+  dns: DnsClient;
+  /** Intel for a header hop IP; absent until the intel module is wired (fields are then null). */
+  enrichIp?: (ip: string) => HopEnrichment | null;
 }
 
 declare module 'fastify' {

@@ -8,10 +8,11 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { Registry } from 'prom-client';
+import { AppError } from '../core/errors.ts';
 import type { HttpServices } from './context.ts';
 import { registerAccess } from './plugins/access.ts';
 import { registerEnvelope } from './plugins/envelope.ts';
-import { registerErrors } from './plugins/errors.ts';
+import { registerErrors, sendError } from './plugins/errors.ts';
 import { createMetricsRegistry, registerMetrics } from './plugins/metrics.ts';
 import { adminKeyRoutes } from './routes/admin-keys.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -46,8 +47,20 @@ export async function buildHttp(options: BuildHttpOptions): Promise<FastifyInsta
     // Per-request info logs cost more than the lookups themselves; errors are still logged.
     // Per-request info logs cost more than the lookups themselves; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
+    // Router errors (a malformed URL, a path parameter over 1024 characters) get the envelope too.
+    frameworkErrors: (error, request, reply) => {
+      const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      sendError(
+        request,
+        reply,
+        new AppError(
+          'INVALID_PARAMETER',
+          tooLong ? 'a path parameter is too long' : 'the request path is malformed',
+        ),
+      );
+    },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
-    routerOptions: { ignoreTrailingSlash: false, caseSensitive: true, maxParamLength: 200 },
+    routerOptions: { ignoreTrailingSlash: false, caseSensitive: true, maxParamLength: 1024 },
   });
 
   app.addSchema(ErrorEnvelope);

@@ -7,6 +7,7 @@ import type { Feature, Permission, TierName } from '../../src/accounts/index.ts'
 import { type App, createApp } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createManualClock, type ManualClock } from '../../src/core/clock.ts';
+import type { HttpServices } from '../../src/http/context.ts';
 import type { RouteModule } from '../../src/http/server.ts';
 import { TEST_REDIS_URL } from './backends.ts';
 import { createTestStore, type StoreKind, type TestStoreHandle } from './stores.ts';
@@ -45,6 +46,8 @@ export async function createTestApp(
     routes?: RouteModule[];
     limitPrefix?: string;
     handle?: TestStoreHandle;
+    /** Header hop enrichment (services.enrichIp). */
+    enrichIp?: HttpServices['enrichIp'];
   } = {},
 ): Promise<TestApp> {
   const handle = options.handle ?? (await createTestStore(kind));
@@ -56,6 +59,9 @@ export async function createTestApp(
       redisUrl: options.redis ? TEST_REDIS_URL : '',
       listen: '127.0.0.1:0',
       dnsblListen: '',
+      // Never the system resolvers: a closed loopback port fails every query at once.
+      // DNS tests point this at test/helpers/dns-zone-server.ts.
+      dnsServers: ['127.0.0.1:9'],
       ...options.config,
     },
     {},
@@ -65,6 +71,7 @@ export async function createTestApp(
     ...(handle.pgSchema ? { pgSchema: handle.pgSchema } : {}),
     limitPrefix: options.limitPrefix ?? `t${crypto.randomBytes(4).toString('hex')}`,
     ...(options.routes ? { routes: options.routes } : {}),
+    ...(options.enrichIp ? { enrichIp: options.enrichIp } : {}),
   });
   const { user } = await app.services.accounts.createUser({
     email: `admin-${crypto.randomBytes(3).toString('hex')}@example.test`,

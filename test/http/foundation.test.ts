@@ -214,6 +214,17 @@ describe.each(VARIANTS)('HTTP foundation on $name', (variant) => {
         'PAYLOAD_TOO_LARGE',
       );
       expectEnvelopeError(await app.http.inject({ url: '/v1/nothing-here' }), 404, 'NOT_FOUND');
+      // Router-level errors get the envelope too.
+      expectEnvelopeError(
+        await app.http.inject({ url: `/v1/public/blocklist/ip/${'a'.repeat(1500)}` }),
+        400,
+        'INVALID_PARAMETER',
+      );
+      expectEnvelopeError(
+        await app.http.inject({ url: '/v1/public/blocklist/ip/%E0%A4%A' }),
+        400,
+        'INVALID_PARAMETER',
+      );
       const wrong = expectEnvelopeError(
         await app.http.inject({ method: 'DELETE', url: '/v1/probe/ip' }),
         405,

@@ -1,6 +1,7 @@
 import { Resolver } from 'node:dns/promises';
 import { parseIp } from '../ip.ts';
 import { DnsError, mapDnsError } from './errors.ts';
+import { type RawRecordType, type RawResults, rawQuery } from './raw-query.ts';
 import { parseDnsServers } from './servers.ts';
 
 export interface MxAnswer {
@@ -53,14 +54,18 @@ export function normalizeQueryName(name: string): string {
 }
 
 export function createDnsClient(options: DnsClientOptions): DnsClient {
-  const resolver = new Resolver({
-    timeout: options.timeoutMs ?? DEFAULT_DNS_TIMEOUT_MS,
-    tries: options.tries ?? DEFAULT_DNS_TRIES,
-  });
+  const timeoutMs = options.timeoutMs ?? DEFAULT_DNS_TIMEOUT_MS;
+  const tries = options.tries ?? DEFAULT_DNS_TRIES;
+  const resolver = new Resolver({ timeout: timeoutMs, tries });
   const servers = parseDnsServers(options.servers);
   if (servers.length > 0) resolver.setServers(servers);
 
-  async function run<T>(name: string, type: string, query: (n: string) => Promise<T[]>): Promise<T[]> {
+  async function ask<T extends unknown[]>(
+    name: string,
+    type: RawRecordType | 'PTR',
+    query: (n: string) => Promise<T>,
+    fallback?: (n: string) => Promise<T>,
+  ): Promise<T> {
     const qname = normalizeQueryName(name);
     const label = `${qname} ${type}`;
     if (qname.length === 0 || qname.length > 253) throw new DnsError('BADNAME', label);
@@ -70,8 +75,21 @@ export function createDnsClient(options: DnsClientOptions): DnsClient {
       if (answers.length === 0) throw new DnsError('NODATA', label);
       return answers;
     } catch (err) {
+      // c-ares refuses names outside hostname syntax that DNS (and RFC 7208 §7.1) allows:
+      // those go to the same servers through the raw stub resolver.
+      if (fallback && (err as { code?: unknown } | null)?.code === 'EBADNAME') return await fallback(qname);
       throw mapDnsError(err, label);
     }
+  }
+
+  function run<K extends RawRecordType>(
+    name: string,
+    type: K,
+    query: (n: string) => Promise<RawResults[K]>,
+  ): Promise<RawResults[K]> {
+    return ask(name, type, query, (qname) =>
+      rawQuery(qname, type, { servers: resolver.getServers(), timeoutMs, tries }),
+    );
   }
 
   return {
@@ -85,7 +103,8 @@ export function createDnsClient(options: DnsClientOptions): DnsClient {
     ptr: async (ip) => {
       const name = reverseName(ip);
       if (name === null) throw new DnsError('BADNAME', `${ip} PTR`);
-      const rows = await run(name, 'PTR', (n) => resolver.resolvePtr(n));
+      // Reverse names are always hostnames: no raw fallback needed.
+      const rows = await ask(name, 'PTR', (n) => resolver.resolvePtr(n));
       return rows.map(normalizeQueryName);
     },
   };

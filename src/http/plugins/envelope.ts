@@ -6,6 +6,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 export function elapsedMs(request: FastifyRequest): number {
+  // Errors raised by the router arrive before the onRequest hook set the start time.
+  if (!request.startedAt) return 0;
   return Math.round(Number(process.hrtime.bigint() - request.startedAt) / 1e6);
 }
 

@@ -1,0 +1,174 @@
+/**
+ * Email domain authentication routes (spec §2.7, §4 rule 4, §8; CONTRACT §2, §8): the cached
+ * domain DNS check, the public domain-check tool and its keyed alias, and SPF check_host().
+ * An empty domain segment (`/v1/public/tools/domain-check/`) is registered explicitly so it
+ * answers 400 MISSING_DOMAIN instead of 404.
+ */
+import { type Static, Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { withBudget } from '../../core/dns/index.ts';
+import { AppError } from '../../core/errors.ts';
+import { parseIp } from '../../core/ip.ts';
+import {
+  type CachedDomainCheck,
+  checkDomain,
+  checkHost,
+  createDomainCheckCache,
+  DOMAIN_CHECK_DEADLINE_MS,
+  DomainAuthResultSchema,
+  DomainDnsResultSchema,
+  SpfCheckResultSchema,
+  toDomainDnsResult,
+} from '../../emailauth/index.ts';
+import type { Access, HttpServices } from '../context.ts';
+import { envelope, errorResponses } from '../schemas.ts';
+
+const DomainParam = Type.Object({
+  domain: Type.String({ description: 'Domain name (IDN accepted; normalized to lower-case A-labels).' }),
+});
+
+const DnsQuery = Type.Object({
+  selectors: Type.Optional(
+    Type.String({
+      maxLength: 1000,
+      description:
+        'Comma-separated DKIM selectors; all are returned, found or not (at most 20). Omitted: common selectors are probed and only found ones returned.',
+    }),
+  ),
+  refresh: Type.Optional(
+    Type.Boolean({ default: false, description: 'Bypass the 24 h cache (the fresh answer is stored).' }),
+  ),
+});
+
+const SpfQuery = Type.Object({
+  ip: Type.String({ maxLength: 100, description: 'Client IP address (IPv4 or IPv6).' }),
+  domain: Type.Optional(
+    Type.String({ maxLength: 300, description: 'Domain to check; defaults to the domain of sender.' }),
+  ),
+  sender: Type.Optional(
+    Type.String({ maxLength: 600, description: 'MAIL FROM address; defaults to postmaster@domain.' }),
+  ),
+  helo: Type.Optional(Type.String({ maxLength: 300, description: 'HELO/EHLO name, for the %{h} macro.' })),
+});
+
+const READ: Access = { kind: 'key', permission: 'email:read' };
+const PUBLIC: Access = { kind: 'public', bucket: 'public' };
+
+function requireDomain(params: unknown): string {
+  const domain = (params as { domain?: string } | undefined)?.domain ?? '';
+  if (domain.trim() === '') throw new AppError('MISSING_DOMAIN');
+  return domain;
+}
+
+function cacheHeaders(reply: FastifyReply, cached: CachedDomainCheck): void {
+  reply.header('x-netrep-domain-dns-cache', cached.status);
+  reply.header('age', String(cached.ageSeconds));
+  reply.header('cache-control', `private, max-age=${cached.maxAgeSeconds}`);
+}
+
+export function emailDomainRoutes(app: FastifyInstance, services: HttpServices): void {
+  // One cache per app instance (spec §8: per server instance).
+  const cache = createDomainCheckCache({ dns: services.dns, clock: services.clock });
+
+  const dnsSchema = {
+    tags: ['email'],
+    summary: 'MX, SPF, DKIM and DMARC of a domain with domain_auth_score, grade and recommendations.',
+    description:
+      'Cached 24 hours per normalized domain and selector set on this instance; 30 requests/minute per key. ' +
+      'Headers: X-Netrep-Domain-DNS-Cache (HIT, MISS, BYPASS), Age, Cache-Control: private, max-age=<seconds left>.',
+    querystring: DnsQuery,
+    response: { 200: envelope(DomainDnsResultSchema), ...errorResponses(400, 401, 403, 429) },
+  };
+  const dnsRoute = {
+    config: { access: { ...READ, minuteBucket: 'domain_dns' as const } },
+  };
+  const dnsHandler = async (
+    request: { params: unknown; query: unknown },
+    reply: FastifyReply,
+  ): Promise<{ data: Static<typeof DomainDnsResultSchema> }> => {
+    const domain = requireDomain(request.params);
+    const query = request.query as Static<typeof DnsQuery>;
+    const cached = await cache.check(domain, {
+      selectors: query.selectors?.split(',') ?? [],
+      refresh: query.refresh === true,
+    });
+    cacheHeaders(reply, cached);
+    return { data: toDomainDnsResult(cached.result) };
+  };
+  app.get(
+    '/v1/email/domain/:domain/dns',
+    { ...dnsRoute, schema: { ...dnsSchema, params: DomainParam } },
+    dnsHandler,
+  );
+  app.get('/v1/email/domain//dns', { ...dnsRoute, schema: { ...dnsSchema, hide: true } }, dnsHandler);
+
+  const toolSchema = (summary: string) => ({
+    tags: ['email'],
+    summary,
+    description:
+      'Strict public hostname (INVALID_DOMAIN otherwise); common DKIM selectors, found ones returned.',
+    response: { 200: envelope(DomainAuthResultSchema), ...errorResponses(400, 401, 403, 429) },
+  });
+  const toolHandler = async (request: { params: unknown }) => {
+    const domain = requireDomain(request.params);
+    return { data: await checkDomain(domain, { dns: services.dns, clock: services.clock }) };
+  };
+  const publicSummary = 'Domain check tool (anonymous): MX, SPF, DKIM and DMARC with score and grade.';
+  const keyedSummary = 'Domain check tool, key-protected alias of the public route.';
+  app.get(
+    '/v1/public/tools/domain-check/:domain',
+    { config: { access: PUBLIC }, schema: { ...toolSchema(publicSummary), params: DomainParam } },
+    toolHandler,
+  );
+  app.get(
+    '/v1/public/tools/domain-check/',
+    { config: { access: PUBLIC }, schema: { ...toolSchema(publicSummary), hide: true } },
+    toolHandler,
+  );
+  app.get(
+    '/v1/tools/domain-check/:domain',
+    { config: { access: READ }, schema: { ...toolSchema(keyedSummary), params: DomainParam } },
+    toolHandler,
+  );
+  app.get(
+    '/v1/tools/domain-check/',
+    { config: { access: READ }, schema: { ...toolSchema(keyedSummary), hide: true } },
+    toolHandler,
+  );
+
+  app.get(
+    '/v1/email/spf/check',
+    {
+      config: { access: READ },
+      schema: {
+        tags: ['email'],
+        summary: 'SPF check_host() (RFC 7208) for a client IP, domain and sender.',
+        description:
+          'Result pass, fail, softfail, neutral, none, temperror or permerror, with the deciding mechanism. ' +
+          'DNS work has the 5 s deadline of the domain check.',
+        querystring: SpfQuery,
+        response: { 200: envelope(SpfCheckResultSchema), ...errorResponses(400, 401, 403, 429) },
+      },
+    },
+    async (request) => {
+      const query = request.query as Static<typeof SpfQuery>;
+      const sender = query.sender?.trim() ?? '';
+      const domain =
+        query.domain?.trim() || (sender.includes('@') ? sender.slice(sender.lastIndexOf('@') + 1) : '');
+      if (domain === '') throw new AppError('MISSING_DOMAIN');
+      if (!parseIp(query.ip.trim())) throw new AppError('INVALID_IP', `invalid IP address: ${query.ip}`);
+      const dns = withBudget(services.dns, {
+        maxLookups: 120,
+        concurrency: 4,
+        deadlineMs: DOMAIN_CHECK_DEADLINE_MS,
+        clock: services.clock,
+      });
+      const result = await checkHost(query.ip.trim(), domain, sender || `postmaster@${domain}`, {
+        dns,
+        clock: services.clock,
+        ...(query.helo ? { helo: query.helo.trim() } : {}),
+      });
+      return { data: result };
+    },
+  );
+}

@@ -1,0 +1,83 @@
+/**
+ * Header analysis routes (spec §2.8, §4 rule 5, §8): the anonymous tool and its keyed alias.
+ * Body `{headers}` up to 64 KiB (413 PAYLOAD_TOO_LARGE), `headers` up to 49152 bytes
+ * (HEADERS_TOO_LARGE), missing or blank → MISSING_HEADERS. Hop enrichment comes from
+ * `services.enrichIp` (intel) when wired; `dmarc_policy` is looked up on the public route only.
+ */
+import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
+import { AppError } from '../../core/errors.ts';
+import { lookupDmarcPolicy } from '../../emailauth/index.ts';
+import {
+  type AnalyzeOptions,
+  analyzeHeaders,
+  checkHeadersInput,
+  HeaderAnalysisSchema,
+  HeaderAnalyzerBodySchema,
+} from '../../headers/index.ts';
+import type { HttpServices } from '../context.ts';
+import { envelope, errorResponses } from '../schemas.ts';
+
+/** Spec §8: the JSON body of a header analysis is limited to 64 KiB. */
+export const HEADER_ANALYZER_BODY_LIMIT = 64 * 1024;
+
+/**
+ * The body schema documents `{headers: string}`, but the shared validator coerces scalars
+ * (`{"headers": 42}` would become "42"), and a missing field must answer MISSING_HEADERS, not
+ * INVALID_BODY. So the route only requires a JSON object here and the handler checks the field.
+ */
+const objectBody: FastifySchemaCompiler<unknown> = () => (body: unknown) =>
+  body !== null && typeof body === 'object' && !Array.isArray(body)
+    ? { value: body }
+    : { error: new AppError('INVALID_BODY', 'body must be a JSON object {"headers": "..."}') };
+
+function headersOf(body: unknown): string {
+  const value = (body as { headers?: unknown }).headers;
+  if (value !== undefined && value !== null && typeof value !== 'string') {
+    throw new AppError('INVALID_BODY', 'body.headers must be a string');
+  }
+  return checkHeadersInput(value);
+}
+
+export function headerAnalyzerRoutes(app: FastifyInstance, services: HttpServices): void {
+  const schema = (summary: string) => ({
+    tags: ['email'],
+    summary,
+    description:
+      'Body {headers} (JSON, at most 64 KiB; headers at most 49152 bytes). Received hops in delivery order; ' +
+      'the 20 hops nearest the recipient are enriched with intel.',
+    body: HeaderAnalyzerBodySchema,
+    response: { 200: envelope(HeaderAnalysisSchema), ...errorResponses(400, 401, 403, 413, 429) },
+  });
+  const analyze = (body: unknown, dmarc: boolean) => {
+    const options: AnalyzeOptions = { clock: services.clock };
+    if (services.enrichIp) options.enrich = services.enrichIp;
+    if (dmarc) {
+      options.dmarcPolicy = (domain) =>
+        lookupDmarcPolicy(domain, { dns: services.dns, clock: services.clock });
+    }
+    return analyzeHeaders(headersOf(body), options);
+  };
+
+  app.post(
+    '/v1/public/tools/header-analyzer',
+    {
+      bodyLimit: HEADER_ANALYZER_BODY_LIMIT,
+      validatorCompiler: objectBody,
+      config: { access: { kind: 'public', bucket: 'public' } },
+      schema: schema(
+        'Header analyzer (anonymous): delivery path, authentication, origin, anomalies, DMARC policy.',
+      ),
+    },
+    async (request) => ({ data: await analyze(request.body, true) }),
+  );
+  app.post(
+    '/v1/tools/header-analyzer',
+    {
+      bodyLimit: HEADER_ANALYZER_BODY_LIMIT,
+      validatorCompiler: objectBody,
+      config: { access: { kind: 'key', permission: 'email:read' } },
+      schema: schema('Header analyzer, key-protected alias of the public route (no DMARC policy lookup).'),
+    },
+    async (request) => ({ data: await analyze(request.body, false) }),
+  );
+}
