@@ -1,0 +1,9 @@
+export {
+  type Blocklist,
+  type BlocklistDeps,
+  createBlocklist,
+  EXPIRED_REASON,
+  isValidReturnCode,
+  type ListingListener,
+} from './blocklist.ts';
+export * from './types.ts';

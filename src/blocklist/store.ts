@@ -1,0 +1,257 @@
+/** Fetches and saves blocklist listings and events; the rules live in blocklist.ts. */
+import type { ExpressionBuilder, Generated, Kysely, Transaction } from 'kysely';
+import { type DialectName, supportsSkipLocked } from '../store/dialect.ts';
+import type { Database } from '../store/schema.ts';
+
+export interface ListingsTable {
+  /** Normalized by core/ip.ts. */
+  ip: string;
+  family: number;
+  /** IPv4 only: the /24 network, `a.b.c.0/24`. */
+  subnet24: string | null;
+  type: string;
+  reason: string;
+  return_code: string;
+  listed_at: number;
+  /** null: permanent. */
+  expires_at: number | null;
+  updated_at: number;
+}
+
+export interface EventsTable {
+  id: Generated<number>;
+  ip: string;
+  subnet24: string | null;
+  action: string;
+  type: string;
+  reason: string;
+  return_code: string;
+  listed_at: number;
+  expires_at: number | null;
+  delisted_at: number | null;
+  performed_at: number;
+  /** Who made the change: `key:<id>`, `cli`, `expiry`, … */
+  actor: string;
+}
+
+declare module '../store/schema.ts' {
+  interface Database {
+    blocklist_listings: ListingsTable;
+    blocklist_events: EventsTable;
+  }
+}
+
+export type ListingRow = ListingsTable;
+export type EventRow = Omit<EventsTable, 'id'> & { id: number };
+export type NewEventRow = Omit<EventsTable, 'id'>;
+
+/** Writes that must share one transaction with their event. */
+export interface BlocklistWriter {
+  /** Reads a row and, on PostgreSQL, locks it until the transaction ends. */
+  lockListing(ip: string): Promise<ListingRow | undefined>;
+  putListing(row: ListingRow): Promise<void>;
+  deleteListing(ip: string): Promise<ListingRow | undefined>;
+  /** Removes up to `limit` rows whose expiry has passed; concurrent callers never share a row. */
+  deleteDue(now: number, limit: number): Promise<ListingRow[]>;
+  addEvent(event: NewEventRow): Promise<number>;
+}
+
+export interface BlocklistStore {
+  transaction<T>(work: (writer: BlocklistWriter) => Promise<T>): Promise<T>;
+  activeListing(ip: string, now: number): Promise<ListingRow | undefined>;
+  activeListings(ips: readonly string[], now: number): Promise<ListingRow[]>;
+  /** Active rows in pages ordered by ip, starting after `afterIp`. */
+  activePage(afterIp: string | null, now: number, limit: number): Promise<ListingRow[]>;
+  countActiveByType(now: number): Promise<{ type: string; n: number }[]>;
+  countEventsSince(action: string, since: number): Promise<number>;
+  recentEvents(limit: number, offset: number): Promise<EventRow[]>;
+  countEvents(): Promise<number>;
+  countActiveInSubnet24(subnet24: string, now: number): Promise<number>;
+  listedEventTimes(ip: string, since: number): Promise<number[]>;
+  eventsAfter(id: number, limit: number): Promise<{ id: number; ip: string }[]>;
+  eventsByIds(ids: readonly number[]): Promise<{ id: number; ip: string }[]>;
+  hasDue(now: number): Promise<boolean>;
+  /** Largest event id so far (0 when none): where a fresh instance starts following changes. */
+  lastEventId(): Promise<number>;
+}
+
+const active = (now: number) => (eb: ExpressionBuilder<Database, 'blocklist_listings'>) =>
+  eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]);
+
+function writer(trx: Transaction<Database>, dialect: DialectName): BlocklistWriter {
+  return {
+    async lockListing(ip) {
+      const q = trx.selectFrom('blocklist_listings').selectAll().where('ip', '=', ip);
+      return await (dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
+    },
+    async putListing(row) {
+      await trx
+        .insertInto('blocklist_listings')
+        .values(row)
+        .onConflict((oc) =>
+          oc.column('ip').doUpdateSet({
+            type: row.type,
+            reason: row.reason,
+            return_code: row.return_code,
+            listed_at: row.listed_at,
+            expires_at: row.expires_at,
+            updated_at: row.updated_at,
+          }),
+        )
+        .execute();
+    },
+    async deleteListing(ip) {
+      return await trx
+        .deleteFrom('blocklist_listings')
+        .where('ip', '=', ip)
+        .returningAll()
+        .executeTakeFirst();
+    },
+    async deleteDue(now, limit) {
+      // The outer `expires_at <= now` is re-checked by PostgreSQL on a row another transaction
+      // changed meanwhile (a re-listing with a later expiry survives); SKIP LOCKED lets two
+      // instances split the due rows instead of queueing on each other.
+      const due = trx
+        .selectFrom('blocklist_listings')
+        .select('ip')
+        .where('expires_at', '<=', now)
+        .orderBy('expires_at')
+        .limit(limit);
+      return await trx
+        .deleteFrom('blocklist_listings')
+        .where('expires_at', '<=', now)
+        .where('ip', 'in', supportsSkipLocked(dialect) ? due.forUpdate().skipLocked() : due)
+        .returningAll()
+        .execute();
+    },
+    async addEvent(event) {
+      const row = await trx
+        .insertInto('blocklist_events')
+        .values(event)
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return Number(row.id);
+    },
+  };
+}
+
+export function createBlocklistStore(db: Kysely<Database>, dialect: DialectName): BlocklistStore {
+  return {
+    async transaction(work) {
+      return await db.transaction().execute((trx) => work(writer(trx, dialect)));
+    },
+    async activeListing(ip, now) {
+      return await db
+        .selectFrom('blocklist_listings')
+        .selectAll()
+        .where('ip', '=', ip)
+        .where(active(now))
+        .executeTakeFirst();
+    },
+    async activeListings(ips, now) {
+      if (ips.length === 0) return [];
+      return await db
+        .selectFrom('blocklist_listings')
+        .selectAll()
+        .where('ip', 'in', [...ips])
+        .where(active(now))
+        .execute();
+    },
+    async activePage(afterIp, now, limit) {
+      let q = db.selectFrom('blocklist_listings').selectAll().where(active(now));
+      if (afterIp !== null) q = q.where('ip', '>', afterIp);
+      return await q.orderBy('ip').limit(limit).execute();
+    },
+    async countActiveByType(now) {
+      const rows = await db
+        .selectFrom('blocklist_listings')
+        .select(['type', (eb) => eb.fn.countAll<number>().as('n')])
+        .where(active(now))
+        .groupBy('type')
+        .execute();
+      return rows.map((r) => ({ type: r.type, n: Number(r.n) }));
+    },
+    async countEventsSince(action, since) {
+      const row = await db
+        .selectFrom('blocklist_events')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('action', '=', action)
+        .where('performed_at', '>', since)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    async recentEvents(limit, offset) {
+      const rows = await db
+        .selectFrom('blocklist_events')
+        .selectAll()
+        .orderBy('performed_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .offset(offset)
+        .execute();
+      return rows.map((r) => ({ ...r, id: Number(r.id) }));
+    },
+    async countEvents() {
+      const row = await db
+        .selectFrom('blocklist_events')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    async countActiveInSubnet24(subnet24, now) {
+      const row = await db
+        .selectFrom('blocklist_listings')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('subnet24', '=', subnet24)
+        .where(active(now))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    async listedEventTimes(ip, since) {
+      const rows = await db
+        .selectFrom('blocklist_events')
+        .select('performed_at')
+        .where('ip', '=', ip)
+        .where('action', '=', 'listed')
+        .where('performed_at', '>=', since)
+        .orderBy('performed_at')
+        .execute();
+      return rows.map((r) => Number(r.performed_at));
+    },
+    async eventsAfter(id, limit) {
+      const rows = await db
+        .selectFrom('blocklist_events')
+        .select(['id', 'ip'])
+        .where('id', '>', id)
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return rows.map((r) => ({ id: Number(r.id), ip: r.ip }));
+    },
+    async eventsByIds(ids) {
+      if (ids.length === 0) return [];
+      const rows = await db
+        .selectFrom('blocklist_events')
+        .select(['id', 'ip'])
+        .where('id', 'in', [...ids])
+        .execute();
+      return rows.map((r) => ({ id: Number(r.id), ip: r.ip }));
+    },
+    async hasDue(now) {
+      const row = await db
+        .selectFrom('blocklist_listings')
+        .select('ip')
+        .where('expires_at', '<=', now)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+    async lastEventId() {
+      const row = await db
+        .selectFrom('blocklist_events')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .executeTakeFirst();
+      return Number(row?.id ?? 0);
+    },
+  };
+}
