@@ -5,12 +5,19 @@
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { createAccounts, parseQuotaOverrides } from './accounts/index.ts';
+import { createBlocklist } from './blocklist/index.ts';
 import type { Config } from './config.ts';
 import { type Clock, systemClock } from './core/clock.ts';
 import type { HttpServices, ReadinessCheck } from './http/context.ts';
+import { adminEvidenceRoutes } from './http/routes/admin-evidence.ts';
+import { emailReputationRoutes } from './http/routes/email-reputation.ts';
+import { telemetryRoutes } from './http/routes/telemetry.ts';
 import { buildHttp, type RouteModule } from './http/server.ts';
 import { createLimits } from './limits/index.ts';
+import { createReputation, type IntelFacts, type ListingFacts, unknownIntel } from './reputation/index.ts';
 import { migrate, openStore, ping, type Store } from './store/index.ts';
+import { createTelemetry } from './telemetry/index.ts';
+import { createWarmup } from './warmup/index.ts';
 
 export interface AppOptions {
   clock?: Clock;
@@ -20,6 +27,8 @@ export interface AppOptions {
   /** Redis/limit key prefix (tests isolate instances with it). */
   limitPrefix?: string;
   routes?: RouteModule[];
+  /** Dataset facts for reputation (datacenter, geo changes); unknown until the intel module is wired. */
+  intelFacts?: IntelFacts;
 }
 
 export interface App {
@@ -78,6 +87,23 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     prefix: options.limitPrefix ?? config.redisPrefix,
   });
 
+  const blocklist = createBlocklist({ store, clock });
+  // Reputation reads listings through this narrow interface (spec §2.5 listing signals).
+  const listingFacts: ListingFacts = {
+    activeListing: async (ip) => (await blocklist.check(ip))?.type ?? null,
+    activeCountInSubnet24: (ip) => blocklist.activeCountInSubnet24(ip),
+    listedEventsSince: (ip, since) => blocklist.listedEventTimes(ip, since),
+  };
+  const telemetry = createTelemetry({ store, clock });
+  const reputation = createReputation({
+    store,
+    clock,
+    telemetry,
+    listings: listingFacts,
+    intel: options.intelFacts ?? unknownIntel,
+  });
+  const warmup = createWarmup({ store, clock, reputation });
+
   const readiness = async (): Promise<ReadinessCheck[]> => {
     const checks: ReadinessCheck[] = [];
     try {
@@ -98,11 +124,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     limits,
     readiness,
     datasetVersion: () => null,
+    blocklist,
+    telemetry,
+    reputation,
+    warmup,
   };
   const http = await buildHttp({
     services,
     logger: options.logger === undefined ? false : options.logger,
-    routes: options.routes ?? [],
+    routes: [emailReputationRoutes, telemetryRoutes, adminEvidenceRoutes, ...(options.routes ?? [])],
   });
 
   return {

@@ -3,10 +3,14 @@
  * Route access is data on the route: `config: { access: { kind: 'key', permission: 'ip:read' } }`.
  */
 import type { Accounts, Feature, Permission, Principal } from '../accounts/index.ts';
+import type { Blocklist } from '../blocklist/index.ts';
 import type { Config } from '../config.ts';
 import type { Clock } from '../core/clock.ts';
 import type { LimitState, Limits, MinuteBucket } from '../limits/index.ts';
+import type { Reputation } from '../reputation/index.ts';
 import type { Store } from '../store/index.ts';
+import type { Telemetry } from '../telemetry/index.ts';
+import type { Warmup } from '../warmup/index.ts';
 
 export type Access =
   /** No key, no limit: health, readiness, metrics, docs. */
@@ -45,6 +49,10 @@ export interface HttpServices {
   limits: Limits;
   readiness(): Promise<ReadinessCheck[]>;
   datasetVersion(): number | null;
+  blocklist?: Blocklist;
+  telemetry?: Telemetry;
+  reputation?: Reputation;
+  warmup?: Warmup;
 }
 
 declare module 'fastify' {
