@@ -201,15 +201,14 @@ export function createReputation(options: ReputationOptions): Reputation {
         }
         if (!ips.includes(parsed.address)) ips.push(parsed.address);
       });
-      return readEvidence(timeoutMs, async () => {
-        const now = clock();
-        const items: BatchReputationItem[] = [];
-        for (const ip of ips) {
-          const a = await assessAt(ip, now);
-          items.push({ ip, score: a.score, level: a.level });
-        }
-        return items;
-      });
+      const now = clock();
+      const items: BatchReputationItem[] = [];
+      // The deadline applies to each address: a batch of 100 is not 100 times as urgent.
+      for (const ip of ips) {
+        const a = await readEvidence(timeoutMs, () => assessAt(ip, now));
+        items.push({ ip, score: a.score, level: a.level });
+      }
+      return items;
     },
 
     neighbors(rawIp) {
