@@ -63,7 +63,13 @@ async function benchStore(kind: StoreKind): Promise<void> {
     geoChangeCount90d: (ip) => ip.length % 3,
   };
   const config = loadConfig(
-    { dataDir: handle.dataDir, databaseUrl: handle.databaseUrl, redisUrl: '', listen: '127.0.0.1:0', dnsblListen: '' },
+    {
+      dataDir: handle.dataDir,
+      databaseUrl: handle.databaseUrl,
+      redisUrl: '',
+      listen: '127.0.0.1:0',
+      dnsblListen: '',
+    },
     {},
   );
   const app = await createApp(config, {
@@ -75,7 +81,13 @@ async function benchStore(kind: StoreKind): Promise<void> {
   try {
     const { user } = await app.services.accounts.createUser({ email: 'bench@example.test', role: 'admin' });
     const make = (permissions: ('admin' | 'telemetry:write')[]) =>
-      app.services.accounts.createKey({ ownerId: user.id, name: 'bench', tier: 'enterprise', permissions, features: [] });
+      app.services.accounts.createKey({
+        ownerId: user.id,
+        name: 'bench',
+        tier: 'enterprise',
+        permissions,
+        features: [],
+      });
     const admin = (await make(['admin'])).key;
     const tele = (await make(['telemetry:write'])).key;
     const blocklist = app.services.blocklist;
@@ -92,7 +104,12 @@ async function benchStore(kind: StoreKind): Promise<void> {
         synthetic: k % 7 === 0,
         source: 'bench',
       }));
-      await app.http.inject({ method: 'POST', url: '/v1/admin/evidence', headers: { 'x-api-key': admin }, payload: { events } });
+      await app.http.inject({
+        method: 'POST',
+        url: '/v1/admin/evidence',
+        headers: { 'x-api-key': admin },
+        payload: { events },
+      });
       const observations = Array.from({ length: 12 }, (_, k) => ({
         ip,
         bounce_rate: (k % 8) / 100,
@@ -114,7 +131,11 @@ async function benchStore(kind: StoreKind): Promise<void> {
         clock.set(NOW);
         if (i % 8 === 0) await blocklist.list({ ip, type: 'spam', reason: 'bench' });
       }
-      await blocklist.list({ ip: ip.replace(/\.10$/, `.${100 + (i % 5)}`), type: 'spam', reason: 'neighbour' });
+      await blocklist.list({
+        ip: ip.replace(/\.10$/, `.${100 + (i % 5)}`),
+        type: 'spam',
+        reason: 'neighbour',
+      });
       await reputation.recordFcrdns({
         ip,
         ptrHostname: `mta${i}.example.test`,
@@ -130,13 +151,19 @@ async function benchStore(kind: StoreKind): Promise<void> {
       for (let i = 0; i < IPS; i++) await reputation.assess(ipOf(i));
     }
     clock.set(NOW);
-    const probe = await app.http.inject({ url: `/v1/email/ip/${ipOf(0)}/reputation`, remoteAddress: nextClient() });
+    const probe = await app.http.inject({
+      url: `/v1/email/ip/${ipOf(0)}/reputation`,
+      remoteAddress: nextClient(),
+    });
     const data = probe.json().data as { factors: unknown[]; history: unknown[] };
     if (data.history.length !== 30) throw new Error(`history has ${data.history.length} points`);
 
     const healthz = await drive(async () => (await app.http.inject({ url: '/healthz' })).statusCode);
     const single = await drive(async (i) => {
-      const res = await app.http.inject({ url: `/v1/email/ip/${ipOf(i % IPS)}/reputation`, remoteAddress: nextClient() });
+      const res = await app.http.inject({
+        url: `/v1/email/ip/${ipOf(i % IPS)}/reputation`,
+        remoteAddress: nextClient(),
+      });
       if (res.statusCode !== 200) throw new Error(res.body);
       return res.statusCode;
     });

@@ -4,7 +4,7 @@ import { isPublicIp, type ParsedIp, parseIp } from '../core/ip.ts';
 import type { Store } from '../store/index.ts';
 import type { Telemetry, TelemetryFacts } from '../telemetry/index.ts';
 import { deriveEvidence, type TelemetryRow } from './evidence.ts';
-import { validateEvidenceBody, validateEvidenceEvent, type EvidenceInput } from './evidence-input.ts';
+import { type EvidenceInput, validateEvidenceBody, validateEvidenceEvent } from './evidence-input.ts';
 import { dailyHistory, HISTORY_DAYS } from './history.ts';
 import { EVIDENCE_WINDOW_MS, scoreReputation } from './score.ts';
 import type { IntelFacts, ListingFacts } from './sources.ts';

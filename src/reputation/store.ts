@@ -141,7 +141,11 @@ export function createReputationStore(db: Kysely<Database>): ReputationStore {
     },
 
     async fcrdnsFor(ip) {
-      const row = await db.selectFrom('reputation_fcrdns').selectAll().where('ip', '=', ip).executeTakeFirst();
+      const row = await db
+        .selectFrom('reputation_fcrdns')
+        .selectAll()
+        .where('ip', '=', ip)
+        .executeTakeFirst();
       if (row === undefined) return null;
       return {
         ip: row.ip,
@@ -154,7 +158,13 @@ export function createReputationStore(db: Kysely<Database>): ReputationStore {
     },
 
     async saveComputation(c) {
-      const point = { ip: c.ip, day: utcDay(c.computedAt), score: c.score, level: c.level, computed_at: c.computedAt };
+      const point = {
+        ip: c.ip,
+        day: utcDay(c.computedAt),
+        score: c.score,
+        level: c.level,
+        computed_at: c.computedAt,
+      };
       const latest = { ip: c.ip, subnet: c.subnet, score: c.score, computed_at: c.computedAt };
       await db.transaction().execute(async (trx) => {
         // A computation dated before the stored one (a clock moved back) never replaces it.

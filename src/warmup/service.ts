@@ -45,11 +45,13 @@ function warmupOf(a: Assessment) {
 export const MAX_POOL_IPS = 50;
 
 function normalizeAll(rawIps: readonly string[]): string[] {
-  if (rawIps.length > MAX_POOL_IPS) throw new AppError('TOO_MANY_IPS', `maximum ${MAX_POOL_IPS} IPs per request`);
+  if (rawIps.length > MAX_POOL_IPS)
+    throw new AppError('TOO_MANY_IPS', `maximum ${MAX_POOL_IPS} IPs per request`);
   const ips: string[] = [];
   rawIps.forEach((raw, i) => {
     const ip = parseIp(raw)?.address;
-    if (ip === undefined) throw new AppError('INVALID_IP', `invalid IP address: ips[${i}] ${JSON.stringify(raw)}`);
+    if (ip === undefined)
+      throw new AppError('INVALID_IP', `invalid IP address: ips[${i}] ${JSON.stringify(raw)}`);
     if (!ips.includes(ip)) ips.push(ip);
   });
   return ips;

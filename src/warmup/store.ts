@@ -133,7 +133,10 @@ export function createPoolStore(db: Kysely<Database>, dialect: DialectName): Poo
             .executeTakeFirstOrThrow();
           events.push(toEvent(row));
         }
-        await trx.deleteFrom('graduation_events').where('occurred_at', '<', now - GRADUATION_RETENTION_MS).execute();
+        await trx
+          .deleteFrom('graduation_events')
+          .where('occurred_at', '<', now - GRADUATION_RETENTION_MS)
+          .execute();
         return events;
       });
     },

@@ -33,74 +33,82 @@ describe.each(STORE_KINDS)('SIGKILL during telemetry ingest (%s)', (kind) => {
     for (const c of cleanups.reverse()) await c();
   });
 
-  it.skipIf(skip)('leaves only whole batches', async () => {
-    const dataDir = tempDir();
-    cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-    const schema = kind === 'postgres' ? await createSchema() : undefined;
-    if (schema) cleanups.push(() => dropSchema(schema));
-    const env = {
-      NETREP_DATA_DIR: dataDir,
-      NETREP_DATABASE_URL: schema ? pgUrlWithSchema(TEST_POSTGRES_URL, schema) : '',
-      NETREP_REDIS_URL: '',
-      NETREP_DNSBL_LISTEN: '',
-      NETREP_LISTEN: '127.0.0.1:0',
-      NETREP_ADMIN_EMAIL: 'ops@example.test',
-      NETREP_ADMIN_PASSWORD: 'correct-horse-battery',
-    };
-    const server: NetrepProcess = await startNetrep(env);
-    cleanups.push(() => server.stop());
-    const made = runNetrep(
-      ['keys', 'create', '--name', 'ingest', '--tier', 'enterprise', '--permissions', 'telemetry:write'],
-      env,
-    );
-    expect(made.status, made.stderr).toBe(0);
-    const key = made.stdout.trim().split('\n').at(-1) ?? '';
+  it.skipIf(skip)(
+    'leaves only whole batches',
+    async () => {
+      const dataDir = tempDir();
+      cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+      const schema = kind === 'postgres' ? await createSchema() : undefined;
+      if (schema) cleanups.push(() => dropSchema(schema));
+      const env = {
+        NETREP_DATA_DIR: dataDir,
+        NETREP_DATABASE_URL: schema ? pgUrlWithSchema(TEST_POSTGRES_URL, schema) : '',
+        NETREP_REDIS_URL: '',
+        NETREP_DNSBL_LISTEN: '',
+        NETREP_LISTEN: '127.0.0.1:0',
+        NETREP_ADMIN_EMAIL: 'ops@example.test',
+        NETREP_ADMIN_PASSWORD: 'correct-horse-battery',
+      };
+      const server: NetrepProcess = await startNetrep(env);
+      cleanups.push(() => server.stop());
+      const made = runNetrep(
+        ['keys', 'create', '--name', 'ingest', '--tier', 'enterprise', '--permissions', 'telemetry:write'],
+        env,
+      );
+      expect(made.status, made.stderr).toBe(0);
+      const key = made.stdout.trim().split('\n').at(-1) ?? '';
 
-    const acked = new Set<number>();
-    let next = 0;
-    let killed = false;
-    const worker = async () => {
-      while (next < REQUESTS && !killed) {
-        const r = next++;
-        try {
-          const res = await fetch(`${server.url}/v1/email/telemetry/ingest`, {
-            method: 'POST',
-            headers: { 'x-api-key': key, 'content-type': 'application/json' },
-            body: JSON.stringify(batchFor(r)),
-          });
-          if (res.status === 200) {
-            const body = (await res.json()) as { data: { accepted: number } };
-            expect(body.data.accepted).toBe(100);
-            acked.add(r);
+      const acked = new Set<number>();
+      let next = 0;
+      let killed = false;
+      const worker = async () => {
+        while (next < REQUESTS && !killed) {
+          const r = next++;
+          try {
+            const res = await fetch(`${server.url}/v1/email/telemetry/ingest`, {
+              method: 'POST',
+              headers: { 'x-api-key': key, 'content-type': 'application/json' },
+              body: JSON.stringify(batchFor(r)),
+            });
+            if (res.status === 200) {
+              const body = (await res.json()) as { data: { accepted: number } };
+              expect(body.data.accepted).toBe(100);
+              acked.add(r);
+            }
+          } catch {
+            // The connection died with the process.
           }
-        } catch {
-          // The connection died with the process.
+          if (acked.size >= KILL_AFTER_ACKS && !killed) {
+            killed = true;
+            server.child.kill('SIGKILL');
+          }
         }
-        if (acked.size >= KILL_AFTER_ACKS && !killed) {
-          killed = true;
-          server.child.kill('SIGKILL');
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-    await new Promise((resolve) => {
-      if (server.child.exitCode !== null || server.child.signalCode !== null) resolve(null);
-      else server.child.once('exit', resolve);
-    });
-    expect(server.child.signalCode).toBe('SIGKILL');
+      };
+      await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+      await new Promise((resolve) => {
+        if (server.child.exitCode !== null || server.child.signalCode !== null) resolve(null);
+        else server.child.once('exit', resolve);
+      });
+      expect(server.child.signalCode).toBe('SIGKILL');
 
-    const store = openStore({ databaseUrl: env.NETREP_DATABASE_URL, dataDir, ...(schema ? { pgSchema: schema } : {}) });
-    cleanups.push(() => store.close());
-    const groups = await store.db
-      .selectFrom('telemetry_observations')
-      .select(['volume_24h', sql<number>`count(*)`.as('n')])
-      .groupBy('volume_24h')
-      .execute();
-    const counts = new Map(groups.map((g) => [Number(g.volume_24h) - 100_000, Number(g.n)]));
-    for (const [r, n] of counts) expect(n, `batch ${r}`).toBe(100);
-    for (const r of acked) expect(counts.has(r), `acknowledged batch ${r}`).toBe(true);
-    // The kill really happened mid-ingest: requests were still unsent or unanswered.
-    expect(acked.size).toBeLessThan(REQUESTS);
-    expect(counts.size).toBeLessThan(REQUESTS);
-  }, 120_000);
+      const store = openStore({
+        databaseUrl: env.NETREP_DATABASE_URL,
+        dataDir,
+        ...(schema ? { pgSchema: schema } : {}),
+      });
+      cleanups.push(() => store.close());
+      const groups = await store.db
+        .selectFrom('telemetry_observations')
+        .select(['volume_24h', sql<number>`count(*)`.as('n')])
+        .groupBy('volume_24h')
+        .execute();
+      const counts = new Map(groups.map((g) => [Number(g.volume_24h) - 100_000, Number(g.n)]));
+      for (const [r, n] of counts) expect(n, `batch ${r}`).toBe(100);
+      for (const r of acked) expect(counts.has(r), `acknowledged batch ${r}`).toBe(true);
+      // The kill really happened mid-ingest: requests were still unsent or unanswered.
+      expect(acked.size).toBeLessThan(REQUESTS);
+      expect(counts.size).toBeLessThan(REQUESTS);
+    },
+    120_000,
+  );
 });

@@ -39,7 +39,13 @@ export async function createReputationTestApp(
     geoChangeCount90d: (ip) => intel.get(ip)?.geoChangeCount ?? null,
   };
   const config = loadConfig(
-    { dataDir: handle.dataDir, databaseUrl: handle.databaseUrl, redisUrl: '', listen: '127.0.0.1:0', dnsblListen: '' },
+    {
+      dataDir: handle.dataDir,
+      databaseUrl: handle.databaseUrl,
+      redisUrl: '',
+      listen: '127.0.0.1:0',
+      dnsblListen: '',
+    },
     {},
   );
   const app = await createApp(config, {

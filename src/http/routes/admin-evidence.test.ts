@@ -4,9 +4,13 @@
  * but never scored nor used as the age anchor.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DAY_MS, toIso } from '../../core/clock.ts';
-import { createReputationTestApp, nextClientIp, type ReputationTestApp } from '../../../test/helpers/reputation-app.ts';
+import {
+  createReputationTestApp,
+  nextClientIp,
+  type ReputationTestApp,
+} from '../../../test/helpers/reputation-app.ts';
 import { STORE_KINDS, skipStore } from '../../../test/helpers/stores.ts';
+import { DAY_MS, toIso } from '../../core/clock.ts';
 
 describe.each(STORE_KINDS)('admin evidence (%s)', (kind) => {
   const skip = skipStore(kind);
@@ -23,7 +27,10 @@ describe.each(STORE_KINDS)('admin evidence (%s)', (kind) => {
     return { status: res.statusCode, data: res.json().data };
   };
   const factorsOf = async (ip: string) => {
-    const res = await t.app.http.inject({ url: `/v1/email/ip/${ip}/reputation`, remoteAddress: nextClientIp() });
+    const res = await t.app.http.inject({
+      url: `/v1/email/ip/${ip}/reputation`,
+      remoteAddress: nextClientIp(),
+    });
     return res.json().data as { score: number; factors: { name: string; impact: number }[] };
   };
 
@@ -41,7 +48,11 @@ describe.each(STORE_KINDS)('admin evidence (%s)', (kind) => {
     expect((await post([ev], await t.key(['email:read', 'telemetry:write']))).status).toBe(403);
     expect((await post([])).data.code).toBe('INVALID_BODY');
     expect((await post(Array.from({ length: 1001 }, () => ev))).status).toBe(400);
-    expect((await post(Array.from({ length: 1000 }, () => ev))).data).toEqual({ accepted: 1000, rejected: 0, errors: [] });
+    expect((await post(Array.from({ length: 1000 }, () => ev))).data).toEqual({
+      accepted: 1000,
+      rejected: 0,
+      errors: [],
+    });
   });
 
   it.skipIf(skip)('each event on its own: dates within 10 years and not in the future', async () => {
@@ -83,14 +94,22 @@ describe.each(STORE_KINDS)('admin evidence (%s)', (kind) => {
       { ip, kind: 'smtp_honeypot', observed_at: toIso(now - 400 * DAY_MS), synthetic: true },
     ]);
     expect(res.data.accepted).toBe(2);
-    const rows = await t.app.store.db.selectFrom('reputation_evidence').select('synthetic').where('ip', '=', ip).execute();
+    const rows = await t.app.store.db
+      .selectFrom('reputation_evidence')
+      .select('synthetic')
+      .where('ip', '=', ip)
+      .execute();
     expect(rows.map((r) => Number(r.synthetic))).toEqual([1, 1]);
     const after = await factorsOf(ip);
     expect(after.score).toBe(before.score);
     expect(after.factors.map((x) => x.name)).toEqual(before.factors.map((x) => x.name));
     await post([{ ip, kind: 'pristine_trap', observed_at: toIso(now - DAY_MS) }]);
     const real = await factorsOf(ip);
-    expect(real.factors).toContainEqual({ name: 'pristine_trap_hits', impact: -15, detail: expect.any(String) });
+    expect(real.factors).toContainEqual({
+      name: 'pristine_trap_hits',
+      impact: -15,
+      detail: expect.any(String),
+    });
     expect(real.factors).toContainEqual({ name: 'ip_age_days', impact: 0, detail: expect.any(String) });
   });
 });

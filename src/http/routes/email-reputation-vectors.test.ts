@@ -6,10 +6,14 @@
  * must give each vector's score, level and factors.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DAY_MS, toIso } from '../../core/clock.ts';
-import { createReputationTestApp, nextClientIp, type ReputationTestApp } from '../../../test/helpers/reputation-app.ts';
+import {
+  createReputationTestApp,
+  nextClientIp,
+  type ReputationTestApp,
+} from '../../../test/helpers/reputation-app.ts';
 import { loadReputationVectors, type ReputationVector } from '../../../test/helpers/reputation-vectors.ts';
 import { STORE_KINDS, skipStore } from '../../../test/helpers/stores.ts';
+import { DAY_MS, toIso } from '../../core/clock.ts';
 
 const HOUR_MS = 3_600_000;
 const { now, vectors } = loadReputationVectors();
@@ -123,7 +127,8 @@ describe.each(STORE_KINDS)('reputation vectors through the HTTP API (%s)', (kind
     const last = v.input.blocklist.at(-1);
     expect(data.blocklist.listed).toBe(last?.action === 'listed');
     if (v.input.ip.includes(':')) expect(data.subnet).toBeNull();
-    else expect(data.subnet?.listed_count).toBe(v.input.neighbor_listings + (last?.action === 'listed' ? 1 : 0));
+    else
+      expect(data.subnet?.listed_count).toBe(v.input.neighbor_listings + (last?.action === 'listed' ? 1 : 0));
     expect(data.fcrdns === null).toBe(v.input.fcrdns === null);
   });
 });

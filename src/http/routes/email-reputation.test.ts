@@ -4,9 +4,13 @@
  * rules, and 503 EVIDENCE_UNAVAILABLE (never a score) when the store is stopped under the app.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DAY_MS, toIso, utcDay } from '../../core/clock.ts';
-import { createReputationTestApp, nextClientIp, type ReputationTestApp } from '../../../test/helpers/reputation-app.ts';
+import {
+  createReputationTestApp,
+  nextClientIp,
+  type ReputationTestApp,
+} from '../../../test/helpers/reputation-app.ts';
 import { STORE_KINDS, skipStore } from '../../../test/helpers/stores.ts';
+import { DAY_MS, toIso, utcDay } from '../../core/clock.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -15,7 +19,10 @@ async function reputationOf(t: ReputationTestApp, ip: string) {
     url: `/v1/email/ip/${encodeURIComponent(ip)}/reputation`,
     remoteAddress: nextClientIp(),
   });
-  return { status: res.statusCode, body: res.json() as { data: Record<string, unknown> & { score: number } } };
+  return {
+    status: res.statusCode,
+    body: res.json() as { data: Record<string, unknown> & { score: number } },
+  };
 }
 
 async function batch(t: ReputationTestApp, ips: unknown) {
@@ -84,9 +91,16 @@ describe.each(STORE_KINDS)('reputation routes (%s)', (kind) => {
         await blocklist.list({ ip: `45.33.20.${100 + listed}`, type: 'spam', reason: 'neighbour' });
         listed++;
       }
-      const nb = await t.app.http.inject({ url: `/v1/email/ip/${ip}/neighbors`, headers: { 'x-api-key': reader } });
+      const nb = await t.app.http.inject({
+        url: `/v1/email/ip/${ip}/neighbors`,
+        headers: { 'x-api-key': reader },
+      });
       expect(nb.statusCode, nb.body).toBe(200);
-      expect(nb.json().data).toMatchObject({ subnet: '45.33.20.0/24', listed_count: n, contamination_level: level });
+      expect(nb.json().data).toMatchObject({
+        subnet: '45.33.20.0/24',
+        listed_count: n,
+        contamination_level: level,
+      });
       const rep = await reputationOf(t, ip);
       const factor = (rep.body.data.factors as { name: string; impact: number }[]).find(
         (f) => f.name === 'neighbor_reputation',
@@ -97,7 +111,10 @@ describe.each(STORE_KINDS)('reputation routes (%s)', (kind) => {
     // A listing in another /24 does not count; an expired or delisted one stops counting.
     await blocklist.list({ ip: '45.33.21.1', type: 'spam', reason: 'elsewhere' });
     await blocklist.delist('45.33.20.100');
-    const nb = await t.app.http.inject({ url: `/v1/email/ip/${ip}/neighbors`, headers: { 'x-api-key': reader } });
+    const nb = await t.app.http.inject({
+      url: `/v1/email/ip/${ip}/neighbors`,
+      headers: { 'x-api-key': reader },
+    });
     expect(nb.json().data).toMatchObject({ listed_count: 6, contamination_level: 'heavy' });
   });
 
@@ -149,49 +166,72 @@ describe.each(STORE_KINDS)('reputation routes (%s)', (kind) => {
     expect(r.body.data.factors).toContainEqual(expect.objectContaining({ name: 'fcrdns', impact: -15 }));
   });
 
-  it.skipIf(skip)('batch: 1-100 public IPs, invalid and non-public entries named, duplicates once', async () => {
-    const ok = await batch(t, ['45.33.24.1', ' 45.33.24.1', '2606:4700::1']);
-    expect(ok.status).toBe(200);
-    expect(ok.body.data).toEqual([
-      { ip: '45.33.24.1', score: 60, level: 'neutral' },
-      { ip: '2606:4700::1', score: 50, level: 'poor' },
-    ]);
-    const bad = await batch(t, ['45.33.24.1', 'nope']);
-    expect(bad.status).toBe(400);
-    expect(bad.body.data).toMatchObject({ code: 'INVALID_IP', error: expect.stringContaining('ips[1]') });
-    for (const priv of ['10.0.0.1', '127.0.0.1', '192.168.1.1', '198.18.0.1', '::1', 'fe80::1', '2001:db8::1']) {
-      const r = await batch(t, ['45.33.24.1', priv]);
-      expect(r.status, priv).toBe(400);
-      expect(r.body.data).toMatchObject({ code: 'INVALID_IP', error: expect.stringContaining('ips[1]') });
-    }
-    const many = Array.from({ length: 101 }, (_, i) => `45.33.25.${i}`);
-    const over = await batch(t, many);
-    expect(over.body.data).toEqual({ code: 'TOO_MANY_IPS', error: 'maximum 100 IPs per request' });
-    expect((await batch(t, many.slice(0, 100))).status).toBe(200);
-    expect((await batch(t, [])).body.data).toMatchObject({ code: 'INVALID_BODY' });
-    expect((await batch(t, 'x')).status).toBe(400);
-    expect((await batch(t, [{ ip: 1 }])).status).toBe(400);
-  });
+  it.skipIf(skip)(
+    'batch: 1-100 public IPs, invalid and non-public entries named, duplicates once',
+    async () => {
+      const ok = await batch(t, ['45.33.24.1', ' 45.33.24.1', '2606:4700::1']);
+      expect(ok.status).toBe(200);
+      expect(ok.body.data).toEqual([
+        { ip: '45.33.24.1', score: 60, level: 'neutral' },
+        { ip: '2606:4700::1', score: 50, level: 'poor' },
+      ]);
+      const bad = await batch(t, ['45.33.24.1', 'nope']);
+      expect(bad.status).toBe(400);
+      expect(bad.body.data).toMatchObject({ code: 'INVALID_IP', error: expect.stringContaining('ips[1]') });
+      for (const priv of [
+        '10.0.0.1',
+        '127.0.0.1',
+        '192.168.1.1',
+        '198.18.0.1',
+        '::1',
+        'fe80::1',
+        '2001:db8::1',
+      ]) {
+        const r = await batch(t, ['45.33.24.1', priv]);
+        expect(r.status, priv).toBe(400);
+        expect(r.body.data).toMatchObject({ code: 'INVALID_IP', error: expect.stringContaining('ips[1]') });
+      }
+      const many = Array.from({ length: 101 }, (_, i) => `45.33.25.${i}`);
+      const over = await batch(t, many);
+      expect(over.body.data).toEqual({ code: 'TOO_MANY_IPS', error: 'maximum 100 IPs per request' });
+      expect((await batch(t, many.slice(0, 100))).status).toBe(200);
+      expect((await batch(t, [])).body.data).toMatchObject({ code: 'INVALID_BODY' });
+      expect((await batch(t, 'x')).status).toBe(400);
+      expect((await batch(t, [{ ip: 1 }])).status).toBe(400);
+    },
+  );
 
-  it.skipIf(skip)('anonymous reputation bucket: 60/min per client IP shared by single and batch', async () => {
-    const client = '203.0.113.9';
-    for (let i = 0; i < 30; i++) {
-      expect((await t.app.http.inject({ url: '/v1/email/ip/45.33.26.1/reputation', remoteAddress: client })).statusCode).toBe(200);
-      const b = await t.app.http.inject({
-        method: 'POST',
-        url: '/v1/email/reputation/batch',
-        payload: { ips: ['45.33.26.2'] },
+  it.skipIf(skip)(
+    'anonymous reputation bucket: 60/min per client IP shared by single and batch',
+    async () => {
+      const client = '203.0.113.9';
+      for (let i = 0; i < 30; i++) {
+        expect(
+          (await t.app.http.inject({ url: '/v1/email/ip/45.33.26.1/reputation', remoteAddress: client }))
+            .statusCode,
+        ).toBe(200);
+        const b = await t.app.http.inject({
+          method: 'POST',
+          url: '/v1/email/reputation/batch',
+          payload: { ips: ['45.33.26.2'] },
+          remoteAddress: client,
+        });
+        expect(b.statusCode).toBe(200);
+      }
+      const over = await t.app.http.inject({
+        url: '/v1/email/ip/45.33.26.1/reputation',
         remoteAddress: client,
       });
-      expect(b.statusCode).toBe(200);
-    }
-    const over = await t.app.http.inject({ url: '/v1/email/ip/45.33.26.1/reputation', remoteAddress: client });
-    expect(over.statusCode).toBe(429);
-  });
+      expect(over.statusCode).toBe(429);
+    },
+  );
 
   it.skipIf(skip)('neighbors: key with email:read, public IPv4 only', async () => {
     const get = (ip: string, key?: string) =>
-      t.app.http.inject({ url: `/v1/email/ip/${encodeURIComponent(ip)}/neighbors`, headers: key ? { 'x-api-key': key } : {} });
+      t.app.http.inject({
+        url: `/v1/email/ip/${encodeURIComponent(ip)}/neighbors`,
+        headers: key ? { 'x-api-key': key } : {},
+      });
     expect((await get('45.33.27.1')).statusCode).toBe(401);
     expect((await get('45.33.27.1', await t.key(['ip:read']))).statusCode).toBe(403);
     for (const bad of ['2606:4700::1', '10.1.2.3', '127.0.0.1', 'x', '1.2.3']) {
@@ -214,17 +254,33 @@ describe.each(STORE_KINDS)('reputation routes (%s)', (kind) => {
     const tele = await t.key(['telemetry:write']);
     const ip = '45.33.28.1';
     t.clock.advance(12 * HOUR_MS);
-    const cold = await t.app.http.inject({ url: `/v1/email/ip/${ip}/warmup`, headers: { 'x-api-key': reader } });
-    expect(cold.json().data).toMatchObject({ ip, status: 'cold', days_sending: 0, recommended_daily_volume: 50 });
+    const cold = await t.app.http.inject({
+      url: `/v1/email/ip/${ip}/warmup`,
+      headers: { 'x-api-key': reader },
+    });
+    expect(cold.json().data).toMatchObject({
+      ip,
+      status: 'cold',
+      days_sending: 0,
+      recommended_daily_volume: 50,
+    });
     const ingest = await t.app.http.inject({
       method: 'POST',
       url: '/v1/email/telemetry/ingest',
       headers: { 'x-api-key': tele },
-      payload: { observations: [{ ip, volume_24h: 0 }, { ip, volume_24h: 40, observed_at: toIso(t.clock() - HOUR_MS) }] },
+      payload: {
+        observations: [
+          { ip, volume_24h: 0 },
+          { ip, volume_24h: 40, observed_at: toIso(t.clock() - HOUR_MS) },
+        ],
+      },
     });
     expect(ingest.json().data.accepted).toBe(2);
     t.clock.advance(9 * DAY_MS);
-    const warming = await t.app.http.inject({ url: `/v1/email/ip/${ip}/warmup`, headers: { 'x-api-key': reader } });
+    const warming = await t.app.http.inject({
+      url: `/v1/email/ip/${ip}/warmup`,
+      headers: { 'x-api-key': reader },
+    });
     expect(warming.statusCode).toBe(200);
     expect(warming.json().data).toMatchObject({
       status: 'warming',
@@ -238,29 +294,39 @@ describe.each(STORE_KINDS)('reputation routes (%s)', (kind) => {
     });
     let last = 200;
     for (let i = 0; i < 58; i++) {
-      last = (await t.app.http.inject({ url: `/v1/email/ip/${ip}/warmup`, headers: { 'x-api-key': reader } })).statusCode;
+      last = (await t.app.http.inject({ url: `/v1/email/ip/${ip}/warmup`, headers: { 'x-api-key': reader } }))
+        .statusCode;
     }
     expect(last).toBe(200);
-    const over = await t.app.http.inject({ url: `/v1/email/ip/${ip}/warmup`, headers: { 'x-api-key': reader } });
+    const over = await t.app.http.inject({
+      url: `/v1/email/ip/${ip}/warmup`,
+      headers: { 'x-api-key': reader },
+    });
     expect(over.statusCode).toBe(429);
     // The bucket is per key: another key still gets an answer.
     const other = await t.key(['email:read']);
-    expect((await t.app.http.inject({ url: `/v1/email/ip/${ip}/warmup`, headers: { 'x-api-key': other } })).statusCode).toBe(200);
+    expect(
+      (await t.app.http.inject({ url: `/v1/email/ip/${ip}/warmup`, headers: { 'x-api-key': other } }))
+        .statusCode,
+    ).toBe(200);
   });
 
-  it.skipIf(skip)('a closed store gives 503 EVIDENCE_UNAVAILABLE on single and batch, never a score', async () => {
-    expect((await reputationOf(t, '45.33.29.1')).status).toBe(200);
-    if (t.app.store.pgPool) await t.app.store.pgPool.end();
-    else t.app.store.sqlite?.close();
-    const single = await reputationOf(t, '45.33.29.1');
-    expect(single.status).toBe(503);
-    expect(single.body.data).toEqual({
-      code: 'EVIDENCE_UNAVAILABLE',
-      error: 'reputation evidence is unavailable; no score is synthesized',
-    });
-    const b = await batch(t, ['45.33.29.1', '45.33.29.2']);
-    expect(b.status).toBe(503);
-    expect(b.body.data).toMatchObject({ code: 'EVIDENCE_UNAVAILABLE' });
-    expect(JSON.stringify(b.body)).not.toContain('score"');
-  });
+  it.skipIf(skip)(
+    'a closed store gives 503 EVIDENCE_UNAVAILABLE on single and batch, never a score',
+    async () => {
+      expect((await reputationOf(t, '45.33.29.1')).status).toBe(200);
+      if (t.app.store.pgPool) await t.app.store.pgPool.end();
+      else t.app.store.sqlite?.close();
+      const single = await reputationOf(t, '45.33.29.1');
+      expect(single.status).toBe(503);
+      expect(single.body.data).toEqual({
+        code: 'EVIDENCE_UNAVAILABLE',
+        error: 'reputation evidence is unavailable; no score is synthesized',
+      });
+      const b = await batch(t, ['45.33.29.1', '45.33.29.2']);
+      expect(b.status).toBe(503);
+      expect(b.body.data).toMatchObject({ code: 'EVIDENCE_UNAVAILABLE' });
+      expect(JSON.stringify(b.body)).not.toContain('score"');
+    },
+  );
 });

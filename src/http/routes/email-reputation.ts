@@ -84,7 +84,8 @@ export function emailReputationRoutes(app: FastifyInstance, services: HttpServic
       config: { access: { kind: 'key', permission: 'email:read', feature: 'telemetry_ingest' } },
       schema: {
         tags: ['email'],
-        summary: 'Pool tier of 1-50 IPs, persisted per owner; probation -> seasoned emits a graduation event.',
+        summary:
+          'Pool tier of 1-50 IPs, persisted per owner; probation -> seasoned emits a graduation event.',
         body: IpList(50),
         response: {
           200: envelope(Type.Array(PoolClassificationItem)),

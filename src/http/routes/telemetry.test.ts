@@ -3,9 +3,9 @@
  * mix of 100 valid and hostile observations of which exactly the valid ones are stored.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toIso } from '../../core/clock.ts';
 import { createReputationTestApp, type ReputationTestApp } from '../../../test/helpers/reputation-app.ts';
 import { STORE_KINDS, skipStore } from '../../../test/helpers/stores.ts';
+import { toIso } from '../../core/clock.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -55,9 +55,20 @@ function mixedObservations(now: number): { raw: unknown[]; valid: Map<number, nu
     valid.set(i, volume);
     const forms: unknown[] = [
       { ip: `45.33.51.${i}`, volume_24h: volume },
-      { ip: `::ffff:45.33.51.${i}`, bounce_rate: 0.02, volume_24h: volume, observed_at: toIso(now - 47 * HOUR_MS) },
+      {
+        ip: `::ffff:45.33.51.${i}`,
+        bounce_rate: 0.02,
+        volume_24h: volume,
+        observed_at: toIso(now - 47 * HOUR_MS),
+      },
       { ip: `2606:4700:${i.toString(16)}::1`, complaint_rate: 0.0005, volume_24h: volume, extra: 'ignored' },
-      { ip: ` 45.33.52.${i} `, bounce_rate: 0, complaint_rate: 1, volume_24h: volume, observed_at: toIso(now - 1000).replace('Z', '+00:00') },
+      {
+        ip: ` 45.33.52.${i} `,
+        bounce_rate: 0,
+        complaint_rate: 1,
+        volume_24h: volume,
+        observed_at: toIso(now - 1000).replace('Z', '+00:00'),
+      },
     ];
     raw.push(forms[i % forms.length]);
   }
@@ -88,16 +99,25 @@ describe.each(STORE_KINDS)('telemetry ingest (%s)', (kind) => {
     await t?.close();
   });
 
-  it.skipIf(skip)('401 AUTH_REQUIRED without a key, 401 UNAUTHORIZED with a bad one, 403 without telemetry:write', async () => {
-    const body = { observations: [{ ip: '45.33.50.9', volume_24h: 1 }] };
-    expect(await ingest(body, null)).toMatchObject({ status: 401, data: { code: 'AUTH_REQUIRED' } });
-    expect(await ingest(body, 'nrp_nope')).toMatchObject({ status: 401, data: { code: 'UNAUTHORIZED' } });
-    expect(await ingest(body, await t.key(['email:read']))).toMatchObject({ status: 403, data: { code: 'FORBIDDEN' } });
-  });
+  it.skipIf(skip)(
+    '401 AUTH_REQUIRED without a key, 401 UNAUTHORIZED with a bad one, 403 without telemetry:write',
+    async () => {
+      const body = { observations: [{ ip: '45.33.50.9', volume_24h: 1 }] };
+      expect(await ingest(body, null)).toMatchObject({ status: 401, data: { code: 'AUTH_REQUIRED' } });
+      expect(await ingest(body, 'nrp_nope')).toMatchObject({ status: 401, data: { code: 'UNAUTHORIZED' } });
+      expect(await ingest(body, await t.key(['email:read']))).toMatchObject({
+        status: 403,
+        data: { code: 'FORBIDDEN' },
+      });
+    },
+  );
 
   it.skipIf(skip)('shape: 1-100 observations', async () => {
     const obs = Array.from({ length: 101 }, (_, i) => ({ ip: `45.33.53.${i}`, volume_24h: 1 }));
-    expect(await ingest({ observations: obs })).toMatchObject({ status: 400, data: { code: 'TOO_MANY_OBSERVATIONS' } });
+    expect(await ingest({ observations: obs })).toMatchObject({
+      status: 400,
+      data: { code: 'TOO_MANY_OBSERVATIONS' },
+    });
     expect(await ingest({ observations: [] })).toMatchObject({ status: 400, data: { code: 'INVALID_BODY' } });
     expect(await ingest({ observation: obs })).toMatchObject({ status: 400, data: { code: 'INVALID_BODY' } });
     expect(await ingest([1, 2])).toMatchObject({ status: 400, data: { code: 'INVALID_BODY' } });
