@@ -8,8 +8,16 @@ import { createAccounts, parseQuotaOverrides } from './accounts/index.ts';
 import { createBlocklist } from './blocklist/index.ts';
 import type { Config } from './config.ts';
 import { type Clock, systemClock } from './core/clock.ts';
+import {
+  type BlocklistMirror,
+  type DnsblServer,
+  startBlocklistMirror,
+  startDnsblServer,
+} from './dnsbl/index.ts';
 import type { HttpServices, ReadinessCheck } from './http/context.ts';
+import { adminBlocklistRoutes } from './http/routes/admin-blocklist.ts';
 import { adminEvidenceRoutes } from './http/routes/admin-evidence.ts';
+import { blocklistRoutes } from './http/routes/blocklist.ts';
 import { emailReputationRoutes } from './http/routes/email-reputation.ts';
 import { telemetryRoutes } from './http/routes/telemetry.ts';
 import { buildHttp, type RouteModule } from './http/server.ts';
@@ -18,6 +26,7 @@ import { createReputation, type IntelFacts, type ListingFacts, unknownIntel } fr
 import { migrate, openStore, ping, type Store } from './store/index.ts';
 import { createTelemetry } from './telemetry/index.ts';
 import { createWarmup } from './warmup/index.ts';
+import { type ExpiryWorker, startExpiryWorker } from './worker/blocklist-expiry.ts';
 
 export interface AppOptions {
   clock?: Clock;
@@ -36,6 +45,12 @@ export interface App {
   store: Store;
   http: FastifyInstance;
   services: HttpServices;
+  /** The DNSBL server (null when NETREP_DNSBL_LISTEN is empty); its bound ports for tests. */
+  dnsbl: DnsblServer | null;
+  /** The in-memory copy of the active listings that DNS answers from. */
+  blocklistMirror: BlocklistMirror;
+  /** Records due expiries every second; `runOnce()` for tests that move the clock. */
+  blocklistExpiry: ExpiryWorker;
   /** Starts listening on NETREP_LISTEN; returns the bound address. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -103,6 +118,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     intel: options.intelFacts ?? unknownIntel,
   });
   const warmup = createWarmup({ store, clock, reputation });
+  const blocklistMirror = await startBlocklistMirror({
+    blocklist,
+    clock,
+    // The HTTP logger exists by the time the mirror's timer first reports.
+    logger: { warn: (obj, msg) => http.log.warn(obj, msg), error: (obj, msg) => http.log.error(obj, msg) },
+  });
 
   const readiness = async (): Promise<ReadinessCheck[]> => {
     const checks: ReadinessCheck[] = [];
@@ -125,6 +146,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     readiness,
     datasetVersion: () => null,
     blocklist,
+    listingFor: blocklistMirror.listingFor,
     telemetry,
     reputation,
     warmup,
@@ -132,20 +154,48 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const http = await buildHttp({
     services,
     logger: options.logger === undefined ? false : options.logger,
-    routes: [emailReputationRoutes, telemetryRoutes, adminEvidenceRoutes, ...(options.routes ?? [])],
+    routes: [
+      blocklistRoutes,
+      adminBlocklistRoutes,
+      emailReputationRoutes,
+      telemetryRoutes,
+      adminEvidenceRoutes,
+      ...(options.routes ?? []),
+    ],
   });
+  const blocklistExpiry = startExpiryWorker({ blocklist, logger: http.log });
+  // TXT answers point at the lookup route; without NETREP_PUBLIC_URL, at the bound HTTP address.
+  let publicBase = (config.publicUrl || `http://${config.listen}`).replace(/\/+$/, '');
+  const dnsbl = config.dnsblListen
+    ? await startDnsblServer({
+        zone: config.dnsblZone,
+        listen: config.dnsblListen,
+        index: blocklistMirror.index,
+        lookupUrl: (ip) => `${publicBase}/v1/public/blocklist/ip/${ip}`,
+        logger: http.log,
+        clock,
+      })
+    : null;
 
   return {
     config,
     store,
     http,
     services,
+    dnsbl,
+    blocklistMirror,
+    blocklistExpiry,
     async listen() {
       const { host, port } = splitHostPort(config.listen, 8080);
-      return await http.listen({ host, port });
+      const address = await http.listen({ host, port });
+      if (!config.publicUrl) publicBase = address;
+      return address;
     },
     async close() {
+      await dnsbl?.close();
       await http.close();
+      await blocklistExpiry.stop();
+      blocklistMirror.close();
       await accounts.close();
       redis?.disconnect();
       await store.close();

@@ -1,3 +1,4 @@
+export { checkAnswer, eventAnswer, listingAnswer, statsAnswer } from './answer.ts';
 export {
   type Blocklist,
   type BlocklistDeps,

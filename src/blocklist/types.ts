@@ -169,7 +169,8 @@ export const ListBody = Type.Object(
       }),
     ),
     expires_at: Type.Optional(
-      Type.Union([Type.String({ maxLength: 40, description: 'RFC 3339 time in the future' }), Type.Null()], {
+      // Null first: with type coercion on, a string branch first would turn null into "".
+      Type.Union([Type.Null(), Type.String({ maxLength: 40, description: 'RFC 3339 time in the future' })], {
         description: 'When the listing ends; absent or null: permanent',
       }),
     ),

@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { settingsTable } from '../config.ts';
 import { registerAccountCommands } from './accounts.ts';
+import { registerDnsblCommands } from './dnsbl.ts';
 import { registerServeCommands } from './serve.ts';
 
 export function createProgram(): Command {
@@ -13,6 +14,7 @@ export function createProgram(): Command {
     .showHelpAfterError();
   registerServeCommands(program);
   registerAccountCommands(program);
+  registerDnsblCommands(program);
   program
     .command('config')
     .description('print the table of NETREP_* settings')

@@ -19,6 +19,10 @@ export function registerServeCommands(program: Command): void {
       const out = process.stdout;
       out.write(`netrep ${app.store.dialect} store: ${app.store.location}\n`);
       out.write(`netrep listening on ${address} (docs: ${address}/docs)\n`);
+      if (app.dnsbl)
+        out.write(
+          `netrep DNSBL ${config.dnsblZone} on ${app.dnsbl.address}:${app.dnsbl.udpPort} (UDP and TCP)\n`,
+        );
       if (admin) {
         out.write(`\nCreated the administrator ${admin.email}.\n`);
         if (!config.adminPassword) out.write(`One-time password (shown only now): ${admin.password}\n`);

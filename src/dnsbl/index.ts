@@ -1,3 +1,8 @@
+export {
+  type BlocklistMirror,
+  type BlocklistMirrorOptions,
+  startBlocklistMirror,
+} from './blocklist-mirror.ts';
 export { createListingIndex, type FastListingIndex, type StoredListing } from './listing-index.ts';
 export { classifyQueryName, ipToQueryName } from './query-name.ts';
 export {

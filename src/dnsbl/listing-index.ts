@@ -159,6 +159,10 @@ class Ipv4Table {
 }
 
 /** Interned listing values: a million listings usually share a few thousand (code, reason) pairs. */
+function valueKey(listing: ListingValue): string {
+  return `${listing.returnCode}\n${listing.type ?? ''}\n${listing.reason}`;
+}
+
 class ValueTable {
   readonly values: (StoredListing | undefined)[] = [];
   private refs: number[] = [];
@@ -166,13 +170,14 @@ class ValueTable {
   private free: number[] = [];
 
   intern(listing: ListingValue): number {
-    const key = `${listing.returnCode}\n${listing.reason}`;
+    const key = valueKey(listing);
     let id = this.byKey.get(key);
     if (id === undefined) {
       const returnCodeInt = validReturnCode(listing.returnCode);
       const value: StoredListing = Object.freeze({
         returnCode: listing.returnCode,
         reason: listing.reason,
+        ...(listing.type === undefined ? {} : { type: listing.type }),
         returnCodeInt,
       });
       id = this.free.pop() ?? this.values.length;
@@ -189,7 +194,7 @@ class ValueTable {
     this.refs[id] = left;
     if (left > 0) return;
     const value = this.values[id] as StoredListing;
-    this.byKey.delete(`${value.returnCode}\n${value.reason}`);
+    this.byKey.delete(valueKey(value));
     this.values[id] = undefined;
     this.free.push(id);
   }

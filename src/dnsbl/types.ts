@@ -9,6 +9,9 @@ export const DnsblListing = Type.Object({
     description: 'DNS A answer for the listing, an address in 127.0.0.0/8 other than 127.0.0.1.',
   }),
   reason: Type.String({ description: 'Why the address is listed; served in the TXT answer.' }),
+  type: Type.Optional(
+    Type.String({ description: 'Listing type (spam, malware, phishing); not served in DNS.' }),
+  ),
 });
 export type DnsblListing = Static<typeof DnsblListing>;
 
@@ -16,6 +19,9 @@ export type DnsblListing = Static<typeof DnsblListing>;
 export const ListingValue = Type.Object({
   returnCode: Type.String({ description: 'DNS A answer, e.g. 127.0.0.2.' }),
   reason: Type.String({ description: 'Listing reason, served in TXT.' }),
+  type: Type.Optional(
+    Type.String({ description: 'Listing type, for readers of the index other than DNS (threat score).' }),
+  ),
 });
 export type ListingValue = Static<typeof ListingValue>;
 

@@ -3,7 +3,7 @@
  * Route access is data on the route: `config: { access: { kind: 'key', permission: 'ip:read' } }`.
  */
 import type { Accounts, Feature, Permission, Principal } from '../accounts/index.ts';
-import type { Blocklist } from '../blocklist/index.ts';
+import type { Blocklist, ListingType } from '../blocklist/index.ts';
 import type { Config } from '../config.ts';
 import type { Clock } from '../core/clock.ts';
 import type { LimitState, Limits, MinuteBucket } from '../limits/index.ts';
@@ -49,7 +49,10 @@ export interface HttpServices {
   limits: Limits;
   readiness(): Promise<ReadinessCheck[]>;
   datasetVersion(): number | null;
+  /** The service-owned blocklist (spec §2.4). */
   blocklist?: Blocklist;
+  /** Active listing type of an address, synchronous from memory (threat score, reputation). */
+  listingFor?(ip: string): { type: ListingType } | null;
   telemetry?: Telemetry;
   reputation?: Reputation;
   warmup?: Warmup;

@@ -1,0 +1,183 @@
+/**
+ * Keeps the in-memory listing index equal to the blocklist's active listings: loaded once at
+ * start, updated at once by changes made through this instance, and by polling the event log
+ * (`changesSince`) for changes other instances made through a shared PostgreSQL. Expiries are
+ * applied from a timer heap, so an expired listing leaves DNS without waiting for the worker.
+ */
+import type { Blocklist, Listing, ListingType } from '../blocklist/index.ts';
+import type { Clock } from '../core/clock.ts';
+import { normalizeIp } from '../core/ip.ts';
+import { createListingIndex, type FastListingIndex } from './listing-index.ts';
+import type { DnsblLogger } from './types.ts';
+
+/** PostgreSQL hands out event ids before commit, so a smaller id can appear later: wait this long. */
+const GAP_WAIT_MS = 10_000;
+const MAX_PENDING_GAPS = 10_000;
+const POLL_BATCH = 2000;
+
+export interface BlocklistMirrorOptions {
+  blocklist: Blocklist;
+  clock: Clock;
+  /** How often to read other instances' changes (default 250 ms). */
+  pollMs?: number;
+  logger?: DnsblLogger;
+}
+
+export interface BlocklistMirror {
+  index: FastListingIndex;
+  /** The active listing's type, or null; synchronous, from memory (threat score, reputation). */
+  listingFor(ip: string): { type: ListingType } | null;
+  /** Reads other instances' changes and applies due expiries now (the timer does this too). */
+  poll(): Promise<void>;
+  close(): void;
+}
+
+/** Binary min-heap of (expiresAt, ip). */
+function createExpiryHeap() {
+  const heap: { at: number; ip: string }[] = [];
+  const swap = (i: number, j: number) => {
+    const t = heap[i] as { at: number; ip: string };
+    heap[i] = heap[j] as { at: number; ip: string };
+    heap[j] = t;
+  };
+  const at = (i: number) => (heap[i] as { at: number }).at;
+  return {
+    push(item: { at: number; ip: string }) {
+      heap.push(item);
+      let i = heap.length - 1;
+      while (i > 0) {
+        const p = (i - 1) >> 1;
+        if (at(p) <= at(i)) break;
+        swap(i, p);
+        i = p;
+      }
+    },
+    peek: () => heap[0],
+    pop() {
+      const top = heap[0];
+      const last = heap.pop();
+      if (heap.length > 0 && last) {
+        heap[0] = last;
+        let i = 0;
+        for (;;) {
+          const l = 2 * i + 1;
+          const r = l + 1;
+          let m = i;
+          if (l < heap.length && at(l) < at(m)) m = l;
+          if (r < heap.length && at(r) < at(m)) m = r;
+          if (m === i) break;
+          swap(i, m);
+          i = m;
+        }
+      }
+      return top;
+    },
+  };
+}
+
+export async function startBlocklistMirror(options: BlocklistMirrorOptions): Promise<BlocklistMirror> {
+  const { blocklist, clock } = options;
+  const index = createListingIndex();
+  const expiring = new Map<string, number>();
+  const heap = createExpiryHeap();
+
+  function apply(ip: string, listing: Listing | null): void {
+    if (listing === null) {
+      index.delete(ip);
+      expiring.delete(ip);
+      return;
+    }
+    index.set(ip, { returnCode: listing.returnCode, reason: listing.reason, type: listing.type });
+    if (listing.expiresAt === null) expiring.delete(ip);
+    else {
+      expiring.set(ip, listing.expiresAt);
+      heap.push({ at: listing.expiresAt, ip });
+    }
+  }
+
+  function expireDue(): void {
+    const now = clock();
+    for (let top = heap.peek(); top && top.at <= now; top = heap.peek()) {
+      heap.pop();
+      if (expiring.get(top.ip) === top.at) {
+        expiring.delete(top.ip);
+        index.delete(top.ip);
+      }
+    }
+  }
+
+  // The cursor is taken before the snapshot: changes in between are applied twice, harmlessly.
+  let cursor = await blocklist.lastEventId();
+  const initial: Listing[] = [];
+  for await (const listing of blocklist.activeListings()) initial.push(listing);
+  index.replaceAll(
+    initial.map((l) => ({ ip: l.ip, returnCode: l.returnCode, reason: l.reason, type: l.type })),
+  );
+  for (const l of initial) {
+    if (l.expiresAt !== null) {
+      expiring.set(l.ip, l.expiresAt);
+      heap.push({ at: l.expiresAt, ip: l.ip });
+    }
+  }
+  const unsubscribe = blocklist.subscribe(apply);
+
+  // Event ids below the cursor that were not seen yet, with the time we started waiting.
+  const pending = new Map<number, number>();
+  let polling: Promise<void> | null = null;
+
+  async function pollOnce(): Promise<void> {
+    const changes = await blocklist.changesSince(cursor, {
+      limit: POLL_BATCH,
+      eventIds: [...pending.keys()],
+    });
+    const seen = new Set<number>();
+    let top = cursor;
+    for (const change of changes) {
+      apply(change.ip, change.listing);
+      seen.add(change.eventId);
+      pending.delete(change.eventId);
+      if (change.eventId > top) top = change.eventId;
+    }
+    // Gap waits are real elapsed time, not the (possibly test-moved) clock of the listings.
+    const now = performance.now();
+    for (let id = cursor + 1; id < top && pending.size < MAX_PENDING_GAPS; id++) {
+      if (!seen.has(id)) pending.set(id, now);
+    }
+    cursor = top;
+    for (const [id, since] of pending) if (now - since > GAP_WAIT_MS) pending.delete(id);
+    expireDue();
+  }
+
+  async function poll(): Promise<void> {
+    // One poll at a time; a caller arriving during a poll waits for it and runs another.
+    while (polling) await polling;
+    polling = pollOnce().finally(() => {
+      polling = null;
+    });
+    await polling;
+  }
+
+  const timer = setInterval(() => {
+    if (polling) return;
+    poll().catch((err: unknown) => options.logger?.warn({ err }, 'blocklist mirror poll failed'));
+  }, options.pollMs ?? 250);
+  timer.unref();
+
+  return {
+    index,
+    listingFor(ip) {
+      const key = normalizeIp(ip);
+      if (key === null) return null;
+      const value = index.get(key);
+      if (!value || value.type === undefined) return null;
+      const expiresAt = expiring.get(key);
+      if (expiresAt !== undefined && expiresAt <= clock()) return null;
+      return { type: value.type as ListingType };
+    },
+    poll,
+    close() {
+      clearInterval(timer);
+      unsubscribe();
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { DelistAnswer, DelistBody, ListBody, ListingAnswer, listingAnswer } from '../../blocklist/index.ts';
+import { AppError } from '../../core/errors.ts';
+import { normalizeIp } from '../../core/ip.ts';
+import type { HttpServices } from '../context.ts';
+import { envelope, errorResponses, IpParam } from '../schemas.ts';
+import { requireBlocklist } from './blocklist.ts';
+
+const ListedAnswer = Type.Composite([
+  Type.Object({ ip: Type.String({ description: 'The address, normalized' }) }),
+  ListingAnswer,
+]);
+
+/** RFC 3339 with an explicit offset (or Z); anything Date.parse would guess at is refused. */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+
+function parseExpiry(value: string | null | undefined): number | null {
+  if (value === undefined || value === null) return null;
+  const ms = RFC3339.test(value) ? Date.parse(value) : Number.NaN;
+  if (!Number.isFinite(ms)) throw new AppError('INVALID_BODY', 'expires_at must be an RFC 3339 timestamp');
+  return ms;
+}
+
+function actorOf(request: FastifyRequest): string {
+  return request.principal ? `key:${request.principal.keyId}` : 'unknown';
+}
+
+export function adminBlocklistRoutes(app: FastifyInstance, services: HttpServices): void {
+  const blocklist = requireBlocklist(services);
+
+  app.post(
+    '/v1/admin/blocklist/listings',
+    {
+      config: { access: { kind: 'key', permission: 'admin' } },
+      schema: {
+        tags: ['admin'],
+        summary: 'List an address, or re-list it with new details (CONTRACT §4).',
+        body: ListBody,
+        response: { 200: envelope(ListedAnswer), ...errorResponses(400, 401, 403, 429) },
+      },
+    },
+    async (request) => {
+      const body = request.body as ListBody;
+      const listing = await blocklist.list({
+        ip: body.ip,
+        type: body.type,
+        reason: body.reason,
+        returnCode: body.return_code,
+        expiresAt: parseExpiry(body.expires_at),
+        actor: actorOf(request),
+      });
+      return { data: { ip: listing.ip, ...listingAnswer(listing) } };
+    },
+  );
+
+  app.delete(
+    '/v1/admin/blocklist/listings/:ip',
+    {
+      config: { access: { kind: 'key', permission: 'admin' } },
+      // The body is optional: a DELETE without one is an empty object.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+      schema: {
+        tags: ['admin'],
+        summary: 'Delist an address (CONTRACT §4); 404 when it is not listed.',
+        params: IpParam,
+        body: DelistBody,
+        response: { 200: envelope(DelistAnswer), ...errorResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => {
+      const raw = (request.params as { ip: string }).ip;
+      const ip = normalizeIp(raw);
+      if (ip === null) throw new AppError('INVALID_IP', `invalid IP address: ${raw.slice(0, 64)}`);
+      const body = request.body as DelistBody;
+      const removed = await blocklist.delist(ip, { reason: body.reason, actor: actorOf(request) });
+      if (!removed) throw new AppError('NOT_FOUND', `${ip} is not listed`);
+      return { data: { ip, listed: false as const } };
+    },
+  );
+}

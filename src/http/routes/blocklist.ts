@@ -1,0 +1,127 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import {
+  BatchCheckAnswer,
+  type Blocklist,
+  CheckAnswer,
+  checkAnswer,
+  eventAnswer,
+  RecentAnswer,
+  StatsAnswer,
+  statsAnswer,
+} from '../../blocklist/index.ts';
+import { AppError } from '../../core/errors.ts';
+import { parseIp } from '../../core/ip.ts';
+import type { HttpServices } from '../context.ts';
+import { envelope, errorResponses, IpParam } from '../schemas.ts';
+
+/** Spec §8: blocklist batch 100 IPs. */
+const MAX_BATCH = 100;
+
+export function requireBlocklist(services: HttpServices): Blocklist {
+  if (!services.blocklist) throw new Error('the blocklist service is not configured');
+  return services.blocklist;
+}
+
+function normalized(ip: string): string {
+  const parsed = parseIp(ip);
+  if (!parsed) throw new AppError('INVALID_IP', `invalid IP address: ${ip.slice(0, 64)}`);
+  return parsed.address;
+}
+
+export function blocklistRoutes(app: FastifyInstance, services: HttpServices): void {
+  const blocklist = requireBlocklist(services);
+  const single = async (request: { params: unknown }) => {
+    const ip = normalized((request.params as { ip: string }).ip);
+    return { data: checkAnswer(ip, await blocklist.check(ip)) };
+  };
+  const singleSchema = (summary: string) => ({
+    tags: ['blocklist'],
+    summary,
+    params: IpParam,
+    response: { 200: envelope(CheckAnswer), ...errorResponses(400, 401, 403, 429) },
+  });
+
+  app.get(
+    '/v1/public/blocklist/ip/:ip',
+    {
+      config: { access: { kind: 'public', bucket: 'public' } },
+      schema: singleSchema('Is this address on the blocklist? (anonymous, 60/min per client IP)'),
+    },
+    single,
+  );
+
+  app.get(
+    '/v1/blocklist/ip/:ip',
+    {
+      config: { access: { kind: 'key', permission: 'blocklist:read' } },
+      schema: singleSchema('Is this address on the blocklist?'),
+    },
+    single,
+  );
+
+  app.post(
+    '/v1/blocklist/check',
+    {
+      config: { access: { kind: 'key', permission: 'blocklist:read' } },
+      schema: {
+        tags: ['blocklist'],
+        summary: 'Blocklist membership of 1-100 addresses, in request order.',
+        body: Type.Object(
+          {
+            ips: Type.Array(Type.String({ description: 'IPv4 or IPv6 address' }), {
+              minItems: 1,
+              maxItems: MAX_BATCH,
+            }),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: envelope(BatchCheckAnswer), ...errorResponses(400, 401, 403, 429) },
+      },
+    },
+    async (request) => {
+      const ips = (request.body as { ips: string[] }).ips.map(normalized);
+      const listings = await blocklist.checkMany(ips);
+      return { data: ips.map((ip) => checkAnswer(ip, listings.get(ip))) };
+    },
+  );
+
+  app.get(
+    '/v1/blocklist/stats',
+    {
+      config: { access: { kind: 'key', permission: 'blocklist:read' } },
+      schema: {
+        tags: ['blocklist'],
+        summary: 'Active listings by type, listings and delistings in the last 24 hours.',
+        response: { 200: envelope(StatsAnswer), ...errorResponses(401, 403, 429) },
+      },
+    },
+    async () => ({ data: statsAnswer(await blocklist.stats()) }),
+  );
+
+  app.get(
+    '/v1/blocklist/recent',
+    {
+      config: { access: { kind: 'key', permission: 'blocklist:read' } },
+      schema: {
+        tags: ['blocklist'],
+        summary: 'Listing and delisting events, newest first.',
+        querystring: Type.Object({
+          limit: Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Page size, 1-100' }),
+          offset: Type.Integer({
+            minimum: 0,
+            maximum: 1_000_000_000,
+            default: 0,
+            description: 'Events to skip',
+          }),
+        }),
+        response: { 200: envelope(RecentAnswer), ...errorResponses(400, 401, 403, 429) },
+      },
+    },
+    async (request) => {
+      const { limit, offset } = request.query as { limit: number; offset: number };
+      const events = (await blocklist.recent({ limit, offset })).map(eventAnswer);
+      return { data: { events, count: events.length, limit, offset } };
+    },
+  );
+}
