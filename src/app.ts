@@ -17,12 +17,18 @@ import {
 } from './dnsbl/index.ts';
 import type { HttpServices, ReadinessCheck } from './http/context.ts';
 import { adminBlocklistRoutes } from './http/routes/admin-blocklist.ts';
+import { adminEvidenceRoutes } from './http/routes/admin-evidence.ts';
 import { blocklistRoutes } from './http/routes/blocklist.ts';
 import { emailDomainRoutes } from './http/routes/email-domain.ts';
+import { emailReputationRoutes } from './http/routes/email-reputation.ts';
 import { headerAnalyzerRoutes } from './http/routes/header-analyzer.ts';
+import { telemetryRoutes } from './http/routes/telemetry.ts';
 import { buildHttp, type RouteModule } from './http/server.ts';
 import { createLimits } from './limits/index.ts';
+import { createReputation, type IntelFacts, type ListingFacts, unknownIntel } from './reputation/index.ts';
 import { migrate, openStore, ping, type Store } from './store/index.ts';
+import { createTelemetry } from './telemetry/index.ts';
+import { createWarmup } from './warmup/index.ts';
 import { type ExpiryWorker, startExpiryWorker } from './worker/blocklist-expiry.ts';
 
 export interface AppOptions {
@@ -35,6 +41,8 @@ export interface AppOptions {
   routes?: RouteModule[];
   /** Header hop enrichment (tests pass a counting one; the intel module supplies the real one). */
   enrichIp?: HttpServices['enrichIp'];
+  /** Dataset facts for reputation (datacenter, geo changes); unknown until the intel module is wired. */
+  intelFacts?: IntelFacts;
 }
 
 export interface App {
@@ -100,6 +108,21 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
 
   const blocklist = createBlocklist({ store, clock });
+  // Reputation reads listings through this narrow interface (spec §2.5 listing signals).
+  const listingFacts: ListingFacts = {
+    activeListing: async (ip) => (await blocklist.check(ip))?.type ?? null,
+    activeCountInSubnet24: (ip) => blocklist.activeCountInSubnet24(ip),
+    listedEventsSince: (ip, since) => blocklist.listedEventTimes(ip, since),
+  };
+  const telemetry = createTelemetry({ store, clock });
+  const reputation = createReputation({
+    store,
+    clock,
+    telemetry,
+    listings: listingFacts,
+    intel: options.intelFacts ?? unknownIntel,
+  });
+  const warmup = createWarmup({ store, clock, reputation });
   const blocklistMirror = await startBlocklistMirror({
     blocklist,
     clock,
@@ -131,6 +154,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     listingFor: blocklistMirror.listingFor,
     dns: createDnsClient({ servers: config.dnsServers }),
     ...(options.enrichIp ? { enrichIp: options.enrichIp } : {}),
+    telemetry,
+    reputation,
+    warmup,
   };
   const http = await buildHttp({
     services,
@@ -140,6 +166,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       adminBlocklistRoutes,
       emailDomainRoutes,
       headerAnalyzerRoutes,
+      emailReputationRoutes,
+      telemetryRoutes,
+      adminEvidenceRoutes,
       ...(options.routes ?? []),
     ],
   });

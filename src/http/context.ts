@@ -9,7 +9,10 @@ import type { Clock } from '../core/clock.ts';
 import type { DnsClient } from '../core/dns/index.ts';
 import type { HopEnrichment } from '../headers/index.ts';
 import type { LimitState, Limits, MinuteBucket } from '../limits/index.ts';
+import type { Reputation } from '../reputation/index.ts';
 import type { Store } from '../store/index.ts';
+import type { Telemetry } from '../telemetry/index.ts';
+import type { Warmup } from '../warmup/index.ts';
 
 export type Access =
   /** No key, no limit: health, readiness, metrics, docs. */
@@ -56,6 +59,9 @@ export interface HttpServices {
   dns: DnsClient;
   /** Intel for a header hop IP; absent until the intel module is wired (fields are then null). */
   enrichIp?: (ip: string) => HopEnrichment | null;
+  telemetry?: Telemetry;
+  reputation?: Reputation;
+  warmup?: Warmup;
 }
 
 declare module 'fastify' {

@@ -9,6 +9,8 @@ export {
 } from './evidence-input.ts';
 export type { Computation } from './history.ts';
 export { dailyHistory, HISTORY_DAYS } from './history.ts';
+export type { Assessment, EvidenceResult, Reputation, ReputationOptions } from './reputation.ts';
+export { createReputation } from './reputation.ts';
 export {
   BASE_SCORE,
   BOUNCE_THRESHOLD,
@@ -17,6 +19,9 @@ export {
   levelForScore,
   scoreReputation,
 } from './score.ts';
+export type { IntelFacts, ListingFacts } from './sources.ts';
+export { unknownIntel } from './sources.ts';
+export type { FcrdnsRecord } from './store.ts';
 export type { SubnetMember } from './subnet.ts';
 export { contaminationLevel, subnetOf, summarizeSubnet } from './subnet.ts';
 export * from './types.ts';

@@ -81,3 +81,12 @@ describe('subnetOf', () => {
     expect(subnetOf(ip)).toBe(subnet);
   });
 });
+
+describe('summarizeSubnet with the blocklist count', () => {
+  it('takes listed_count and the level from the given count, not from the scored members', () => {
+    const s = summarizeSubnet('198.51.100.0/24', [{ ip: '198.51.100.1', score: 70 }], 3);
+    expect(s.listed_count).toBe(3);
+    expect(s.contamination_level).toBe('moderate');
+    expect(s.total_ips_seen).toBe(1);
+  });
+});

@@ -14,20 +14,25 @@ export interface SubnetMember {
   ip: string;
   /** Its current reputation score, 0-100. */
   score: number;
-  /** True while it has an active blocklist listing. */
-  listed: boolean;
+  /** True while it has an active blocklist listing (ignored when the count is given). */
+  listed?: boolean;
 }
 
 /**
  * The subnet summary of spec §2.5 from the seen addresses of one /24. Each address counts
- * once (the last entry wins); listed_count is the number of members with an active listing,
- * which is the same count the neighbor_reputation factor uses.
+ * once (the last entry wins). listed_count is `activeListings` when given (the blocklist's
+ * count of the /24, which also covers listed addresses never scored: the same count the
+ * neighbor_reputation factor uses), else the number of members with an active listing.
  */
-export function summarizeSubnet(subnet: string, members: readonly SubnetMember[]): SubnetSummary {
+export function summarizeSubnet(
+  subnet: string,
+  members: readonly SubnetMember[],
+  activeListings?: number,
+): SubnetSummary {
   const byIp = new Map<string, SubnetMember>();
   for (const m of members) byIp.set(m.ip, m);
   const unique = [...byIp.values()];
-  const listed = unique.filter((m) => m.listed).length;
+  const listed = activeListings ?? unique.filter((m) => m.listed === true).length;
   let sum = 0;
   let worst: number | null = null;
   for (const m of unique) {

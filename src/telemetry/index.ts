@@ -1,3 +1,6 @@
+export type { Telemetry } from './ingest.ts';
+export { createTelemetry } from './ingest.ts';
+export type { StoredObservation, Submitter, TelemetryFacts } from './store.ts';
 export * from './types.ts';
 export {
   CLOCK_SKEW_MS,

@@ -1,0 +1,40 @@
+/** Operator evidence ingestion (CONTRACT §4): trap hits and honeypot activity, production or synthetic. */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { MAX_EVIDENCE_EVENTS } from '../../reputation/index.ts';
+import { IngestResult } from '../../telemetry/index.ts';
+import type { HttpServices } from '../context.ts';
+import { envelope, errorResponses } from '../schemas.ts';
+
+const EvidenceBody = Type.Object({
+  events: Type.Array(
+    Type.Unknown({
+      description:
+        '{ip, kind: pristine_trap|recycled_trap|typo_trap|smtp_honeypot, observed_at (RFC 3339, up to 10 years back, not in the future), synthetic? (default false), source? (up to 200 characters)}',
+    }),
+    {
+      minItems: 1,
+      maxItems: MAX_EVIDENCE_EVENTS,
+      description: '1-1000 events; an invalid one is rejected and explained, the others are stored',
+    },
+  ),
+});
+
+export function adminEvidenceRoutes(app: FastifyInstance, services: HttpServices): void {
+  const { reputation } = services;
+  if (!reputation) throw new Error('admin evidence routes need services.reputation');
+
+  app.post(
+    '/v1/admin/evidence',
+    {
+      config: { access: { kind: 'key', permission: 'admin' } },
+      schema: {
+        tags: ['admin'],
+        summary: 'Record trap hits and SMTP honeypot activity (CONTRACT §4).',
+        body: EvidenceBody,
+        response: { 200: envelope(IngestResult), ...errorResponses(400, 401, 403, 429) },
+      },
+    },
+    async (request) => ({ data: await reputation.recordEvidence(request.body) }),
+  );
+}

@@ -1,0 +1,101 @@
+/**
+ * Sending-IP reputation, subnet neighbours, warm-up and pool classification (spec §2.5, §2.6,
+ * §4; CONTRACT §7). Reputation single and batch are anonymous (60/min per client IP, shared);
+ * warm-up adds 60/min per key; pool classification needs the telemetry_ingest feature.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { BatchReputationItem, ReputationData, SubnetSummary } from '../../reputation/index.ts';
+import { PoolClassificationItem, WarmupData } from '../../warmup/index.ts';
+import type { HttpServices } from '../context.ts';
+import { envelope, errorResponses, IpParam } from '../schemas.ts';
+
+const IpList = (max: number) =>
+  Type.Object({
+    ips: Type.Array(Type.String({ description: 'IPv4 or IPv6 address' }), {
+      minItems: 1,
+      description: `1-${max} addresses; more: 400 TOO_MANY_IPS; an invalid entry: 400 INVALID_IP naming it`,
+    }),
+  });
+
+export function emailReputationRoutes(app: FastifyInstance, services: HttpServices): void {
+  const { reputation, warmup } = services;
+  if (!reputation || !warmup) throw new Error('email reputation routes need services.reputation and warmup');
+
+  app.get(
+    '/v1/email/ip/:ip/reputation',
+    {
+      config: { access: { kind: 'public', bucket: 'reputation' } },
+      schema: {
+        tags: ['email'],
+        summary: 'Sending reputation of an IP: score, level, factors, 30-day history, /24, listing, FCrDNS.',
+        params: IpParam,
+        response: { 200: envelope(ReputationData), ...errorResponses(400, 429, 503) },
+      },
+    },
+    async (request) => ({ data: await reputation.forIp((request.params as { ip: string }).ip) }),
+  );
+
+  app.post(
+    '/v1/email/reputation/batch',
+    {
+      config: { access: { kind: 'public', bucket: 'reputation' } },
+      schema: {
+        tags: ['email'],
+        summary: 'Reputation score and level of 1-100 public IPs (duplicates answered once).',
+        body: IpList(100),
+        response: { 200: envelope(Type.Array(BatchReputationItem)), ...errorResponses(400, 429, 503) },
+      },
+    },
+    async (request) => ({ data: await reputation.batch((request.body as { ips: string[] }).ips) }),
+  );
+
+  app.get(
+    '/v1/email/ip/:ip/neighbors',
+    {
+      config: { access: { kind: 'key', permission: 'email:read' } },
+      schema: {
+        tags: ['email'],
+        summary: 'Summary of the /24 around a public IPv4 address: listings, scores, contamination.',
+        params: IpParam,
+        response: { 200: envelope(SubnetSummary), ...errorResponses(400, 401, 403, 429, 503) },
+      },
+    },
+    async (request) => ({ data: await reputation.neighbors((request.params as { ip: string }).ip) }),
+  );
+
+  app.get(
+    '/v1/email/ip/:ip/warmup',
+    {
+      config: { access: { kind: 'key', permission: 'email:read', minuteBucket: 'warmup' } },
+      schema: {
+        tags: ['email'],
+        summary: 'Warm-up status, recommended daily volume, auto-pause advice and the next milestone.',
+        params: IpParam,
+        response: { 200: envelope(WarmupData), ...errorResponses(400, 401, 403, 429, 503) },
+      },
+    },
+    async (request) => ({ data: await warmup.forIp((request.params as { ip: string }).ip) }),
+  );
+
+  app.post(
+    '/v1/email/pool/classify',
+    {
+      config: { access: { kind: 'key', permission: 'email:read', feature: 'telemetry_ingest' } },
+      schema: {
+        tags: ['email'],
+        summary:
+          'Pool tier of 1-50 IPs, persisted per owner; probation -> seasoned emits a graduation event.',
+        body: IpList(50),
+        response: {
+          200: envelope(Type.Array(PoolClassificationItem)),
+          ...errorResponses(400, 401, 403, 429, 503),
+        },
+      },
+    },
+    async (request) => {
+      const ownerId = request.principal?.ownerId ?? 0;
+      return { data: await warmup.classify(ownerId, (request.body as { ips: string[] }).ips) };
+    },
+  );
+}

@@ -1,0 +1,31 @@
+import type { ListingType } from './types.ts';
+
+/**
+ * What reputation needs from the blocklist module. app.ts adapts the blocklist service to
+ * it; a failure of any call is unavailable evidence (503), never "not listed".
+ */
+export interface ListingFacts {
+  /** Type of the address's active listing, or null when it is not listed. */
+  activeListing(ip: string): Promise<ListingType | null>;
+  /** Active listings in the /24 of an IPv4 address, the address itself included. */
+  activeCountInSubnet24(ip: string): Promise<number>;
+  /** Times (epoch ms) of the address's `listed` events at or after `sinceMs`. */
+  listedEventsSince(ip: string, sinceMs: number): Promise<number[]>;
+}
+
+/**
+ * What reputation needs from the dataset (intel module). null means unknown, which adds
+ * nothing to the score (spec §2.5: an absent datacenter classification is unknown).
+ */
+export interface IntelFacts {
+  /** Datacenter classification of the address in the current dataset. */
+  datacenter(ip: string): boolean | null;
+  /** geo_stability.change_count over the last 90 days of dataset versions (CONTRACT §7). */
+  geoChangeCount90d(ip: string): number | null;
+}
+
+/** The default until app.ts wires the intel module: every dataset fact is unknown. */
+export const unknownIntel: IntelFacts = {
+  datacenter: () => null,
+  geoChangeCount90d: () => null,
+};

@@ -1,0 +1,28 @@
+import type { Clock } from '../core/clock.ts';
+import type { Store } from '../store/index.ts';
+import { createTelemetryStore, type Submitter, type TelemetryFacts, type TelemetryStore } from './store.ts';
+import type { IngestResult } from './types.ts';
+import { validateIngest } from './validate.ts';
+
+export interface Telemetry {
+  /**
+   * POST /v1/email/telemetry/ingest: validates each observation on its own (rule 3) and
+   * writes the accepted ones of this request in one transaction.
+   */
+  ingest(body: unknown, by: Submitter): Promise<IngestResult>;
+  /** The production observations that matter for one address. */
+  factsFor(ip: string): Promise<TelemetryFacts>;
+}
+
+export function createTelemetry(options: { store: Store; clock: Clock }): Telemetry {
+  const rows: TelemetryStore = createTelemetryStore(options.store.db);
+  return {
+    async ingest(body, by) {
+      const now = options.clock();
+      const { observations, result } = validateIngest(body, now);
+      await rows.insertBatch(observations, by, now);
+      return result;
+    },
+    factsFor: (ip) => rows.factsFor(ip),
+  };
+}
