@@ -125,7 +125,10 @@ function asnTable(inputs: Inputs, ctx: MergeContext, merged: FamilyMerge[]): Asn
     const cc = countryAt(row);
     if (!cc) continue;
     let w = weights.get(row.asn);
-    if (!w) weights.set(row.asn, (w = new Map()));
+    if (!w) {
+      w = new Map();
+      weights.set(row.asn, w);
+    }
     w.set(cc, (w.get(cc) ?? 0n) + (row.family === 4 ? size + 1n : 1n));
   }
   const majority = (asn: number): string | null => {

@@ -169,27 +169,38 @@ function readUpstream(into: Inputs, spec: SourceSpec, bytes: Buffer): void {
   };
   switch (spec.format) {
     case 'plain':
-      return ranges(parsePlainList(bytes));
+      ranges(parsePlainList(bytes));
+      return;
     case 'tor-exit':
-      return ranges(parseTorExitAddresses(bytes));
+      ranges(parseTorExitAddresses(bytes));
+      return;
     case 'aws':
-      return ranges(parseAwsIpRanges(bytes));
+      ranges(parseAwsIpRanges(bytes));
+      return;
     case 'google':
-      return ranges(parseGoogleStyleRanges(bytes));
+      ranges(parseGoogleStyleRanges(bytes));
+      return;
     case 'azure':
-      return ranges(parseAzureServiceTags(bytes));
+      ranges(parseAzureServiceTags(bytes));
+      return;
     case 'oracle':
-      return ranges(parseOracleRanges(bytes));
+      ranges(parseOracleRanges(bytes));
+      return;
     case 'fastly':
-      return ranges(parseFastlyRanges(bytes));
+      ranges(parseFastlyRanges(bytes));
+      return;
     case 'github':
-      return ranges(parseGithubMeta(bytes));
+      ranges(parseGithubMeta(bytes));
+      return;
     case 'cloud-ips':
-      return ranges(parseCloudIpsJson(bytes));
+      ranges(parseCloudIpsJson(bytes));
+      return;
     case 'drop-text':
-      return ranges(parseDropText(bytes));
+      ranges(parseDropText(bytes));
+      return;
     case 'drop-json':
-      return ranges(parseDropJson(bytes));
+      ranges(parseDropJson(bytes));
+      return;
     case 'geofeed-csv':
     case 'vultr-json': {
       const r = spec.format === 'vultr-json' ? parseVultrGeofeed(bytes) : parseGeofeedCsv(bytes);

@@ -305,7 +305,10 @@ export function createIntel(options: IntelOptions): Intel {
         for (let k = 0; k < t.netAsns.length; k++) {
           const a = t.netAsns[k] as number;
           let list = asnPieces.get(a);
-          if (!list) asnPieces.set(a, (list = []));
+          if (!list) {
+            list = [];
+            asnPieces.set(a, list);
+          }
           list.push([t.family, k]);
         }
       }
