@@ -19,3 +19,4 @@ export {
 } from './snapshot.ts';
 export { type SourceSpec, UPSTREAM_SOURCES } from './sources.ts';
 export { type AsnEntry, FLAG, type Manifest, type ProgressEvent, RIRS, type SourceInfo } from './types.ts';
+export { type DownloadResult, downloadSources, resolveSources, upstreamDir } from './update.ts';

@@ -30,7 +30,12 @@ function toBig(text: string): bigint {
 
 function readRows(file: string): Rows {
   const records = parse(readFileSync(file, 'utf8'), { relax_column_count: true }) as string[][];
-  const rows = records.map((r, i) => ({ s: toBig(r[0] as string), e: toBig(r[1] as string), v: r.slice(2), i }));
+  const rows = records.map((r, i) => ({
+    s: toBig(r[0] as string),
+    e: toBig(r[1] as string),
+    v: r.slice(2),
+    i,
+  }));
   rows.sort((a, b) => (a.s < b.s ? -1 : a.s > b.s ? 1 : a.i - b.i));
   const out: Rows = { starts: [], ends: [], values: [], maxEnd: [] };
   let max = -1n;
@@ -101,7 +106,10 @@ describe('npm-only build', () => {
       connection_type: 'datacenter',
       netrep: { is_datacenter: true },
     });
-    expect(intel.lookup(parseIp('2a00:1450:4001::1') as ParsedIp)).toMatchObject({ asn: 15169, asn_name: 'Google LLC' });
+    expect(intel.lookup(parseIp('2a00:1450:4001::1') as ParsedIp)).toMatchObject({
+      asn: 15169,
+      asn_name: 'Google LLC',
+    });
     expect(intel.lookup(parseIp('215.0.0.1') as ParsedIp)?.asn).toBe(721);
     expect(intel.lookup(parseIp('214.95.0.1') as ParsedIp)?.asn).toBe(749);
   });
@@ -142,11 +150,21 @@ describe('npm-only build', () => {
         }
         const a = narrowest(asn, x);
         const c = narrowest(whois, x) ?? narrowest(asnCountry, x);
-        const expected = { asn: a ? Number(a[0]) : null, org: a ? (a[1] as string).trim() : null, country: c ? (c[0] as string) : null };
+        const expected = {
+          asn: a ? Number(a[0]) : null,
+          org: a ? (a[1] as string).trim() : null,
+          country: c ? (c[0] as string) : null,
+        };
         const actual = { asn: got?.asn ?? null, org: got?.asn_name ?? null, country: got?.country ?? null };
         checked++;
-        if (expected.asn !== actual.asn || expected.org !== actual.org || expected.country !== actual.country) {
-          mismatches.push(`${ip.address}: expected ${JSON.stringify(expected)} got ${JSON.stringify(actual)}`);
+        if (
+          expected.asn !== actual.asn ||
+          expected.org !== actual.org ||
+          expected.country !== actual.country
+        ) {
+          mismatches.push(
+            `${ip.address}: expected ${JSON.stringify(expected)} got ${JSON.stringify(actual)}`,
+          );
         }
       }
       expect(mismatches.slice(0, 10)).toEqual([]);
