@@ -19,12 +19,14 @@ async function run(...args: string[]): Promise<{ out: string; err: string; code:
   registerLookupCommand(program);
   let out = '';
   let err = '';
-  const o = vi
-    .spyOn(process.stdout, 'write')
-    .mockImplementation((c: string | Uint8Array) => ((out += String(c)), true));
-  const e = vi
-    .spyOn(process.stderr, 'write')
-    .mockImplementation((c: string | Uint8Array) => ((err += String(c)), true));
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => {
+    out += String(c);
+    return true;
+  });
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => {
+    err += String(c);
+    return true;
+  });
   process.exitCode = 0;
   try {
     await program.parseAsync(['node', 'netrep', ...args]);
