@@ -24,13 +24,18 @@ const V4: readonly [number, number, string][] = [
   return [n, len as number, what as string] as [number, number, string];
 });
 
+const V4_FIRST_OCTET = new Uint8Array(256);
+const V4_BLOCKS = V4.map(([net, len]) => {
+  const end = net + 2 ** (32 - len) - 1;
+  for (let o = net >>> 24; o <= end >>> 24; o++) V4_FIRST_OCTET[o] = 1;
+  return { net, end, cidr: `${formatAddr(4, BigInt(net))}/${len}` };
+});
+
 /** The bogon block containing an IPv4 address, as `cidr`, or null for public space. */
 export function bogonV4(ip: number): string | null {
-  for (let i = 0; i < V4.length; i++) {
-    const e = V4[i] as [number, number, string];
-    const size = 2 ** (32 - e[1]);
-    if (ip >= e[0] && ip < e[0] + size) return `${formatAddr(4, BigInt(e[0]))}/${e[1]}`;
-  }
+  // Most addresses fail the first-octet test and never reach the list.
+  if (V4_FIRST_OCTET[ip >>> 24] === 0) return null;
+  for (const b of V4_BLOCKS) if (ip >= b.net && ip <= b.end) return b.cidr;
   return null;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FamilyTable } from '../dataset/index.ts';
-import { cidrAround, findV4, findV6 } from './engine.ts';
+import { cidrAround, cidrAroundV6, findV4, findV6, formatV6Words } from './engine.ts';
 
 function table4(starts: number[]): FamilyTable {
   const buckets = new Uint32Array(65537);
@@ -77,5 +77,31 @@ describe('engine search', () => {
     });
     expect(cidrAround(4, 5n, 5n, 5n)).toEqual({ network: 5n, length: 32 });
     expect(cidrAround(4, 7n, 0n, 0xffffffffn)).toEqual({ network: 0n, length: 0 });
+  });
+});
+
+describe('IPv6 word helpers', () => {
+  it('formats RFC 5952 text from words', () => {
+    expect(formatV6Words(0x20010db8, 0, 0, 1)).toBe('2001:db8::1');
+    expect(formatV6Words(0, 0, 0, 0)).toBe('::');
+    expect(formatV6Words(0x20010db8, 0x00010000, 0x00010000, 0x00010001)).toBe('2001:db8:1:0:1:0:1:1');
+    expect(formatV6Words(0x20010000, 0, 0x00010000, 0)).toBe('2001::1:0:0:0');
+  });
+
+  it('cidrAroundV6 agrees with the bigint cidrAround', () => {
+    const out = new Uint32Array(4);
+    const b = new Uint32Array(4);
+    const w = (v: bigint) => Uint32Array.from([96n, 64n, 32n, 0n], (sh) => Number((v >> sh) & 0xffffffffn));
+    const cases: [bigint, bigint, bigint][] = [
+      [0x20010200n << 96n, (0x20010200n << 96n) | (0x01b9n << 80n) | ((1n << 80n) - 1n), (0x20010200n << 96n) | (0x01b8n << 80n) | 5n],
+      [0n, (1n << 128n) - 1n, 12345n],
+      [7n, 7n, 7n],
+    ];
+    for (const [s, e, ip] of cases) {
+      const len = cidrAroundV6(w(ip), w(s), w(e), out, b);
+      const ref = cidrAround(6, ip, s, e);
+      expect(len).toBe(ref.length);
+      expect([...out]).toEqual([...w(ref.network)]);
+    }
   });
 });

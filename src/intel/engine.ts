@@ -103,3 +103,72 @@ export function cidrAround(
   }
   return { network, length };
 }
+
+/** RFC 5952 text of an IPv6 address given as four words (no bigint, for the hot path). */
+export function formatV6Words(w0: number, w1: number, w2: number, w3: number): string {
+  const g = [w0 >>> 16, w0 & 0xffff, w1 >>> 16, w1 & 0xffff, w2 >>> 16, w2 & 0xffff, w3 >>> 16, w3 & 0xffff];
+  let bestStart = -1;
+  let bestLen = 1;
+  for (let i = 0; i < 8; ) {
+    if (g[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && g[j] === 0) j++;
+    if (j - i > bestLen) {
+      bestStart = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  const hex = (from: number, to: number) => {
+    let out = '';
+    for (let k = from; k < to; k++) out += (k > from ? ':' : '') + (g[k] as number).toString(16);
+    return out;
+  };
+  if (bestStart === -1) return hex(0, 8);
+  return `${hex(0, bestStart)}::${hex(bestStart + bestLen, 8)}`;
+}
+
+function maskWord(len: number, word: number): number {
+  const bits = len - word * 32;
+  if (bits <= 0) return 0;
+  if (bits >= 32) return 0xffffffff;
+  return (0xffffffff << (32 - bits)) >>> 0;
+}
+
+function cmpWords(a: Uint32Array, b: Uint32Array): number {
+  for (let k = 0; k < 4; k++) {
+    const x = a[k] as number;
+    const y = b[k] as number;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+/**
+ * cidrAround for IPv6 on words: writes the network into `out` and returns the prefix length.
+ * `start`/`end` are word arrays of the range; `ip` the address words.
+ */
+export function cidrAroundV6(ip: Uint32Array, start: Uint32Array, end: Uint32Array, out: Uint32Array, bcast: Uint32Array): number {
+  let common = 0;
+  for (let k = 0; k < 4; k++) {
+    const x = ((start[k] as number) ^ (end[k] as number)) >>> 0;
+    if (x === 0) common += 32;
+    else {
+      common += Math.clz32(x);
+      break;
+    }
+  }
+  for (let len = common; len <= 128; len++) {
+    for (let k = 0; k < 4; k++) {
+      const m = maskWord(len, k);
+      out[k] = ((ip[k] as number) & m) >>> 0;
+      bcast[k] = ((ip[k] as number) | ~m) >>> 0;
+    }
+    if (cmpWords(out, start) >= 0 && cmpWords(bcast, end) <= 0) return len;
+  }
+  out.set(ip);
+  return 128;
+}

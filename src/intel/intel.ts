@@ -19,7 +19,7 @@ import {
   type Snapshot,
 } from '../dataset/index.ts';
 import { bogonV4, bogonV6 } from './bogon.ts';
-import { cidrAround, findV4, findV6, intervalEnd, intervalStart, v6Words, wordsAt } from './engine.ts';
+import { cidrAroundV6, findV4, findV6, formatV6Words, v6Words, wordsAt } from './engine.ts';
 import { consensusOf, geolocationOf, type ProviderOpinion } from './geo.ts';
 import { buildProfile, type Profile, unpackCountry } from './profile.ts';
 import { validateOrigin } from './rpki.ts';
@@ -135,39 +135,72 @@ export function createIntel(options: IntelOptions): Intel {
     };
   }
 
+  // Per network piece: its CIDR text when the piece is exactly one CIDR (the common case),
+  // null when it is not (then the prefix depends on the address and is computed per lookup).
+  const prefixCache4: (string | null | undefined)[] = new Array(s.v4.netStarts.length);
+  const prefixCache6: (string | null | undefined)[] = new Array(s.v6.netAsns.length);
+
   function prefixV4(t: FamilyTable, i: number, ip: number): string {
     const net = t.nets[i] as number;
     let start: number;
     let end: number;
     if (net >= 0) {
+      const cached = prefixCache4[net];
+      if (cached) return cached;
       start = t.netStarts[net] as number;
       end = t.netEnds[net] as number;
     } else {
       start = t.starts[i] as number;
       end = i + 1 < t.size ? (t.starts[i + 1] as number) - 1 : 0xffffffff;
     }
-    let len = 32;
+    // The largest aligned block inside [start, end] holding ip: no block is wider than the
+    // one spanning both ends, so the search starts at that prefix length.
+    let len = Math.clz32((start ^ end) >>> 0);
     let network = ip;
-    while (len > 0) {
-      const size = 2 ** (33 - len);
-      const candidate = ip - (ip % size);
-      if (candidate < start || candidate + size - 1 > end) break;
-      network = candidate;
-      len--;
+    for (; len <= 32; len++) {
+      const mask = len === 0 ? 0 : (0xffffffff << (32 - len)) >>> 0;
+      network = (ip & mask) >>> 0;
+      if (network >= start && (network | ~mask) >>> 0 <= end) break;
     }
-    return `${network >>> 24}.${(network >>> 16) & 255}.${(network >>> 8) & 255}.${network & 255}/${len}`;
+    const text = `${network >>> 24}.${(network >>> 16) & 255}.${(network >>> 8) & 255}.${network & 255}/${len}`;
+    if (net >= 0 && prefixCache4[net] === undefined) {
+      prefixCache4[net] = network === start && (len === 0 ? 0xffffffff : (network | ~(0xffffffff << (32 - len))) >>> 0) === end ? text : null;
+    }
+    return text;
   }
 
-  function netRange(t: FamilyTable, i: number): [bigint, bigint] {
+  const rangeStart = new Uint32Array(4);
+  const rangeEnd = new Uint32Array(4);
+  const network6 = new Uint32Array(4);
+  const bcast6 = new Uint32Array(4);
+
+  function prefixV6(t: FamilyTable, i: number): string {
     const net = t.nets[i] as number;
-    if (net >= 0) return [wordsAt(t.netStarts, t.family, net), wordsAt(t.netEnds, t.family, net)];
-    return [intervalStart(t, i), intervalEnd(t, i)];
-  }
-
-  function prefixV6(t: FamilyTable, i: number, ip: bigint): string {
-    const [start, end] = netRange(t, i);
-    const { network, length } = cidrAround(6, ip, start, end);
-    return `${formatAddr(6, network)}/${length}`;
+    if (net >= 0) {
+      const cached = prefixCache6[net];
+      if (cached) return cached;
+      rangeStart.set(t.netStarts.subarray(net * 4, net * 4 + 4));
+      rangeEnd.set(t.netEnds.subarray(net * 4, net * 4 + 4));
+    } else {
+      rangeStart.set(t.starts.subarray(i * 4, i * 4 + 4));
+      if (i + 1 < t.size) {
+        // next start - 1, with borrow across words
+        rangeEnd.set(t.starts.subarray(i * 4 + 4, i * 4 + 8));
+        for (let k = 3; k >= 0; k--) {
+          const v = rangeEnd[k] as number;
+          rangeEnd[k] = (v - 1) >>> 0;
+          if (v !== 0) break;
+        }
+      } else rangeEnd.fill(0xffffffff);
+    }
+    const length = cidrAroundV6(words, rangeStart, rangeEnd, network6, bcast6);
+    const text = `${formatV6Words(network6[0] as number, network6[1] as number, network6[2] as number, network6[3] as number)}/${length}`;
+    if (net >= 0 && prefixCache6[net] === undefined) {
+      let exact = true;
+      for (let k = 0; k < 4; k++) if (network6[k] !== rangeStart[k] || bcast6[k] !== rangeEnd[k]) exact = false;
+      prefixCache6[net] = exact ? text : null;
+    }
+    return text;
   }
 
   function v6Value(): bigint {
@@ -204,7 +237,7 @@ export function createIntel(options: IntelOptions): Intel {
     if (i < 0) return null;
     const rec = s.v6.recs[i] as number;
     if (rec === NO_RECORD) return null;
-    return answer(ip, rec, prefixV6(s.v6, i, v6Value()));
+    return answer(ip, rec, prefixV6(s.v6, i));
   }
 
   let dbip: Promise<DbipCityReader> | null = null;
