@@ -93,7 +93,11 @@ describe('IPv6 word helpers', () => {
     const b = new Uint32Array(4);
     const w = (v: bigint) => Uint32Array.from([96n, 64n, 32n, 0n], (sh) => Number((v >> sh) & 0xffffffffn));
     const cases: [bigint, bigint, bigint][] = [
-      [0x20010200n << 96n, (0x20010200n << 96n) | (0x01b9n << 80n) | ((1n << 80n) - 1n), (0x20010200n << 96n) | (0x01b8n << 80n) | 5n],
+      [
+        0x20010200n << 96n,
+        (0x20010200n << 96n) | (0x01b9n << 80n) | ((1n << 80n) - 1n),
+        (0x20010200n << 96n) | (0x01b8n << 80n) | 5n,
+      ],
       [0n, (1n << 128n) - 1n, 12345n],
       [7n, 7n, 7n],
     ];

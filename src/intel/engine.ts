@@ -151,7 +151,13 @@ function cmpWords(a: Uint32Array, b: Uint32Array): number {
  * cidrAround for IPv6 on words: writes the network into `out` and returns the prefix length.
  * `start`/`end` are word arrays of the range; `ip` the address words.
  */
-export function cidrAroundV6(ip: Uint32Array, start: Uint32Array, end: Uint32Array, out: Uint32Array, bcast: Uint32Array): number {
+export function cidrAroundV6(
+  ip: Uint32Array,
+  start: Uint32Array,
+  end: Uint32Array,
+  out: Uint32Array,
+  bcast: Uint32Array,
+): number {
   let common = 0;
   for (let k = 0; k < 4; k++) {
     const x = ((start[k] as number) ^ (end[k] as number)) >>> 0;

@@ -37,6 +37,16 @@ import type {
   ThreatSignalSource,
 } from './types.ts';
 
+interface Cover {
+  starts: Uint32Array;
+  texts: string[];
+}
+
+function ipv4Value(cidr: string): number {
+  const addr = cidr.slice(0, cidr.indexOf('/'));
+  return addr.split('.').reduce((a, o) => a * 256 + Number(o), 0);
+}
+
 export interface IntelOptions {
   snapshot: Snapshot;
   signals?: ThreatSignalSource;
@@ -62,6 +72,21 @@ export interface Intel {
 const NO_SIGNALS: ThreatSignalSource = { listingFor: () => null, pristineTrapHitRecent: () => false };
 const REPUTATION_SOURCE = /^(spamhaus|uceprotect|tor|x4bnet)/;
 
+const BOGON_FLAGS = Object.freeze({
+  is_datacenter: false,
+  is_tor_exit: false,
+  is_proxy: false,
+  is_vpn: false,
+  is_residential: false,
+  is_mobile: false,
+  is_ai_crawler: false,
+});
+const BOGON_THREAT: Threat = Object.freeze({
+  score: 0,
+  level: 'low',
+  explanation: Object.freeze([]) as unknown as string[],
+});
+
 function bogonAnswer(ip: ParsedIp, prefix: string): IpAnswer {
   return {
     ip: ip.address,
@@ -72,16 +97,8 @@ function bogonAnswer(ip: ParsedIp, prefix: string): IpAnswer {
     rir: null,
     connection_type: null,
     bogon: true,
-    netrep: {
-      is_datacenter: false,
-      is_tor_exit: false,
-      is_proxy: false,
-      is_vpn: false,
-      is_residential: false,
-      is_mobile: false,
-      is_ai_crawler: false,
-    },
-    threat: { score: 0, level: 'low', explanation: [] },
+    netrep: BOGON_FLAGS,
+    threat: BOGON_THREAT,
   };
 }
 
@@ -102,7 +119,10 @@ export function createIntel(options: IntelOptions): Intel {
   };
   const words = new Uint32Array(4);
 
+  const hasSignals = options.signals !== undefined;
+
   function threatFor(ip: string, p: Profile): Threat {
+    if (!hasSignals) return p.threat;
     const listing = signals.listingFor(ip);
     const trap = signals.pristineTrapHitRecent(ip);
     if (!listing && !trap) return p.threat;
@@ -135,24 +155,36 @@ export function createIntel(options: IntelOptions): Intel {
     };
   }
 
-  // Per network piece: its CIDR text when the piece is exactly one CIDR (the common case),
-  // null when it is not (then the prefix depends on the address and is computed per lookup).
-  const prefixCache4: (string | null | undefined)[] = new Array(s.v4.netStarts.length);
+  // Per IPv4 network piece: its CIDR blocks (the minimal cover), built on first use, so a
+  // prefix is a cached string: the block of the cover holding the address is the largest
+  // aligned block inside the piece that holds it.
+  const covers4: (Cover | undefined)[] = new Array(s.v4.netStarts.length);
   const prefixCache6: (string | null | undefined)[] = new Array(s.v6.netAsns.length);
+
+  function coverOf(net: number): Cover {
+    let c = covers4[net];
+    if (!c) {
+      const texts = rangeToCidrs(
+        4,
+        BigInt(s.v4.netStarts[net] as number),
+        BigInt(s.v4.netEnds[net] as number),
+      );
+      c = { starts: Uint32Array.from(texts, (t) => ipv4Value(t)), texts };
+      covers4[net] = c;
+    }
+    return c;
+  }
 
   function prefixV4(t: FamilyTable, i: number, ip: number): string {
     const net = t.nets[i] as number;
-    let start: number;
-    let end: number;
     if (net >= 0) {
-      const cached = prefixCache4[net];
-      if (cached) return cached;
-      start = t.netStarts[net] as number;
-      end = t.netEnds[net] as number;
-    } else {
-      start = t.starts[i] as number;
-      end = i + 1 < t.size ? (t.starts[i + 1] as number) - 1 : 0xffffffff;
+      const c = coverOf(net);
+      let k = 0;
+      while (k + 1 < c.starts.length && (c.starts[k + 1] as number) <= ip) k++;
+      return c.texts[k] as string;
     }
+    const start = t.starts[i] as number;
+    const end = i + 1 < t.size ? (t.starts[i + 1] as number) - 1 : 0xffffffff;
     // The largest aligned block inside [start, end] holding ip: no block is wider than the
     // one spanning both ends, so the search starts at that prefix length.
     let len = Math.clz32((start ^ end) >>> 0);
@@ -162,11 +194,7 @@ export function createIntel(options: IntelOptions): Intel {
       network = (ip & mask) >>> 0;
       if (network >= start && (network | ~mask) >>> 0 <= end) break;
     }
-    const text = `${network >>> 24}.${(network >>> 16) & 255}.${(network >>> 8) & 255}.${network & 255}/${len}`;
-    if (net >= 0 && prefixCache4[net] === undefined) {
-      prefixCache4[net] = network === start && (len === 0 ? 0xffffffff : (network | ~(0xffffffff << (32 - len))) >>> 0) === end ? text : null;
-    }
-    return text;
+    return `${network >>> 24}.${(network >>> 16) & 255}.${(network >>> 8) & 255}.${network & 255}/${len}`;
   }
 
   const rangeStart = new Uint32Array(4);
@@ -197,7 +225,8 @@ export function createIntel(options: IntelOptions): Intel {
     const text = `${formatV6Words(network6[0] as number, network6[1] as number, network6[2] as number, network6[3] as number)}/${length}`;
     if (net >= 0 && prefixCache6[net] === undefined) {
       let exact = true;
-      for (let k = 0; k < 4; k++) if (network6[k] !== rangeStart[k] || bcast6[k] !== rangeEnd[k]) exact = false;
+      for (let k = 0; k < 4; k++)
+        if (network6[k] !== rangeStart[k] || bcast6[k] !== rangeEnd[k]) exact = false;
       prefixCache6[net] = exact ? text : null;
     }
     return text;
