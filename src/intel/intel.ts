@@ -10,7 +10,6 @@ import {
   type DbipCityReader,
   type FamilyTable,
   FLAG,
-  formatAddr,
   loadHistory,
   NO_RECORD,
   openDbipCity,
