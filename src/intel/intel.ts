@@ -69,7 +69,8 @@ export interface Intel {
 }
 
 const NO_SIGNALS: ThreatSignalSource = { listingFor: () => null, pristineTrapHitRecent: () => false };
-const REPUTATION_SOURCE = /^(spamhaus|uceprotect|tor|x4bnet)/;
+// asn_reputation lists the reputation lists (DROP family, UCEPROTECT), not the classification sources.
+const REPUTATION_SOURCE = /^(spamhaus|uceprotect)/;
 
 const BOGON_FLAGS = Object.freeze({
   is_datacenter: false,
