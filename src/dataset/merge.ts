@@ -155,7 +155,8 @@ export function mergeFamily(family: Family, inputs: Inputs, ctx: MergeContext): 
     ),
     geofeedLayer,
   ];
-  const asnOrg = (w: number) => interner.id((asnRows[w] as { org: string }).org);
+  const orgIds = Int32Array.from(asnRows, (r) => interner.id(r.org));
+  const asnOrg = (w: number) => orgIds[w] as number;
   // One layer per flag bit: narrowest wins, so an rbldnsd `!` carve-out clears its listing.
   const flagBits = [...new Set(inputs.flags.map((f) => f.flag))];
   for (const bit of flagBits) {

@@ -86,3 +86,13 @@ describe('ip-location-db CSV', () => {
     expect(splitCsvLine('a,"b"x')).toBeNull();
   });
 });
+
+describe('duplicates in unsorted input', () => {
+  it('are found even when the repeat comes after rows with a higher start', () => {
+    const r = parseCountryCsv(
+      '5.0.0.0,5.0.0.255,DE\n9.0.0.0,9.0.0.255,FR\n5.0.0.0,5.0.0.255,IT\n1.0.0.0,1.0.0.255,AU\n9.0.0.0,9.0.0.255,ES\n',
+    );
+    expect(r.rows.map((x) => x.country)).toEqual(['DE', 'FR', 'AU']);
+    expect(r.rejected.map((x) => x.line)).toEqual([3, 5]);
+  });
+});

@@ -79,28 +79,45 @@ function eachLine(input: TextInput, fn: (line: string, lineNo: number) => void):
   }
 }
 
-/** Exact repeats of a range (same start and end text) keep the first row; later ones are rejected. */
-function isDuplicate(
-  seen: Set<string>,
-  f: string[],
-  line: string,
-  lineNo: number,
-  rejected: RejectedLine[],
-): boolean {
-  const key = `${f[0]},${f[1]}`;
-  if (seen.has(key)) {
-    rejected.push({ line: lineNo, text: line, reason: 'duplicate range' });
-    return true;
+/**
+ * Exact repeats of a range keep the first row; later ones are rejected. The upstream files are
+ * sorted by start, so only the ends seen at the current start are remembered; the first row out
+ * of order switches to remembering every range kept so far.
+ */
+class DuplicateFilter {
+  private start = -1n;
+  private ends = new Set<bigint>();
+  private all: Set<string> | null = null;
+
+  constructor(private readonly kept: readonly AddrRange[]) {}
+
+  isDuplicate(range: AddrRange, line: string, lineNo: number, rejected: RejectedLine[]): boolean {
+    let dup: boolean;
+    if (this.all === null && range.start < this.start) {
+      this.all = new Set(this.kept.map((r) => `${r.family}:${r.start}:${r.end}`));
+    }
+    if (this.all) {
+      const key = `${range.family}:${range.start}:${range.end}`;
+      dup = this.all.has(key);
+      if (!dup) this.all.add(key);
+    } else {
+      if (range.start !== this.start) {
+        this.start = range.start;
+        this.ends.clear();
+      }
+      dup = this.ends.has(range.end);
+      if (!dup) this.ends.add(range.end);
+    }
+    if (dup) rejected.push({ line: lineNo, text: line, reason: 'duplicate range' });
+    return dup;
   }
-  seen.add(key);
-  return false;
 }
 
 /** `start,end,asn,org` rows. */
 export function parseAsnCsv(input: TextInput): ParseResult<AsnRangeRow> {
   const rows: AsnRangeRow[] = [];
   const rejected: RejectedLine[] = [];
-  const seen = new Set<string>();
+  const dupes = new DuplicateFilter(rows);
   eachLine(input, (line, lineNo) => {
     const f = splitCsvLine(line);
     if (f?.length !== 4) {
@@ -122,7 +139,7 @@ export function parseAsnCsv(input: TextInput): ParseResult<AsnRangeRow> {
       rejected.push({ line: lineNo, text: line, reason: 'invalid ASN' });
       return;
     }
-    if (isDuplicate(seen, f, line, lineNo, rejected)) return;
+    if (dupes.isDuplicate(r.range, line, lineNo, rejected)) return;
     rows.push({
       family: r.range.family,
       start: r.range.start,
@@ -138,7 +155,7 @@ export function parseAsnCsv(input: TextInput): ParseResult<AsnRangeRow> {
 export function parseCountryCsv(input: TextInput): ParseResult<CountryRangeRow> {
   const rows: CountryRangeRow[] = [];
   const rejected: RejectedLine[] = [];
-  const seen = new Set<string>();
+  const dupes = new DuplicateFilter(rows);
   eachLine(input, (line, lineNo) => {
     const f = line.split(',');
     if (f.length !== 3) {
@@ -155,7 +172,7 @@ export function parseCountryCsv(input: TextInput): ParseResult<CountryRangeRow> 
       rejected.push({ line: lineNo, text: line, reason: 'invalid country code' });
       return;
     }
-    if (isDuplicate(seen, f, line, lineNo, rejected)) return;
+    if (dupes.isDuplicate(r.range, line, lineNo, rejected)) return;
     rows.push({ family: r.range.family, start: r.range.start, end: r.range.end, country });
   });
   return { rows, rejected };
