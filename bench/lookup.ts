@@ -2,7 +2,7 @@
  * In-process lookup throughput: netrep's engine against the `maxmind` reader on an MMDB of the
  * same ASN rows (written with MaxMind's Perl MaxMind::DB::Writer, Debian libmaxmind-db-writer-perl),
  * measured in the same run. Also snapshot load time and RSS. Run: node --import tsx bench/lookup.ts
- * Uses NETREP_DATA_DIR's newest snapshot when there is one, else builds one from the npm packages.
+ * (add --expose-gc for a GC between contenders). Uses NETREP_DATA_DIR's newest snapshot when there is one, else builds one from the npm packages.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -135,19 +135,22 @@ function sample(family: 4 | 6, routed: boolean, seed: number): { parsed: ParsedI
   return { parsed, text };
 }
 
-/** Best-of-5 rates of several loops, measured interleaved so that machine load hits all alike. */
+/**
+ * Best-of-7 rate of each loop, one loop at a time (warm-up first, then a forced GC so that one
+ * contender's garbage is not collected on the other's clock).
+ */
 function rates(fns: (() => number)[]): number[] {
-  const best = fns.map(() => 0);
-  for (const fn of fns) fn(); // warm-up
-  for (let round = 0; round < 5; round++) {
-    fns.forEach((fn, k) => {
+  return fns.map((fn) => {
+    fn();
+    globalThis.gc?.();
+    let best = 0;
+    for (let round = 0; round < 7; round++) {
       const start = performance.now();
       const n = fn();
-      const s = (performance.now() - start) / 1000;
-      best[k] = Math.max(best[k] as number, n / s);
-    });
-  }
-  return best;
+      best = Math.max(best, n / ((performance.now() - start) / 1000));
+    }
+    return best;
+  });
 }
 
 const fmt = (r: number) => `${(r / 1e6).toFixed(2)} M/s`;
@@ -162,18 +165,24 @@ for (const [family, routed, seed] of [
   let sink = 0;
   const [ours = 0, theirs = 1, oursText = 0] = rates([
     () => {
-      for (let i = 0; i < parsed.length; i++) sink += intel.lookup(parsed[i] as ParsedIp)?.asn ?? 0;
+      let sum = 0;
+      for (const ip of parsed) sum += intel.lookup(ip)?.asn ?? 0;
+      sink += sum;
       return parsed.length;
     },
     () => {
-      for (let i = 0; i < text.length; i++) sink += reader.get(text[i] as string) ? 1 : 0;
+      let sum = 0;
+      for (const t of text) sum += reader.get(t) ? 1 : 0;
+      sink += sum;
       return text.length;
     },
     () => {
-      for (let i = 0; i < text.length; i++) {
-        const p = parseIp(text[i]);
-        if (p) sink += intel.lookup(p)?.asn ?? 0;
+      let sum = 0;
+      for (const t of text) {
+        const p = parseIp(t);
+        if (p) sum += intel.lookup(p)?.asn ?? 0;
       }
+      sink += sum;
       return text.length;
     },
   ]);

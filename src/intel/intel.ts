@@ -159,7 +159,6 @@ export function createIntel(options: IntelOptions): Intel {
   // prefix is a cached string: the block of the cover holding the address is the largest
   // aligned block inside the piece that holds it.
   const covers4: (Cover | undefined)[] = new Array(s.v4.netStarts.length);
-  const prefixCache6: (string | null | undefined)[] = new Array(s.v6.netAsns.length);
 
   function coverOf(net: number): Cover {
     let c = covers4[net];
@@ -175,10 +174,16 @@ export function createIntel(options: IntelOptions): Intel {
     return c;
   }
 
+  // Text of IPv4 pieces that are exactly one CIDR: one array read on the hot path.
+  const single4: (string | null | undefined)[] = new Array(s.v4.netStarts.length);
+
   function prefixV4(t: FamilyTable, i: number, ip: number): string {
     const net = t.nets[i] as number;
     if (net >= 0) {
+      const one = single4[net];
+      if (one) return one;
       const c = coverOf(net);
+      if (one === undefined) single4[net] = c.texts.length === 1 ? (c.texts[0] as string) : null;
       let k = 0;
       while (k + 1 < c.starts.length && (c.starts[k + 1] as number) <= ip) k++;
       return c.texts[k] as string;
@@ -202,34 +207,56 @@ export function createIntel(options: IntelOptions): Intel {
   const network6 = new Uint32Array(4);
   const bcast6 = new Uint32Array(4);
 
+  // IPv6 pieces: the minimal CIDR cover, built on first use, so the hot path only compares words.
+  const covers6: (Cover | undefined)[] = new Array(s.v6.netAsns.length);
+
+  function cover6(net: number): Cover {
+    let c = covers6[net];
+    if (!c) {
+      const start = wordsAt(s.v6.netStarts, 6, net);
+      const end = wordsAt(s.v6.netEnds, 6, net);
+      const texts = rangeToCidrs(6, start, end);
+      const starts = new Uint32Array(texts.length * 4);
+      let cur = start;
+      texts.forEach((t, k) => {
+        for (let w = 0; w < 4; w++) starts[k * 4 + w] = Number((cur >> BigInt(96 - w * 32)) & 0xffffffffn);
+        cur += 1n << BigInt(128 - Number(t.slice(t.indexOf('/') + 1)));
+      });
+      c = { starts, texts };
+      covers6[net] = c;
+    }
+    return c;
+  }
+
+  function startsAtOrBelow(starts: Uint32Array, k: number): boolean {
+    for (let w = 0; w < 4; w++) {
+      const a = starts[k * 4 + w] as number;
+      const b = words[w] as number;
+      if (a !== b) return a < b;
+    }
+    return true;
+  }
+
   function prefixV6(t: FamilyTable, i: number): string {
     const net = t.nets[i] as number;
     if (net >= 0) {
-      const cached = prefixCache6[net];
-      if (cached) return cached;
-      rangeStart.set(t.netStarts.subarray(net * 4, net * 4 + 4));
-      rangeEnd.set(t.netEnds.subarray(net * 4, net * 4 + 4));
-    } else {
-      rangeStart.set(t.starts.subarray(i * 4, i * 4 + 4));
-      if (i + 1 < t.size) {
-        // next start - 1, with borrow across words
-        rangeEnd.set(t.starts.subarray(i * 4 + 4, i * 4 + 8));
-        for (let k = 3; k >= 0; k--) {
-          const v = rangeEnd[k] as number;
-          rangeEnd[k] = (v - 1) >>> 0;
-          if (v !== 0) break;
-        }
-      } else rangeEnd.fill(0xffffffff);
+      const c = cover6(net);
+      let k = 0;
+      while (k + 1 < c.texts.length && startsAtOrBelow(c.starts, k + 1)) k++;
+      return c.texts[k] as string;
     }
+    rangeStart.set(t.starts.subarray(i * 4, i * 4 + 4));
+    if (i + 1 < t.size) {
+      // next start - 1, with borrow across words
+      rangeEnd.set(t.starts.subarray(i * 4 + 4, i * 4 + 8));
+      for (let k = 3; k >= 0; k--) {
+        const v = rangeEnd[k] as number;
+        rangeEnd[k] = (v - 1) >>> 0;
+        if (v !== 0) break;
+      }
+    } else rangeEnd.fill(0xffffffff);
     const length = cidrAroundV6(words, rangeStart, rangeEnd, network6, bcast6);
-    const text = `${formatV6Words(network6[0] as number, network6[1] as number, network6[2] as number, network6[3] as number)}/${length}`;
-    if (net >= 0 && prefixCache6[net] === undefined) {
-      let exact = true;
-      for (let k = 0; k < 4; k++)
-        if (network6[k] !== rangeStart[k] || bcast6[k] !== rangeEnd[k]) exact = false;
-      prefixCache6[net] = exact ? text : null;
-    }
-    return text;
+    return `${formatV6Words(network6[0] as number, network6[1] as number, network6[2] as number, network6[3] as number)}/${length}`;
   }
 
   function v6Value(): bigint {
