@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FamilyTable } from '../dataset/index.ts';
-import { cidrAround, cidrAroundV6, findV4, findV6, formatV6Words } from './engine.ts';
+import { cidrAround, cidrAroundV6, findV4, findV6, firstWordsOf, formatV6Words } from './engine.ts';
 
 function table4(starts: number[]): FamilyTable {
   const buckets = new Uint32Array(65537);
@@ -64,6 +64,15 @@ describe('engine search', () => {
     expect(findV6(t, 0x20010000, 0, 0, 5)).toBe(1);
     expect(findV6(t, 0x2a001450, 0, 1, 0)).toBe(2);
     expect(findV6(t, 0x1fffffff, 0, 0, 0)).toBe(-1);
+    const first = firstWordsOf(t);
+    const queries: [number, number, number, number][] = [
+      [0x20010000, 0, 0, 4],
+      [0x20010000, 0, 0, 5],
+      [0x2a001450, 0, 1, 0],
+      [0x1fffffff, 0, 0, 0],
+      [0x20010000, 1, 0, 0],
+    ];
+    for (const [a, b, c, d] of queries) expect(findV6(t, a, b, c, d, first)).toBe(findV6(t, a, b, c, d));
   });
 
   it('cidrAround picks the largest aligned block inside the range', () => {

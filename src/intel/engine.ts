@@ -33,20 +33,47 @@ function cmp6(s: Uint32Array, i: number, w0: number, w1: number, w2: number, w3:
   return d === w3 ? 0 : d < w3 ? -1 : 1;
 }
 
-/** Index of the interval containing the IPv6 address given as four big-endian words, or -1. */
-export function findV6(t: FamilyTable, w0: number, w1: number, w2: number, w3: number): number {
+/**
+ * Index of the interval containing the IPv6 address given as four big-endian words, or -1.
+ * `firstWords` (the first word of every start, see firstWordsOf) keeps most probes on one
+ * compact array; the other words are read only when the first ones are equal.
+ */
+export function findV6(
+  t: FamilyTable,
+  w0: number,
+  w1: number,
+  w2: number,
+  w3: number,
+  firstWords?: Uint32Array,
+): number {
   const top = w0 >>> 16;
   let lo = (t.buckets[top] as number) - 1;
   let hi = (t.buckets[top + 1] as number) - 1;
   if (hi < 0) return -1;
   if (lo < 0) lo = 0;
   const s = t.starts;
+  if (firstWords) {
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      const a = firstWords[mid] as number;
+      if (a < w0 || (a === w0 && cmp6(s, mid, w0, w1, w2, w3) <= 0)) lo = mid;
+      else hi = mid - 1;
+    }
+    return cmp6(s, lo, w0, w1, w2, w3) <= 0 ? lo : -1;
+  }
   while (lo < hi) {
     const mid = (lo + hi + 1) >>> 1;
     if (cmp6(s, mid, w0, w1, w2, w3) <= 0) lo = mid;
     else hi = mid - 1;
   }
   return cmp6(s, lo, w0, w1, w2, w3) <= 0 ? lo : -1;
+}
+
+/** The first word of every IPv6 interval start, for findV6. */
+export function firstWordsOf(t: FamilyTable): Uint32Array {
+  const out = new Uint32Array(t.size);
+  for (let i = 0; i < t.size; i++) out[i] = t.starts[i * 4] as number;
+  return out;
 }
 
 /** Words of a 16-byte address, written into `out` (reused by callers to avoid allocation). */

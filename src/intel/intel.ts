@@ -18,7 +18,7 @@ import {
   type Snapshot,
 } from '../dataset/index.ts';
 import { bogonV4, bogonV6 } from './bogon.ts';
-import { cidrAroundV6, findV4, findV6, formatV6Words, v6Words, wordsAt } from './engine.ts';
+import { cidrAroundV6, findV4, findV6, firstWordsOf, formatV6Words, v6Words, wordsAt } from './engine.ts';
 import { consensusOf, geolocationOf, type ProviderOpinion } from './geo.ts';
 import { buildProfile, type Profile, unpackCountry } from './profile.ts';
 import { validateOrigin } from './rpki.ts';
@@ -118,6 +118,7 @@ export function createIntel(options: IntelOptions): Intel {
     return p;
   };
   const words = new Uint32Array(4);
+  const first6 = firstWordsOf(s.v6);
 
   const hasSignals = options.signals !== undefined;
 
@@ -289,7 +290,7 @@ export function createIntel(options: IntelOptions): Intel {
       const bogon = bogonV6(w0, v6Value());
       if (bogon) return bogonAnswer(ip, bogon);
     }
-    const i = findV6(s.v6, w0, words[1] as number, words[2] as number, words[3] as number);
+    const i = findV6(s.v6, w0, words[1] as number, words[2] as number, words[3] as number, first6);
     if (i < 0) return null;
     const rec = s.v6.recs[i] as number;
     if (rec === NO_RECORD) return null;
