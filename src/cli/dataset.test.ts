@@ -1,0 +1,121 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Command } from 'commander';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { sharedDataPath } from '../../test/helpers/shared-data.ts';
+import { registerDatasetCommands } from './dataset.ts';
+import { registerLookupCommand } from './lookup.ts';
+
+let server: Server;
+let dataDir: string;
+const requests: string[] = [];
+
+async function run(...args: string[]): Promise<{ out: string; err: string; code: number }> {
+  const program = new Command('netrep').exitOverride();
+  registerDatasetCommands(program);
+  registerLookupCommand(program);
+  let out = '';
+  let err = '';
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => {
+    out += String(c);
+    return true;
+  });
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => {
+    err += String(c);
+    return true;
+  });
+  process.exitCode = 0;
+  try {
+    await program.parseAsync(['node', 'netrep', ...args]);
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+  }
+  const code = Number(process.exitCode ?? 0);
+  process.exitCode = 0;
+  return { out, err, code };
+}
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'netrep-cli-'));
+  server = createServer((req, res) => {
+    requests.push(req.url ?? '');
+    const files: Record<string, string> = {
+      '/torbulkexitlist': sharedDataPath('tor/torbulkexitlist.txt'),
+      '/drop.txt': sharedDataPath('spamhaus/drop.txt'),
+    };
+    const file = files[req.url ?? ''];
+    if (!file) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/plain' }).end(readFileSync(file));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const sourcesFile = path.join(dataDir, 'sources.json');
+  writeFileSync(
+    sourcesFile,
+    JSON.stringify({
+      'tor-bulk-exit-list': `${base}/torbulkexitlist`,
+      'spamhaus-drop-text': `${base}/drop.txt`,
+      'openai-gptbot': `${base}/missing.json`,
+    }),
+  );
+  process.env.NETREP_DATA_DIR = dataDir;
+  process.env.NETREP_DATASET_SOURCES = sourcesFile;
+});
+
+afterAll(() => {
+  server.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('netrep dataset and lookup commands', () => {
+  it('list on an empty data dir, lookup without a dataset', async () => {
+    expect((await run('dataset', 'list')).out).toMatch(/no dataset snapshots/);
+    const r = await run('lookup', '8.8.8.8');
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/run `netrep dataset build`/);
+  });
+
+  it('update downloads only the configured sources from 127.0.0.1, then builds; lookup answers from it', async () => {
+    const r = await run('dataset', 'update');
+    expect(requests.sort()).toEqual(['/drop.txt', '/missing.json', '/torbulkexitlist']);
+    expect(r.err).toMatch(/download openai-gptbot: failed, HTTP 404/);
+    expect(r.err).toMatch(/downloaded 2\/3 sources/);
+    expect(r.err).toMatch(/\[dataset\] done: dataset v1/);
+    expect(r.out).toMatch(/^dataset v1 /);
+    const tor = await run('lookup', '185.241.208.232');
+    const body = JSON.parse(tor.out) as {
+      data: { netrep: { is_tor_exit: boolean } };
+      meta: { dataset_version: number };
+    };
+    expect(body.data.netrep.is_tor_exit).toBe(true);
+    expect(body.meta.dataset_version).toBe(1);
+    const google = JSON.parse((await run('lookup', ' 8.8.8.8 ')).out) as { data: Record<string, unknown> };
+    expect(google.data).toMatchObject({
+      ip: '8.8.8.8',
+      asn: 15169,
+      asn_name: 'Google LLC',
+      country: 'US',
+      rir: 'ARIN',
+      connection_type: 'datacenter',
+    });
+    expect((await run('dataset', 'list')).out).toMatch(/^v1\t\S+\t\d+ sources\t\(latest\)\n$/);
+  }, 180_000);
+
+  it('rejects invalid input', async () => {
+    for (const bad of ['1.2.3', '010.1.1.1', 'fe80::1%eth0', 'not-an-ip']) {
+      const r = await run('lookup', bad);
+      expect(r.code, bad).toBe(1);
+      expect(r.err).toMatch(/^INVALID_IP/);
+    }
+    writeFileSync(path.join(dataDir, 'bad.json'), '{"nope":"http://127.0.0.1/"}');
+    process.env.NETREP_DATASET_SOURCES = path.join(dataDir, 'bad.json');
+    await expect(run('dataset', 'update')).rejects.toThrow(/unknown source id "nope"/);
+  });
+});

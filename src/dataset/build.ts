@@ -1,0 +1,267 @@
+/**
+ * `buildDataset`: reads the npm data packages (always) and the upstream files under `from`
+ * (when given), merges them (merge.ts) and writes an immutable snapshot `datasets/v<N>/`
+ * through a temp dir and a rename. The change history against the previous version is
+ * written beside it.
+ */
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Clock } from '../core/clock.ts';
+import { rirForCountry } from './country-rir.ts';
+import { diffSnapshots } from './history.ts';
+import type { Rir } from './importers/rir-delegated.ts';
+import type { AddrRange, Family } from './importers/types.ts';
+import { type Inputs, readInputs } from './inputs.ts';
+import { createInterner, type FamilyMerge, type MergeContext, mergeFamily } from './merge.ts';
+import { datasetsDir, listDatasetVersions, loadSnapshot, NO_RECORD, type Snapshot } from './snapshot.ts';
+import type { SourceSpec } from './sources.ts';
+import { type TypedArray, writeTables } from './table-file.ts';
+import type { AsnEntry, Manifest, ProgressEvent } from './types.ts';
+
+export interface BuildOptions {
+  dataDir: string;
+  /** A directory laid out like shared/data; every recognized file found there is imported. */
+  from?: string;
+  clock: Clock;
+  onProgress?: (e: ProgressEvent) => void;
+  /** Override the ip-location-db packages directory (tests use shifted fixtures). */
+  npmDir?: string;
+  sources?: readonly SourceSpec[];
+}
+
+export interface BuildResult {
+  version: number;
+  dir: string;
+  snapshot: Snapshot;
+}
+
+function words(family: Family, values: bigint[]): Uint32Array {
+  if (family === 4) return Uint32Array.from(values, (v) => Number(v));
+  const out = new Uint32Array(values.length * 4);
+  values.forEach((v, i) => {
+    out[i * 4] = Number((v >> 96n) & 0xffffffffn);
+    out[i * 4 + 1] = Number((v >> 64n) & 0xffffffffn);
+    out[i * 4 + 2] = Number((v >> 32n) & 0xffffffffn);
+    out[i * 4 + 3] = Number(v & 0xffffffffn);
+  });
+  return out;
+}
+
+/** buckets[k] = first interval whose start is >= k << (bits - 16): narrows each search to one bucket. */
+function buckets(family: Family, starts: bigint[]): Uint32Array {
+  const shift = family === 4 ? 16n : 112n;
+  const out = new Uint32Array(65537);
+  let i = 0;
+  for (let k = 0; k <= 65536; k++) {
+    const bound = BigInt(k) << shift;
+    while (i < starts.length && (starts[i] as bigint) < bound) i++;
+    out[k] = i;
+  }
+  return out;
+}
+
+function familyTables(f: Family, m: FamilyMerge): Record<string, TypedArray> {
+  const p = `v${f}.`;
+  return {
+    [`${p}starts`]: words(f, m.starts),
+    [`${p}recs`]: Uint32Array.from(m.recs, (r) => (r < 0 ? NO_RECORD : r)),
+    [`${p}nets`]: Int32Array.from(m.nets),
+    [`${p}netStarts`]: words(f, m.netStarts),
+    [`${p}netEnds`]: words(f, m.netEnds),
+    [`${p}netAsns`]: Uint32Array.from(m.netAsns),
+    [`${p}buckets`]: buckets(f, m.starts),
+  };
+}
+
+function roaTables(inputs: Inputs, f: Family): Record<string, TypedArray> {
+  const rows = inputs.roas
+    .filter((r) => r.family === f)
+    .sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.prefixLength - b.prefixLength));
+  const p = `roa${f}.`;
+  return {
+    [`${p}starts`]: words(
+      f,
+      rows.map((r) => r.start),
+    ),
+    [`${p}lengths`]: Uint8Array.from(rows, (r) => r.prefixLength),
+    [`${p}maxLengths`]: Uint8Array.from(rows, (r) => r.maxLength),
+    [`${p}asns`]: Uint32Array.from(rows, (r) => r.asn),
+  };
+}
+
+function unpackCountry(c: number): string | null {
+  return c ? String.fromCharCode(c >> 8, c & 255) : null;
+}
+
+function asnTable(inputs: Inputs, ctx: MergeContext, merged: FamilyMerge[]): AsnEntry[] {
+  const rirAsn = new Map<number, { rir: Rir; country: string | null; date: string | null }>();
+  for (const r of inputs.rirAsns) {
+    for (let k = 0; k < r.count && k < 65536; k++)
+      rirAsn.set(r.firstAsn + k, { rir: r.rir, country: r.country, date: r.date });
+  }
+  // The country of the interval holding a row's first address.
+  const countryAt = (row: AddrRange): string | null => {
+    const m = merged[row.family === 4 ? 0 : 1] as FamilyMerge;
+    let lo = 0;
+    let hi = m.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((m.starts[mid] as bigint) <= row.start) lo = mid;
+      else hi = mid - 1;
+    }
+    const rec = m.recs[lo] as number;
+    return rec === undefined || rec < 0
+      ? null
+      : unpackCountry((ctx.records[rec] as { country: number }).country);
+  };
+  // Name: the organization on the widest address span of the ASN. Country without RIR data:
+  // the country holding most of its IPv4 addresses (IPv6 row count when it has no IPv4).
+  const best = new Map<number, { size: bigint; org: string }>();
+  const weights = new Map<number, Map<string, bigint>>();
+  for (const row of inputs.asn) {
+    const size = row.end - row.start;
+    const cur = best.get(row.asn);
+    if (!cur || size > cur.size) best.set(row.asn, { size, org: row.org });
+    const cc = countryAt(row);
+    if (!cc) continue;
+    let w = weights.get(row.asn);
+    if (!w) {
+      w = new Map();
+      weights.set(row.asn, w);
+    }
+    w.set(cc, (w.get(cc) ?? 0n) + (row.family === 4 ? size + 1n : 1n));
+  }
+  const majority = (asn: number): string | null => {
+    let top: string | null = null;
+    let topW = -1n;
+    for (const [cc, w] of weights.get(asn) ?? []) {
+      if (w > topW) {
+        top = cc;
+        topW = w;
+      }
+    }
+    return top;
+  };
+  const out: AsnEntry[] = [];
+  for (const [asn, b] of best) {
+    const rir = rirAsn.get(asn);
+    const country = rir?.country ?? majority(asn);
+    // RIR statistics first; otherwise the documented country fallback (README.md).
+    const registry: Rir | null = rir?.rir ?? rirForCountry(country);
+    out.push({
+      asn,
+      name: b.org,
+      country,
+      rir: registry,
+      allocation_date: rir?.date ?? null,
+      datacenter: inputs.datacenterAsns.has(asn),
+      vpn: inputs.vpnAsns.has(asn),
+      asn_drop: inputs.asnDrop.has(asn),
+    });
+  }
+  for (const [asn, d] of inputs.asnDrop) {
+    if (best.has(asn)) continue;
+    const rir = rirAsn.get(asn);
+    out.push({
+      asn,
+      name: d.name ?? '',
+      country: d.country,
+      rir: rir?.rir ?? null,
+      allocation_date: rir?.date ?? null,
+      datacenter: false,
+      vpn: false,
+      asn_drop: true,
+    });
+  }
+  return out.sort((a, b) => a.asn - b.asn);
+}
+
+export async function buildDataset(options: BuildOptions): Promise<BuildResult> {
+  const progress = (phase: string, message: string) => options.onProgress?.({ phase, message });
+  progress('read', 'reading sources');
+  const inputs = readInputs({
+    from: options.from,
+    npmDir: options.npmDir,
+    sources: options.sources,
+    onSource: (id) => progress('read', `reading ${id}`),
+  });
+  for (const s of inputs.sources) progress('read', `${s.id}: ${s.rows} rows, ${s.rejected} rejected`);
+  const rirOfAsn = new Map<number, Rir>();
+  for (const r of inputs.rirAsns)
+    for (let k = 0; k < r.count && k < 65536; k++) rirOfAsn.set(r.firstAsn + k, r.rir);
+  const ctx: MergeContext = {
+    interner: createInterner(),
+    records: [],
+    recordIds: new Map(),
+    geofeedIds: new Map(),
+    geofeeds: [],
+    rirOfAsn,
+  };
+  progress('merge', 'merging IPv4');
+  const m4 = mergeFamily(4, inputs, ctx);
+  progress('merge', `IPv4: ${m4.starts.length} intervals; merging IPv6`);
+  const m6 = mergeFamily(6, inputs, ctx);
+  progress('merge', `IPv6: ${m6.starts.length} intervals, ${ctx.records.length} records`);
+  const asns = asnTable(inputs, ctx, [m4, m6]);
+
+  const versions = listDatasetVersions(options.dataDir);
+  const prev = versions[versions.length - 1];
+  const version = (prev?.version ?? 0) + 1;
+  const root = datasetsDir(options.dataDir);
+  mkdirSync(root, { recursive: true });
+  const tmp = path.join(root, `.tmp-v${version}-${process.pid}`);
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp);
+  const r = ctx.records;
+  const tables: Record<string, TypedArray> = {
+    ...familyTables(4, m4),
+    ...familyTables(6, m6),
+    'rec.asn': Uint32Array.from(r, (x) => x.asn),
+    'rec.org': Uint32Array.from(r, (x) => x.org),
+    'rec.country': Uint16Array.from(r, (x) => x.country),
+    'rec.whoisCountry': Uint16Array.from(r, (x) => x.whoisCountry),
+    'rec.asnCountry': Uint16Array.from(r, (x) => x.asnCountry),
+    'rec.rir': Uint8Array.from(r, (x) => x.rir),
+    'rec.flags': Uint16Array.from(r, (x) => x.flags),
+    'rec.cloud': Uint16Array.from(r, (x) => x.cloud),
+    'rec.ai': Uint16Array.from(r, (x) => x.ai),
+    'rec.geofeed': Int32Array.from(r, (x) => x.geofeed),
+    geofeeds: Uint32Array.from(ctx.geofeeds),
+    ...roaTables(inputs, 4),
+    ...roaTables(inputs, 6),
+  };
+  progress('write', `writing v${version}`);
+  const sections = writeTables(path.join(tmp, 'tables.bin'), tables);
+  const createdAt = new Date(options.clock()).toISOString();
+  const manifest: Manifest = {
+    format: 1,
+    version,
+    created_at: createdAt,
+    sources: inputs.sources,
+    source_versions: Object.fromEntries(inputs.sources.map((s) => [s.id, version])),
+    dbip_city: inputs.dbipCity,
+    counts: {
+      v4_intervals: m4.starts.length,
+      v6_intervals: m6.starts.length,
+      records: r.length,
+      asns: asns.length,
+      roas: inputs.roas.length,
+      changes: 0,
+    },
+    sections,
+  };
+  writeFileSync(path.join(tmp, 'strings.json'), JSON.stringify(ctx.interner.strings));
+  writeFileSync(path.join(tmp, 'asns.json'), JSON.stringify(asns));
+  writeFileSync(path.join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 1));
+  if (prev) {
+    progress('history', `comparing with v${prev.version}`);
+    const history = diffSnapshots(loadSnapshot(prev.dir), loadSnapshot(tmp));
+    writeFileSync(path.join(tmp, 'history.json'), JSON.stringify(history));
+    manifest.counts.changes = history.changes.length;
+    writeFileSync(path.join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 1));
+  }
+  const dir = path.join(root, `v${version}`);
+  renameSync(tmp, dir);
+  progress('done', `dataset v${version} written to ${dir}`);
+  return { version, dir, snapshot: loadSnapshot(dir) };
+}

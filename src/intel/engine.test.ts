@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import type { FamilyTable } from '../dataset/index.ts';
+import { cidrAround, cidrAroundV6, findV4, findV6, firstWordsOf, formatV6Words } from './engine.ts';
+
+function table4(starts: number[]): FamilyTable {
+  const buckets = new Uint32Array(65537);
+  let i = 0;
+  for (let k = 0; k <= 65536; k++) {
+    while (i < starts.length && (starts[i] as number) < k * 65536) i++;
+    buckets[k] = i;
+  }
+  const n = starts.length;
+  return {
+    family: 4,
+    size: n,
+    starts: Uint32Array.from(starts),
+    recs: new Uint32Array(n),
+    nets: new Int32Array(n),
+    netStarts: new Uint32Array(0),
+    netEnds: new Uint32Array(0),
+    netAsns: new Uint32Array(0),
+    buckets,
+  };
+}
+
+describe('engine search', () => {
+  it('finds the last interval starting at or below the address, across bucket edges', () => {
+    const t = table4([0x01000000, 0x0100ff00, 0x01010000, 0x01010080, 0xfffffff0]);
+    expect(findV4(t, 0x00ffffff)).toBe(-1);
+    expect(findV4(t, 0x01000000)).toBe(0);
+    expect(findV4(t, 0x0100ffff)).toBe(1);
+    expect(findV4(t, 0x01010000)).toBe(2);
+    expect(findV4(t, 0x0101007f)).toBe(2);
+    expect(findV4(t, 0x01020000)).toBe(3);
+    expect(findV4(t, 0x7f000000)).toBe(3);
+    expect(findV4(t, 0xffffffff)).toBe(4);
+    expect(findV4(table4([]), 5)).toBe(-1);
+  });
+
+  it('IPv6 four-word compare', () => {
+    const starts = [
+      [0x20010000, 0, 0, 0],
+      [0x20010000, 0, 0, 5],
+      [0x2a001450, 0, 0, 0],
+    ];
+    const buckets = new Uint32Array(65537);
+    let i = 0;
+    for (let k = 0; k <= 65536; k++) {
+      while (i < starts.length && ((starts[i] as number[])[0] as number) >>> 16 < k) i++;
+      buckets[k] = i;
+    }
+    const t: FamilyTable = {
+      family: 6,
+      size: 3,
+      starts: Uint32Array.from(starts.flat()),
+      recs: new Uint32Array(3),
+      nets: new Int32Array(3),
+      netStarts: new Uint32Array(0),
+      netEnds: new Uint32Array(0),
+      netAsns: new Uint32Array(0),
+      buckets,
+    };
+    expect(findV6(t, 0x20010000, 0, 0, 4)).toBe(0);
+    expect(findV6(t, 0x20010000, 0, 0, 5)).toBe(1);
+    expect(findV6(t, 0x2a001450, 0, 1, 0)).toBe(2);
+    expect(findV6(t, 0x1fffffff, 0, 0, 0)).toBe(-1);
+    const first = firstWordsOf(t);
+    const queries: [number, number, number, number][] = [
+      [0x20010000, 0, 0, 4],
+      [0x20010000, 0, 0, 5],
+      [0x2a001450, 0, 1, 0],
+      [0x1fffffff, 0, 0, 0],
+      [0x20010000, 1, 0, 0],
+    ];
+    for (const [a, b, c, d] of queries) expect(findV6(t, a, b, c, d, first)).toBe(findV6(t, a, b, c, d));
+  });
+
+  it('cidrAround picks the largest aligned block inside the range', () => {
+    expect(cidrAround(4, 0xd7000001n, 0xd7000000n, 0xd70103ffn)).toEqual({
+      network: 0xd7000000n,
+      length: 16,
+    });
+    expect(cidrAround(4, 0xd70103ffn, 0xd7000000n, 0xd70103ffn)).toEqual({
+      network: 0xd7010000n,
+      length: 22,
+    });
+    expect(cidrAround(4, 5n, 5n, 5n)).toEqual({ network: 5n, length: 32 });
+    expect(cidrAround(4, 7n, 0n, 0xffffffffn)).toEqual({ network: 0n, length: 0 });
+  });
+});
+
+describe('IPv6 word helpers', () => {
+  it('formats RFC 5952 text from words', () => {
+    expect(formatV6Words(0x20010db8, 0, 0, 1)).toBe('2001:db8::1');
+    expect(formatV6Words(0, 0, 0, 0)).toBe('::');
+    expect(formatV6Words(0x20010db8, 0x00010000, 0x00010000, 0x00010001)).toBe('2001:db8:1:0:1:0:1:1');
+    expect(formatV6Words(0x20010000, 0, 0x00010000, 0)).toBe('2001::1:0:0:0');
+  });
+
+  it('cidrAroundV6 agrees with the bigint cidrAround', () => {
+    const out = new Uint32Array(4);
+    const b = new Uint32Array(4);
+    const w = (v: bigint) => Uint32Array.from([96n, 64n, 32n, 0n], (sh) => Number((v >> sh) & 0xffffffffn));
+    const cases: [bigint, bigint, bigint][] = [
+      [
+        0x20010200n << 96n,
+        (0x20010200n << 96n) | (0x01b9n << 80n) | ((1n << 80n) - 1n),
+        (0x20010200n << 96n) | (0x01b8n << 80n) | 5n,
+      ],
+      [0n, (1n << 128n) - 1n, 12345n],
+      [7n, 7n, 7n],
+    ];
+    for (const [s, e, ip] of cases) {
+      const len = cidrAroundV6(w(ip), w(s), w(e), out, b);
+      const ref = cidrAround(6, ip, s, e);
+      expect(len).toBe(ref.length);
+      expect([...out]).toEqual([...w(ref.network)]);
+    }
+  });
+});

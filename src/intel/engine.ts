@@ -1,0 +1,207 @@
+/**
+ * Longest-prefix lookup over a snapshot's interval tables: a 65,536-entry bucket index on the
+ * top 16 bits, then a binary search inside the bucket. No allocation per lookup.
+ */
+import type { FamilyTable } from '../dataset/index.ts';
+
+/** Index of the interval containing the IPv4 address `ip` (unsigned int), or -1. */
+export function findV4(t: FamilyTable, ip: number): number {
+  const top = ip >>> 16;
+  let lo = (t.buckets[top] as number) - 1;
+  let hi = (t.buckets[top + 1] as number) - 1;
+  if (hi < 0) return -1;
+  if (lo < 0) lo = 0;
+  const starts = t.starts;
+  // Last interval with start <= ip inside [lo, hi].
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if ((starts[mid] as number) <= ip) lo = mid;
+    else hi = mid - 1;
+  }
+  return (starts[lo] as number) <= ip ? lo : -1;
+}
+
+function cmp6(s: Uint32Array, i: number, w0: number, w1: number, w2: number, w3: number): number {
+  const o = i << 2;
+  const a = s[o] as number;
+  if (a !== w0) return a < w0 ? -1 : 1;
+  const b = s[o + 1] as number;
+  if (b !== w1) return b < w1 ? -1 : 1;
+  const c = s[o + 2] as number;
+  if (c !== w2) return c < w2 ? -1 : 1;
+  const d = s[o + 3] as number;
+  return d === w3 ? 0 : d < w3 ? -1 : 1;
+}
+
+/**
+ * Index of the interval containing the IPv6 address given as four big-endian words, or -1.
+ * `firstWords` (the first word of every start, see firstWordsOf) keeps most probes on one
+ * compact array; the other words are read only when the first ones are equal.
+ */
+export function findV6(
+  t: FamilyTable,
+  w0: number,
+  w1: number,
+  w2: number,
+  w3: number,
+  firstWords?: Uint32Array,
+): number {
+  const top = w0 >>> 16;
+  let lo = (t.buckets[top] as number) - 1;
+  let hi = (t.buckets[top + 1] as number) - 1;
+  if (hi < 0) return -1;
+  if (lo < 0) lo = 0;
+  const s = t.starts;
+  if (firstWords) {
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      const a = firstWords[mid] as number;
+      if (a < w0 || (a === w0 && cmp6(s, mid, w0, w1, w2, w3) <= 0)) lo = mid;
+      else hi = mid - 1;
+    }
+    return cmp6(s, lo, w0, w1, w2, w3) <= 0 ? lo : -1;
+  }
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (cmp6(s, mid, w0, w1, w2, w3) <= 0) lo = mid;
+    else hi = mid - 1;
+  }
+  return cmp6(s, lo, w0, w1, w2, w3) <= 0 ? lo : -1;
+}
+
+/** The first word of every IPv6 interval start, for findV6. */
+export function firstWordsOf(t: FamilyTable): Uint32Array {
+  const out = new Uint32Array(t.size);
+  for (let i = 0; i < t.size; i++) out[i] = t.starts[i * 4] as number;
+  return out;
+}
+
+/** Words of a 16-byte address, written into `out` (reused by callers to avoid allocation). */
+export function v6Words(bytes: readonly number[], out: Uint32Array): void {
+  for (let i = 0; i < 4; i++) {
+    const o = i * 4;
+    out[i] =
+      (((bytes[o] as number) << 24) |
+        ((bytes[o + 1] as number) << 16) |
+        ((bytes[o + 2] as number) << 8) |
+        (bytes[o + 3] as number)) >>>
+      0;
+  }
+}
+
+/** Start of interval `i` as a bigint (cold paths: prefixes, history). */
+export function intervalStart(t: FamilyTable, i: number): bigint {
+  return wordsAt(t.starts, t.family, i);
+}
+
+export function wordsAt(arr: Uint32Array, family: 4 | 6, i: number): bigint {
+  if (family === 4) return BigInt(arr[i] as number);
+  const o = i * 4;
+  return (
+    (BigInt(arr[o] as number) << 96n) |
+    (BigInt(arr[o + 1] as number) << 64n) |
+    (BigInt(arr[o + 2] as number) << 32n) |
+    BigInt(arr[o + 3] as number)
+  );
+}
+
+/** Inclusive end of interval `i` (next start - 1, or the top of the address space). */
+export function intervalEnd(t: FamilyTable, i: number): bigint {
+  if (i + 1 < t.size) return intervalStart(t, i + 1) - 1n;
+  return t.family === 4 ? 0xffffffffn : (1n << 128n) - 1n;
+}
+
+/** The largest CIDR inside [start, end] that contains `ip`. */
+export function cidrAround(
+  family: 4 | 6,
+  ip: bigint,
+  start: bigint,
+  end: bigint,
+): { network: bigint; length: number } {
+  const bits = family === 4 ? 32 : 128;
+  let length = bits;
+  let network = ip;
+  while (length > 0) {
+    const size = 1n << BigInt(bits - length + 1);
+    const candidate = (ip / size) * size;
+    if (candidate < start || candidate + size - 1n > end) break;
+    network = candidate;
+    length--;
+  }
+  return { network, length };
+}
+
+/** RFC 5952 text of an IPv6 address given as four words (no bigint, for the hot path). */
+export function formatV6Words(w0: number, w1: number, w2: number, w3: number): string {
+  const g = [w0 >>> 16, w0 & 0xffff, w1 >>> 16, w1 & 0xffff, w2 >>> 16, w2 & 0xffff, w3 >>> 16, w3 & 0xffff];
+  let bestStart = -1;
+  let bestLen = 1;
+  for (let i = 0; i < 8; ) {
+    if (g[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && g[j] === 0) j++;
+    if (j - i > bestLen) {
+      bestStart = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  const hex = (from: number, to: number) => {
+    let out = '';
+    for (let k = from; k < to; k++) out += (k > from ? ':' : '') + (g[k] as number).toString(16);
+    return out;
+  };
+  if (bestStart === -1) return hex(0, 8);
+  return `${hex(0, bestStart)}::${hex(bestStart + bestLen, 8)}`;
+}
+
+function maskWord(len: number, word: number): number {
+  const bits = len - word * 32;
+  if (bits <= 0) return 0;
+  if (bits >= 32) return 0xffffffff;
+  return (0xffffffff << (32 - bits)) >>> 0;
+}
+
+function cmpWords(a: Uint32Array, b: Uint32Array): number {
+  for (let k = 0; k < 4; k++) {
+    const x = a[k] as number;
+    const y = b[k] as number;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+/**
+ * cidrAround for IPv6 on words: writes the network into `out` and returns the prefix length.
+ * `start`/`end` are word arrays of the range; `ip` the address words.
+ */
+export function cidrAroundV6(
+  ip: Uint32Array,
+  start: Uint32Array,
+  end: Uint32Array,
+  out: Uint32Array,
+  bcast: Uint32Array,
+): number {
+  let common = 0;
+  for (let k = 0; k < 4; k++) {
+    const x = ((start[k] as number) ^ (end[k] as number)) >>> 0;
+    if (x === 0) common += 32;
+    else {
+      common += Math.clz32(x);
+      break;
+    }
+  }
+  for (let len = common; len <= 128; len++) {
+    for (let k = 0; k < 4; k++) {
+      const m = maskWord(len, k);
+      out[k] = ((ip[k] as number) & m) >>> 0;
+      bcast[k] = ((ip[k] as number) | ~m) >>> 0;
+    }
+    if (cmpWords(out, start) >= 0 && cmpWords(bcast, end) <= 0) return len;
+  }
+  out.set(ip);
+  return 128;
+}

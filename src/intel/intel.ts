@@ -1,0 +1,521 @@
+/**
+ * createIntel: IP and ASN answers over one loaded snapshot. The hot path (`lookup`) is a
+ * bucketed binary search plus a cached per-record profile; only the answer object is new.
+ */
+import path from 'node:path';
+import { type Clock, systemClock } from '../core/clock.ts';
+import type { ParsedIp } from '../core/ip.ts';
+import {
+  type AsnEntry,
+  type DbipCityReader,
+  type FamilyTable,
+  FLAG,
+  loadHistory,
+  NO_RECORD,
+  openDbipCity,
+  RIRS,
+  rangeToCidrs,
+  type Snapshot,
+} from '../dataset/index.ts';
+import { bogonV4, bogonV6 } from './bogon.ts';
+import { cidrAroundV6, findV4, findV6, firstWordsOf, formatV6Words, v6Words, wordsAt } from './engine.ts';
+import { consensusOf, geolocationOf, type ProviderOpinion } from './geo.ts';
+import { buildProfile, type Profile, unpackCountry } from './profile.ts';
+import { validateOrigin } from './rpki.ts';
+import { type Contribution, POINTS, scoreThreat } from './threat.ts';
+import { createHistoryIndex, geoStability, type HistoryIndex } from './timeline.ts';
+import type {
+  AsnInfo,
+  AsnPrefix,
+  AsnReputation,
+  AsnSearchResult,
+  AsnStats,
+  IpAnswer,
+  IpAnswerExtended,
+  Threat,
+  ThreatSignalSource,
+} from './types.ts';
+
+interface Cover {
+  starts: Uint32Array;
+  texts: string[];
+}
+
+function ipv4Value(cidr: string): number {
+  const addr = cidr.slice(0, cidr.indexOf('/'));
+  return addr.split('.').reduce((a, o) => a * 256 + Number(o), 0);
+}
+
+export interface IntelOptions {
+  snapshot: Snapshot;
+  signals?: ThreatSignalSource;
+  reverseDns?: (ip: string) => Promise<string | null>;
+  clock?: Clock;
+}
+
+export interface AsnQuery {
+  includePrefixes?: boolean;
+  prefixLimit?: number;
+}
+
+export interface Intel {
+  datasetVersion: number;
+  lookup(ip: ParsedIp): IpAnswer | null;
+  lookupExtended(ip: ParsedIp): Promise<IpAnswerExtended | null>;
+  asn(asn: number, query?: AsnQuery): AsnInfo | null;
+  asnReputation(asn: number): AsnReputation | null;
+  searchAsn(q: string, limit?: number): AsnSearchResult;
+  asnStats(): AsnStats;
+}
+
+const NO_SIGNALS: ThreatSignalSource = { listingFor: () => null, pristineTrapHitRecent: () => false };
+// asn_reputation lists the reputation lists (DROP family, UCEPROTECT), not the classification sources.
+const REPUTATION_SOURCE = /^(spamhaus|uceprotect)/;
+
+const BOGON_FLAGS = Object.freeze({
+  is_datacenter: false,
+  is_tor_exit: false,
+  is_proxy: false,
+  is_vpn: false,
+  is_residential: false,
+  is_mobile: false,
+  is_ai_crawler: false,
+});
+const BOGON_THREAT: Threat = Object.freeze({
+  score: 0,
+  level: 'low',
+  explanation: Object.freeze([]) as unknown as string[],
+});
+
+function bogonAnswer(ip: ParsedIp, prefix: string): IpAnswer {
+  return {
+    ip: ip.address,
+    prefix,
+    asn: null,
+    asn_name: null,
+    country: null,
+    rir: null,
+    connection_type: null,
+    bogon: true,
+    netrep: BOGON_FLAGS,
+    threat: BOGON_THREAT,
+  };
+}
+
+export function createIntel(options: IntelOptions): Intel {
+  const s = options.snapshot;
+  const signals = options.signals ?? NO_SIGNALS;
+  const clock = options.clock ?? systemClock;
+  const asnMap = new Map<number, AsnEntry>();
+  for (const a of s.asns) asnMap.set(a.asn, a);
+  const profiles: (Profile | undefined)[] = new Array(s.records.count);
+  const profileOf = (rec: number): Profile => {
+    let p = profiles[rec];
+    if (!p) {
+      p = buildProfile(s, rec, (asn) => asnMap.get(asn));
+      profiles[rec] = p;
+    }
+    return p;
+  };
+  const words = new Uint32Array(4);
+  const first6 = firstWordsOf(s.v6);
+
+  const hasSignals = options.signals !== undefined;
+
+  function threatFor(ip: string, p: Profile): Threat {
+    if (!hasSignals) return p.threat;
+    const listing = signals.listingFor(ip);
+    const trap = signals.pristineTrapHitRecent(ip);
+    if (!listing && !trap) return p.threat;
+    const c: Contribution[] = [];
+    if (listing) {
+      const bad = listing.type === 'malware' || listing.type === 'phishing';
+      c.push({
+        points: bad ? POINTS.listingMalware : POINTS.listingSpam,
+        reason: `active blocklist listing (${listing.type})`,
+      });
+    }
+    c.push(...p.contributions);
+    if (trap) c.push({ points: POINTS.trap, reason: 'pristine spam trap hit in the last 30 days' });
+    return scoreThreat(c);
+  }
+
+  function answer(ip: ParsedIp, rec: number, prefix: string): IpAnswer {
+    const p = profileOf(rec);
+    return {
+      ip: ip.address,
+      prefix,
+      asn: p.asn,
+      asn_name: p.asnName,
+      country: p.country,
+      rir: p.rir,
+      connection_type: p.connectionType,
+      bogon: false,
+      netrep: p.netrep,
+      threat: threatFor(ip.address, p),
+    };
+  }
+
+  // Per IPv4 network piece: its CIDR blocks (the minimal cover), built on first use, so a
+  // prefix is a cached string: the block of the cover holding the address is the largest
+  // aligned block inside the piece that holds it.
+  const covers4: (Cover | undefined)[] = new Array(s.v4.netStarts.length);
+
+  function coverOf(net: number): Cover {
+    let c = covers4[net];
+    if (!c) {
+      const texts = rangeToCidrs(
+        4,
+        BigInt(s.v4.netStarts[net] as number),
+        BigInt(s.v4.netEnds[net] as number),
+      );
+      c = { starts: Uint32Array.from(texts, (t) => ipv4Value(t)), texts };
+      covers4[net] = c;
+    }
+    return c;
+  }
+
+  // Text of IPv4 pieces that are exactly one CIDR: one array read on the hot path.
+  const single4: (string | null | undefined)[] = new Array(s.v4.netStarts.length);
+
+  function prefixV4(t: FamilyTable, i: number, ip: number): string {
+    const net = t.nets[i] as number;
+    if (net >= 0) {
+      const one = single4[net];
+      if (one) return one;
+      const c = coverOf(net);
+      if (one === undefined) single4[net] = c.texts.length === 1 ? (c.texts[0] as string) : null;
+      let k = 0;
+      while (k + 1 < c.starts.length && (c.starts[k + 1] as number) <= ip) k++;
+      return c.texts[k] as string;
+    }
+    const start = t.starts[i] as number;
+    const end = i + 1 < t.size ? (t.starts[i + 1] as number) - 1 : 0xffffffff;
+    // The largest aligned block inside [start, end] holding ip: no block is wider than the
+    // one spanning both ends, so the search starts at that prefix length.
+    let len = Math.clz32((start ^ end) >>> 0);
+    let network = ip;
+    for (; len <= 32; len++) {
+      const mask = len === 0 ? 0 : (0xffffffff << (32 - len)) >>> 0;
+      network = (ip & mask) >>> 0;
+      if (network >= start && (network | ~mask) >>> 0 <= end) break;
+    }
+    return `${network >>> 24}.${(network >>> 16) & 255}.${(network >>> 8) & 255}.${network & 255}/${len}`;
+  }
+
+  const rangeStart = new Uint32Array(4);
+  const rangeEnd = new Uint32Array(4);
+  const network6 = new Uint32Array(4);
+  const bcast6 = new Uint32Array(4);
+
+  // IPv6 pieces: the minimal CIDR cover, built on first use, so the hot path only compares words.
+  const covers6: (Cover | undefined)[] = new Array(s.v6.netAsns.length);
+
+  function cover6(net: number): Cover {
+    let c = covers6[net];
+    if (!c) {
+      const start = wordsAt(s.v6.netStarts, 6, net);
+      const end = wordsAt(s.v6.netEnds, 6, net);
+      const texts = rangeToCidrs(6, start, end);
+      const starts = new Uint32Array(texts.length * 4);
+      let cur = start;
+      texts.forEach((t, k) => {
+        for (let w = 0; w < 4; w++) starts[k * 4 + w] = Number((cur >> BigInt(96 - w * 32)) & 0xffffffffn);
+        cur += 1n << BigInt(128 - Number(t.slice(t.indexOf('/') + 1)));
+      });
+      c = { starts, texts };
+      covers6[net] = c;
+    }
+    return c;
+  }
+
+  function startsAtOrBelow(starts: Uint32Array, k: number): boolean {
+    for (let w = 0; w < 4; w++) {
+      const a = starts[k * 4 + w] as number;
+      const b = words[w] as number;
+      if (a !== b) return a < b;
+    }
+    return true;
+  }
+
+  function prefixV6(t: FamilyTable, i: number): string {
+    const net = t.nets[i] as number;
+    if (net >= 0) {
+      const c = cover6(net);
+      let k = 0;
+      while (k + 1 < c.texts.length && startsAtOrBelow(c.starts, k + 1)) k++;
+      return c.texts[k] as string;
+    }
+    rangeStart.set(t.starts.subarray(i * 4, i * 4 + 4));
+    if (i + 1 < t.size) {
+      // next start - 1, with borrow across words
+      rangeEnd.set(t.starts.subarray(i * 4 + 4, i * 4 + 8));
+      for (let k = 3; k >= 0; k--) {
+        const v = rangeEnd[k] as number;
+        rangeEnd[k] = (v - 1) >>> 0;
+        if (v !== 0) break;
+      }
+    } else rangeEnd.fill(0xffffffff);
+    const length = cidrAroundV6(words, rangeStart, rangeEnd, network6, bcast6);
+    return `${formatV6Words(network6[0] as number, network6[1] as number, network6[2] as number, network6[3] as number)}/${length}`;
+  }
+
+  function v6Value(): bigint {
+    return (
+      (BigInt(words[0] as number) << 96n) |
+      (BigInt(words[1] as number) << 64n) |
+      (BigInt(words[2] as number) << 32n) |
+      BigInt(words[3] as number)
+    );
+  }
+
+  function lookup(ip: ParsedIp): IpAnswer | null {
+    const b = ip.bytes;
+    if (ip.family === 4) {
+      const n =
+        (((b[0] as number) << 24) | ((b[1] as number) << 16) | ((b[2] as number) << 8) | (b[3] as number)) >>>
+        0;
+      const bogon = bogonV4(n);
+      if (bogon) return bogonAnswer(ip, bogon);
+      const i = findV4(s.v4, n);
+      if (i < 0) return null;
+      const rec = s.v4.recs[i] as number;
+      if (rec === NO_RECORD) return null;
+      return answer(ip, rec, prefixV4(s.v4, i, n));
+    }
+    v6Words(b, words);
+    const w0 = words[0] as number;
+    // Global unicast (2000::/3) outside the documentation blocks goes straight to the search.
+    if (w0 >>> 29 !== 1 || w0 === 0x20010db8 || w0 >>> 20 === 0x3ff) {
+      const bogon = bogonV6(w0, v6Value());
+      if (bogon) return bogonAnswer(ip, bogon);
+    }
+    const i = findV6(s.v6, w0, words[1] as number, words[2] as number, words[3] as number, first6);
+    if (i < 0) return null;
+    const rec = s.v6.recs[i] as number;
+    if (rec === NO_RECORD) return null;
+    return answer(ip, rec, prefixV6(s.v6, i));
+  }
+
+  let dbip: Promise<DbipCityReader> | null = null;
+  let history: HistoryIndex | null = null;
+  const historyIndex = (): HistoryIndex => {
+    if (!history) {
+      const dataDir = path.dirname(path.dirname(s.dir));
+      history = createHistoryIndex(loadHistory(dataDir).filter((h) => h.to_version <= s.version));
+    }
+    return history;
+  };
+  const reputationSources = s.manifest.sources.map((x) => x.id).filter((id) => REPUTATION_SOURCE.test(id));
+  const datasetVersions = Object.fromEntries(
+    reputationSources.map((id) => [id, s.manifest.source_versions[id] ?? s.version]),
+  );
+
+  function reputationOf(flags: number, asnDrop: boolean): AsnReputation {
+    return {
+      uce_level1: (flags & FLAG.UCE1) !== 0,
+      uce_level2: (flags & FLAG.UCE2) !== 0,
+      uce_level3: (flags & FLAG.UCE3) !== 0,
+      provider_drop: (flags & FLAG.DROP) !== 0 || asnDrop,
+      provider_edrop: (flags & FLAG.EDROP) !== 0,
+      sources: reputationSources,
+      dataset_versions: datasetVersions,
+      last_checked: s.createdAt,
+    };
+  }
+
+  async function lookupExtended(ip: ParsedIp): Promise<IpAnswerExtended | null> {
+    const base = lookup(ip);
+    if (!base) return null;
+    const out: IpAnswerExtended = { ...base };
+    const hostname = options.reverseDns ? await options.reverseDns(ip.address).catch(() => null) : null;
+    if (hostname) out.hostname = hostname;
+    if (base.bogon) return out;
+    const t = ip.family === 4 ? s.v4 : s.v6;
+    let value = 0n;
+    for (const x of ip.bytes) value = (value << 8n) | BigInt(x);
+    const i =
+      ip.family === 4
+        ? findV4(t, Number(value))
+        : findV6(t, ...(v6All(ip.bytes) as [number, number, number, number]));
+    const rec = t.recs[i] as number;
+    const p = profileOf(rec);
+    if (p.asnName) out.organization = p.asnName;
+    const provider = p.netrep.cloud_provider ?? p.asnName;
+    if (provider) out.provider = provider;
+    const [pfxText, lenText] = base.prefix.split('/');
+    const pfx = pfxText ?? '';
+    let network = 0n;
+    if (ip.family === 4) network = BigInt(pfx.split('.').reduce((a, o) => a * 256 + Number(o), 0));
+    else network = (value >> BigInt(128 - Number(lenText))) << BigInt(128 - Number(lenText));
+    if (s.manifest.counts.roas > 0)
+      out.rpki_status = validateOrigin(
+        ip.family === 4 ? s.roas4 : s.roas6,
+        ip.family,
+        network,
+        Number(lenText),
+        p.asn,
+      );
+    dbip ??= openDbipCity(s.manifest.dbip_city);
+    const city = (await dbip.catch(() => null))?.lookup(ip.address, ip.family) ?? null;
+    if (city) out.geolocation = geolocationOf(city);
+    const r = s.records;
+    const opinions: ProviderOpinion[] = [];
+    if (city) opinions.push({ provider: 'dbip-city', country: city.country, city: city.city });
+    opinions.push({
+      provider: 'geo-whois-asn-country',
+      country: unpackCountry(r.whoisCountry[rec] as number),
+      city: null,
+    });
+    opinions.push({
+      provider: 'asn-country',
+      country: unpackCountry(r.asnCountry[rec] as number),
+      city: null,
+    });
+    const gf = r.geofeed[rec] as number;
+    if (gf >= 0)
+      opinions.push({
+        provider: 'geofeed',
+        country: s.strings[s.geofeeds[gf * 4] as number] || null,
+        city: s.strings[s.geofeeds[gf * 4 + 2] as number] || null,
+      });
+    out.geo_consensus = consensusOf(opinions.filter((o) => o.country !== null));
+    const timeline = historyIndex().changesFor(ip.family, value);
+    out.ownership_timeline = timeline;
+    out.geo_stability = geoStability(timeline, clock());
+    out.asn_reputation = reputationOf(p.flags, p.asnDrop);
+    return out;
+  }
+
+  let asnPieces: Map<number, [4 | 6, number][]> | null = null;
+  const piecesOf = (asn: number): [4 | 6, number][] => {
+    if (!asnPieces) {
+      asnPieces = new Map();
+      for (const t of [s.v4, s.v6]) {
+        for (let k = 0; k < t.netAsns.length; k++) {
+          const a = t.netAsns[k] as number;
+          let list = asnPieces.get(a);
+          if (!list) {
+            list = [];
+            asnPieces.set(a, list);
+          }
+          list.push([t.family, k]);
+        }
+      }
+    }
+    return asnPieces.get(asn) ?? [];
+  };
+
+  function recordAt(family: 4 | 6, value: bigint): number {
+    const t = family === 4 ? s.v4 : s.v6;
+    let i: number;
+    if (family === 4) i = findV4(t, Number(value));
+    else {
+      const w = [96n, 64n, 32n, 0n].map((sh) => Number((value >> sh) & 0xffffffffn)) as [
+        number,
+        number,
+        number,
+        number,
+      ];
+      i = findV6(t, ...w);
+    }
+    return i < 0 ? NO_RECORD : (t.recs[i] as number);
+  }
+
+  function asnInfo(asn: number, query: AsnQuery = {}): AsnInfo | null {
+    const e = asnMap.get(asn);
+    if (!e) return null;
+    const info: AsnInfo = {
+      asn: e.asn,
+      name: e.name,
+      country: e.country,
+      rir: e.rir,
+      allocation_date: e.allocation_date,
+    };
+    if (query.includePrefixes) {
+      const limit = query.prefixLimit ?? 100;
+      const prefixes: AsnPrefix[] = [];
+      let total = 0;
+      for (const [family, k] of piecesOf(asn)) {
+        const t = family === 4 ? s.v4 : s.v6;
+        const start = wordsAt(t.netStarts, family, k);
+        const end = wordsAt(t.netEnds, family, k);
+        for (const cidr of rangeToCidrs(family, start, end)) {
+          total++;
+          if (prefixes.length >= limit) continue;
+          const rec = recordAt(family, start);
+          const p = rec === NO_RECORD ? null : profileOf(rec);
+          prefixes.push({
+            prefix: cidr,
+            country: p?.country ?? null,
+            is_datacenter: p?.netrep.is_datacenter ?? false,
+            threat_score: p?.threat.score ?? 0,
+          });
+        }
+      }
+      info.prefixes = prefixes;
+      info.total_prefixes = total;
+    }
+    return info;
+  }
+
+  function asnReputation(asn: number): AsnReputation | null {
+    const e = asnMap.get(asn);
+    if (!e) return null;
+    let flags = 0;
+    for (const [family, k] of piecesOf(asn)) {
+      const t = family === 4 ? s.v4 : s.v6;
+      const rec = recordAt(family, wordsAt(t.netStarts, family, k));
+      if (rec !== NO_RECORD) flags |= s.records.flags[rec] as number;
+    }
+    // Single-IP and per-prefix listings do not describe the whole ASN.
+    return reputationOf(flags & (FLAG.UCE3 | FLAG.DROP | FLAG.EDROP), e.asn_drop);
+  }
+
+  function searchAsn(q: string, limit = 20): AsnSearchResult {
+    const text = q.trim();
+    const num = /^(?:AS)?(\d{1,10})$/i.exec(text);
+    const hits: AsnEntry[] = [];
+    if (num) {
+      const e = asnMap.get(Number(num[1]));
+      if (e) hits.push(e);
+    } else if (text.length > 0) {
+      const needle = text.toLowerCase();
+      const scored: [number, AsnEntry][] = [];
+      for (const e of s.asns) {
+        const name = e.name.toLowerCase();
+        const at = name.indexOf(needle);
+        if (at === -1) continue;
+        scored.push([name === needle ? 0 : at === 0 ? 1 : 2, e]);
+      }
+      scored.sort((a, b) => a[0] - b[0] || a[1].asn - b[1].asn);
+      for (const [, e] of scored) hits.push(e);
+    }
+    const results = hits
+      .slice(0, Math.max(0, limit))
+      .map((e) => ({ asn: e.asn, name: e.name, country: e.country, rir: e.rir }));
+    return { results, count: hits.length };
+  }
+
+  function asnStats(): AsnStats {
+    const by: Record<string, number> = Object.fromEntries(RIRS.map((r) => [r, 0]));
+    for (const e of s.asns) if (e.rir) by[e.rir] = (by[e.rir] ?? 0) + 1;
+    return { total_asns: s.asns.length, by_rir: by };
+  }
+
+  return {
+    datasetVersion: s.version,
+    lookup,
+    lookupExtended,
+    asn: asnInfo,
+    asnReputation,
+    searchAsn,
+    asnStats,
+  };
+}
+
+function v6All(bytes: readonly number[]): number[] {
+  const w = new Uint32Array(4);
+  v6Words(bytes, w);
+  return [...w];
+}
