@@ -2,7 +2,9 @@
 import { Command } from 'commander';
 import { settingsTable } from '../config.ts';
 import { registerAccountCommands } from './accounts.ts';
+import { registerDatasetCommands } from './dataset.ts';
 import { registerDnsblCommands } from './dnsbl.ts';
+import { registerLookupCommand } from './lookup.ts';
 import { registerServeCommands } from './serve.ts';
 
 export function createProgram(): Command {
@@ -15,6 +17,8 @@ export function createProgram(): Command {
   registerServeCommands(program);
   registerAccountCommands(program);
   registerDnsblCommands(program);
+  registerDatasetCommands(program);
+  registerLookupCommand(program);
   program
     .command('config')
     .description('print the table of NETREP_* settings')

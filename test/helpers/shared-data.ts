@@ -10,3 +10,8 @@ const repoRoot = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '..'
 export function sharedDataPath(...parts: string[]): string {
   return path.resolve(repoRoot, '..', 'shared', 'data', ...parts);
 }
+
+/** A path inside this repository (e.g. node_modules/@ip-location-db/...). */
+export function repoPath(...parts: string[]): string {
+  return path.resolve(repoRoot, ...parts);
+}
