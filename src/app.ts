@@ -19,6 +19,7 @@ import type { HttpServices, ReadinessCheck } from './http/context.ts';
 import { adminBlocklistRoutes } from './http/routes/admin-blocklist.ts';
 import { adminEvidenceRoutes } from './http/routes/admin-evidence.ts';
 import { blocklistRoutes } from './http/routes/blocklist.ts';
+import { dashboardRoutes } from './http/routes/dashboard.ts';
 import { emailDomainRoutes } from './http/routes/email-domain.ts';
 import { emailReputationRoutes } from './http/routes/email-reputation.ts';
 import { headerAnalyzerRoutes } from './http/routes/header-analyzer.ts';
@@ -166,6 +167,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       adminBlocklistRoutes,
       emailDomainRoutes,
       headerAnalyzerRoutes,
+      dashboardRoutes,
       emailReputationRoutes,
       telemetryRoutes,
       adminEvidenceRoutes,

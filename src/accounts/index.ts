@@ -13,6 +13,7 @@ import {
   hashApiKey,
   hashPassword,
   KEY_PATTERN,
+  randomBase62,
   randomPassword,
   sameDigest,
   verifyPassword,
@@ -56,6 +57,9 @@ export interface CreateKeyInput {
   permissions: Permission[];
   features?: Feature[];
 }
+
+/** Dashboard sessions last 12 hours. */
+export const SESSION_TTL_MS = 12 * 3600 * 1000;
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
@@ -285,7 +289,34 @@ export function createAccounts(options: AccountsOptions) {
       return out;
     },
 
-    sessions: db,
+    /** Starts a dashboard session; the token goes in a cookie, only its hash is stored. */
+    async createSession(userId: number, ttlMs = SESSION_TTL_MS): Promise<{ token: string; csrf: string }> {
+      const token = randomBase62(43);
+      const csrf = randomBase62(32);
+      const now = clock();
+      await db.deleteExpiredSessions(now);
+      await db.insertSession({
+        id_hash: hashApiKey(token),
+        user_id: userId,
+        csrf_token: csrf,
+        created_at: now,
+        expires_at: now + ttlMs,
+      });
+      return { token, csrf };
+    },
+
+    /** The user and CSRF token of a live session, or null. */
+    async session(token: string): Promise<{ user: User; csrf: string } | null> {
+      if (!/^[A-Za-z0-9]{43}$/.test(token)) return null;
+      const row = await db.findSession(hashApiKey(token));
+      if (!row || row.expires_at <= clock()) return null;
+      const user = await db.findUserById(row.user_id);
+      return user ? { user: toUser(user), csrf: row.csrf_token } : null;
+    },
+
+    async endSession(token: string): Promise<void> {
+      await db.deleteSession(hashApiKey(token));
+    },
 
     close: () => usage.close(),
   };

@@ -29,7 +29,7 @@ export interface LimitState {
   reset: number;
 }
 
-export type MinuteBucket = 'public' | 'reputation' | 'warmup' | 'domain_dns';
+export type MinuteBucket = 'public' | 'reputation' | 'warmup' | 'domain_dns' | 'login';
 
 export interface MinuteBucketSpec {
   points: number;
@@ -42,6 +42,8 @@ export const DEFAULT_MINUTE_BUCKETS: Record<MinuteBucket, MinuteBucketSpec> = {
   reputation: { points: 60 },
   warmup: { points: 60 },
   domain_dns: { points: 30, perInstance: true },
+  /** Dashboard sign-in attempts per client IP. */
+  login: { points: 10 },
 };
 
 export interface LimitsOptions {
