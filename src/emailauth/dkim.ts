@@ -5,6 +5,7 @@
 import { createPublicKey } from 'node:crypto';
 import type { DnsClient } from '../core/dns/index.ts';
 import { isAbsent, isDnsError } from '../core/dns/index.ts';
+import { forEachTag } from './tag-list.ts';
 import type { DkimResult } from './types.ts';
 
 /** Selectors probed when the caller names none (spec §4 rule 4: only found ones are returned). */
@@ -87,26 +88,15 @@ export function parseDkimRecord(raw: string): ParsedDkim {
     errors: [],
     warnings: [],
   };
-  const parts = raw
-    .split(';')
-    .map((p) => p.trim())
-    .filter((p) => p.length > 0);
-  parts.forEach((part, index) => {
-    const eq = part.indexOf('=');
-    if (eq <= 0) {
-      out.errors.push(`malformed tag "${part}" (expected name=value)`);
-      return;
-    }
-    const name = part.slice(0, eq).trim();
-    const value = part.slice(eq + 1).trim();
-    if (name in out.tags) {
-      // RFC 6376 §3.2: a tag appearing twice makes the whole record invalid.
-      out.errors.push(`duplicate tag ${name}=`);
-      return;
-    }
-    out.tags[name] = value;
-    if (name === 'v' && index !== 0) out.errors.push('v= must be the first tag');
-  });
+  forEachTag(
+    raw,
+    {},
+    (name, value, index) => {
+      out.tags[name] = value;
+      if (name === 'v' && index !== 0) out.errors.push('v= must be the first tag');
+    },
+    (message) => out.errors.push(message),
+  );
   const tags = out.tags;
   if (tags['v'] !== undefined) {
     out.version = tags['v'];

@@ -5,6 +5,7 @@
 import type { DnsClient } from '../core/dns/index.ts';
 import { isAbsent, isDnsError } from '../core/dns/index.ts';
 import { organizationalDomain } from './domain-name.ts';
+import { forEachTag } from './tag-list.ts';
 import type { DmarcResult } from './types.ts';
 
 export type DmarcPolicy = 'none' | 'quarantine' | 'reject';
@@ -82,81 +83,67 @@ export function parseDmarc(raw: string): ParsedDmarc {
     errors: [],
     warnings: [],
   };
-  const parts = raw
-    .split(';')
-    .map((p) => p.trim())
-    .filter((p) => p.length > 0);
-  parts.forEach((part, index) => {
-    const eq = part.indexOf('=');
-    if (eq <= 0) {
-      out.errors.push(`malformed tag "${part}" (expected name=value)`);
-      return;
-    }
-    const name = part.slice(0, eq).trim().toLowerCase();
-    const value = part.slice(eq + 1).trim();
-    if (!/^[a-z][a-z0-9_]*$/.test(name)) {
-      out.errors.push(`malformed tag name "${part.slice(0, eq).trim()}"`);
-      return;
-    }
-    if (name in out.tags) {
-      out.errors.push(`duplicate tag ${name}=`);
-      return;
-    }
-    out.tags[name] = value;
-    if (name === 'v' && index !== 0) out.errors.push('v=DMARC1 must be the first tag');
-    if (!KNOWN_TAGS.has(name)) {
-      // RFC 7489 §6.3: unknown tags MUST be ignored; reported so typos are seen.
-      out.warnings.push(`unknown tag ${name}= is ignored`);
-      return;
-    }
-    const bad = (why: string) => out.errors.push(`invalid ${name}= value "${value}": ${why}`);
-    switch (name) {
-      case 'v':
-        if (value !== 'DMARC1') bad('must be DMARC1');
-        out.version = value;
-        break;
-      case 'p':
-      case 'sp': {
-        const policy = value.toLowerCase();
-        if (!POLICIES.has(policy)) bad('expected none, quarantine or reject');
-        else if (name === 'p') out.policy = policy as DmarcPolicy;
-        else out.subdomain_policy = policy as DmarcPolicy;
-        break;
+  forEachTag(
+    raw,
+    { lowerCaseNames: true, namePattern: /^[a-z][a-z0-9_]*$/ },
+    (name, value, index) => {
+      out.tags[name] = value;
+      if (name === 'v' && index !== 0) out.errors.push('v=DMARC1 must be the first tag');
+      if (!KNOWN_TAGS.has(name)) {
+        // RFC 7489 §6.3: unknown tags MUST be ignored; reported so typos are seen.
+        out.warnings.push(`unknown tag ${name}= is ignored`);
+        return;
       }
-      case 'pct':
-        if (!/^\d{1,3}$/.test(value) || Number(value) > 100) bad('expected an integer 0-100');
-        else out.percentage = Number(value);
-        break;
-      case 'rua':
-        out.aggregate_report_uris = parseUris('rua', value, out.errors, out.warnings);
-        break;
-      case 'ruf':
-        out.forensic_report_uris = parseUris('ruf', value, out.errors, out.warnings);
-        break;
-      case 'adkim':
-      case 'aspf':
-        if (value !== 'r' && value !== 's') bad('expected r or s');
-        else if (name === 'adkim') out.dkim_alignment = value;
-        else out.spf_alignment = value;
-        break;
-      case 'fo':
-        if (!/^[01ds](:[01ds])*$/.test(value)) bad('expected a colon-separated list of 0, 1, d, s');
-        else out.failure_options = value;
-        break;
-      case 'rf':
-        if (!/^[a-z0-9]+(:[a-z0-9]+)*$/i.test(value)) bad('expected a colon-separated list of formats');
-        else {
-          out.report_format = value.toLowerCase();
-          if (!out.report_format.split(':').includes('afrf')) out.warnings.push('rf= does not list afrf');
+      const bad = (why: string) => out.errors.push(`invalid ${name}= value "${value}": ${why}`);
+      switch (name) {
+        case 'v':
+          if (value !== 'DMARC1') bad('must be DMARC1');
+          out.version = value;
+          break;
+        case 'p':
+        case 'sp': {
+          const policy = value.toLowerCase();
+          if (!POLICIES.has(policy)) bad('expected none, quarantine or reject');
+          else if (name === 'p') out.policy = policy as DmarcPolicy;
+          else out.subdomain_policy = policy as DmarcPolicy;
+          break;
         }
-        break;
-      case 'ri':
-        if (!/^\d{1,10}$/.test(value) || Number(value) > 4294967295)
-          bad('expected an unsigned 32-bit integer');
-        else out.report_interval = Number(value);
-        break;
-    }
-  });
+        case 'pct':
+          if (!/^\d{1,3}$/.test(value) || Number(value) > 100) bad('expected an integer 0-100');
+          else out.percentage = Number(value);
+          break;
+        case 'rua':
+          out.aggregate_report_uris = parseUris('rua', value, out.errors, out.warnings);
+          break;
+        case 'ruf':
+          out.forensic_report_uris = parseUris('ruf', value, out.errors, out.warnings);
+          break;
+        case 'adkim':
+        case 'aspf':
+          if (value !== 'r' && value !== 's') bad('expected r or s');
+          else if (name === 'adkim') out.dkim_alignment = value;
+          else out.spf_alignment = value;
+          break;
+        case 'fo':
+          if (!/^[01ds](:[01ds])*$/.test(value)) bad('expected a colon-separated list of 0, 1, d, s');
+          else out.failure_options = value;
+          break;
+        case 'rf':
+          if (!/^[a-z0-9]+(:[a-z0-9]+)*$/i.test(value)) bad('expected a colon-separated list of formats');
+          else {
+            out.report_format = value.toLowerCase();
+            if (!out.report_format.split(':').includes('afrf')) out.warnings.push('rf= does not list afrf');
+          }
+          break;
+        case 'ri':
+          if (!/^\d{1,10}$/.test(value) || Number(value) > 4294967295)
+            bad('expected an unsigned 32-bit integer');
+          else out.report_interval = Number(value);
+          break;
+      }
+    },
+    (message) => out.errors.push(message),
+  );
   if (out.version === null) out.errors.push('missing v=DMARC1');
   if (out.policy === null && !('p' in out.tags)) out.errors.push('required tag p= is missing');
   return out;

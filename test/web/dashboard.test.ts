@@ -119,7 +119,7 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
     await page.click('form[action="/dashboard/blocklist/list"] button');
     await expect(page.locator('[role=status]').textContent()).resolves.toContain('Listed 203.0.113.9');
     await page.screenshot({ path: '/tmp/netrep-dashboard-blocklist.png', fullPage: true });
-    const check = await (await fetch(`${base}/v1/public/blocklist/ip/203.0.113.9`)).json();
+    const check = (await (await fetch(`${base}/v1/public/blocklist/ip/203.0.113.9`)).json()) as { data: unknown };
     expect(check.data).toMatchObject({ listed: true, listing: { type: 'phishing', return_code: '127.0.0.4' } });
     await page.locator('tr', { hasText: '203.0.113.9' }).locator('button.danger').click();
     await expect(page.locator('[role=status]').textContent()).resolves.toContain('Delisted 203.0.113.9');
