@@ -1,6 +1,7 @@
 /** The dashboard as a person uses it: Debian Chromium, real server, real store. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { hasChromium, launchBrowser } from '../helpers/browser.ts';
 
@@ -70,7 +71,9 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
     page.once('dialog', (d) => void d.accept());
     await Promise.all([page.waitForURL(`${base}/dashboard/keys`), row.locator('button.danger').click()]);
     expect(await page.locator('tr', { hasText: 'mail servers' }).count()).toBe(0);
-    expect((await fetch(`${base}/v1/blocklist/stats`, { headers: { 'x-api-key': secret } })).status).toBe(401);
+    expect((await fetch(`${base}/v1/blocklist/stats`, { headers: { 'x-api-key': secret } })).status).toBe(
+      401,
+    );
     await page.close();
   });
 
@@ -86,7 +89,9 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
     expect(await page.content()).not.toContain('admin-only');
     const csrf = await page.locator('input[name=_csrf]').first().inputValue();
     // Another owner's key: not found for this member.
-    const cross = await page.request.post(`${base}/dashboard/keys/${info.id}/revoke`, { form: { _csrf: csrf } });
+    const cross = await page.request.post(`${base}/dashboard/keys/${info.id}/revoke`, {
+      form: { _csrf: csrf },
+    });
     expect(cross.status()).toBe(404);
     // No CSRF token: bounced to sign-in, nothing created.
     const forged = await page.request.post(`${base}/dashboard/keys`, {
@@ -96,19 +101,29 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
     expect(forged.status()).toBe(303);
     const keys = await t.app.services.accounts.listKeys();
     expect(keys.some((k) => k.name === 'forged')).toBe(false);
-    expect((await fetch(`${base}/v1/blocklist/stats`, { headers: { 'x-api-key': adminKey } })).status).toBe(200);
+    expect((await fetch(`${base}/v1/blocklist/stats`, { headers: { 'x-api-key': adminKey } })).status).toBe(
+      200,
+    );
     await page.close();
   });
 
   it('an administrator sees every key, sets features and manages the blocklist', async () => {
     const memberId = (await t.app.services.accounts.findUser(MEMBER.email))!.id;
-    const { info } = await t.app.services.accounts.createKey({ ownerId: memberId, name: 'pool', tier: 'free', permissions: ['email:read'] });
+    const { info } = await t.app.services.accounts.createKey({
+      ownerId: memberId,
+      name: 'pool',
+      tier: 'free',
+      permissions: ['email:read'],
+    });
     const page = await browser.newPage();
     await signIn(page, ADMIN);
     const row = page.locator(`tr[data-key-id="${info.id}"]`);
     await expect(row.textContent()).resolves.toContain(MEMBER.email);
     await row.locator('input[name=features][value=telemetry_ingest]').check();
-    await Promise.all([page.waitForURL(`${base}/dashboard/keys`), row.locator('form[action$="/features"] button').click()]);
+    await Promise.all([
+      page.waitForURL(`${base}/dashboard/keys`),
+      row.locator('form[action$="/features"] button').click(),
+    ]);
     expect((await t.app.services.accounts.keyInfo(info.id))?.features).toEqual(['telemetry_ingest']);
 
     await page.goto(`${base}/dashboard/blocklist`);
@@ -119,8 +134,13 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
     await page.click('form[action="/dashboard/blocklist/list"] button');
     await expect(page.locator('[role=status]').textContent()).resolves.toContain('Listed 203.0.113.9');
     await page.screenshot({ path: '/tmp/netrep-dashboard-blocklist.png', fullPage: true });
-    const check = (await (await fetch(`${base}/v1/public/blocklist/ip/203.0.113.9`)).json()) as { data: unknown };
-    expect(check.data).toMatchObject({ listed: true, listing: { type: 'phishing', return_code: '127.0.0.4' } });
+    const check = (await (await fetch(`${base}/v1/public/blocklist/ip/203.0.113.9`)).json()) as {
+      data: unknown;
+    };
+    expect(check.data).toMatchObject({
+      listed: true,
+      listing: { type: 'phishing', return_code: '127.0.0.4' },
+    });
     await page.locator('tr', { hasText: '203.0.113.9' }).locator('button.danger').click();
     await expect(page.locator('[role=status]').textContent()).resolves.toContain('Delisted 203.0.113.9');
     await page.close();
