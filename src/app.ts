@@ -31,6 +31,7 @@ import { migrate, openStore, ping, type Store } from './store/index.ts';
 import { createTelemetry } from './telemetry/index.ts';
 import { createWarmup } from './warmup/index.ts';
 import { type ExpiryWorker, startExpiryWorker } from './worker/blocklist-expiry.ts';
+import { type FcrdnsWorker, startFcrdnsWorker } from './worker/fcrdns.ts';
 
 export interface AppOptions {
   clock?: Clock;
@@ -57,6 +58,8 @@ export interface App {
   blocklistMirror: BlocklistMirror;
   /** Records due expiries every second; `runOnce()` for tests that move the clock. */
   blocklistExpiry: ExpiryWorker;
+  /** The daily FCrDNS check of recent senders (tests call runOnce). */
+  fcrdns: FcrdnsWorker;
   /** Starts listening on NETREP_LISTEN; returns the bound address. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -175,6 +178,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ],
   });
   const blocklistExpiry = startExpiryWorker({ blocklist, logger: http.log });
+  const fcrdns = startFcrdnsWorker({ telemetry, reputation, dns: services.dns, clock, logger: http.log });
   // TXT answers point at the lookup route; without NETREP_PUBLIC_URL, at the bound HTTP address.
   let publicBase = (config.publicUrl || `http://${config.listen}`).replace(/\/+$/, '');
   const dnsbl = config.dnsblListen
@@ -196,6 +200,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     dnsbl,
     blocklistMirror,
     blocklistExpiry,
+    fcrdns,
     async listen() {
       const { host, port } = splitHostPort(config.listen, 8080);
       const address = await http.listen({ host, port });
@@ -206,6 +211,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await dnsbl?.close();
       await http.close();
       await blocklistExpiry.stop();
+      await fcrdns.stop();
       blocklistMirror.close();
       await accounts.close();
       redis?.disconnect();

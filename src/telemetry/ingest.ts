@@ -12,6 +12,8 @@ export interface Telemetry {
   ingest(body: unknown, by: Submitter): Promise<IngestResult>;
   /** The production observations that matter for one address. */
   factsFor(ip: string): Promise<TelemetryFacts>;
+  /** Addresses with production telemetry since `sinceMs` (the daily FCrDNS check walks them). */
+  recentSenders(sinceMs: number, limit?: number): Promise<{ ip: string; lastObservedAt: number }[]>;
 }
 
 export function createTelemetry(options: { store: Store; clock: Clock }): Telemetry {
@@ -24,5 +26,6 @@ export function createTelemetry(options: { store: Store; clock: Clock }): Teleme
       return result;
     },
     factsFor: (ip) => rows.factsFor(ip),
+    recentSenders: (sinceMs, limit = 100_000) => rows.recentSenders(sinceMs, limit),
   };
 }

@@ -52,6 +52,8 @@ export interface TelemetryStore {
   /** Writes every observation of one request in one transaction: all or none. */
   insertBatch(observations: readonly Observation[], by: Submitter, receivedAt: number): Promise<void>;
   factsFor(ip: string): Promise<TelemetryFacts>;
+  /** Addresses with production observations since `sinceMs`, with their latest observation time. */
+  recentSenders(sinceMs: number, limit: number): Promise<{ ip: string; lastObservedAt: number }[]>;
 }
 
 type Row = Pick<
@@ -104,6 +106,18 @@ export function createTelemetryStore(db: Kysely<Database>): TelemetryStore {
           .executeTakeFirst(),
       ]);
       return { latest: toStored(latest), earliest: toStored(earliest), firstSending: toStored(firstSending) };
+    },
+    async recentSenders(sinceMs, limit) {
+      const rows = await db
+        .selectFrom('telemetry_observations')
+        .select(['ip', (eb) => eb.fn.max('observed_at').as('last')])
+        .where('synthetic', '=', 0)
+        .where('observed_at', '>=', sinceMs)
+        .groupBy('ip')
+        .orderBy('ip')
+        .limit(limit)
+        .execute();
+      return rows.map((r) => ({ ip: r.ip, lastObservedAt: Number(r.last) }));
     },
   };
 }

@@ -1,0 +1,76 @@
+/**
+ * The daily FCrDNS check (CONTRACT §7): every address that sent production telemetry in the
+ * last seven days is checked once a day and the result stored; reputation reads the latest
+ * stored result and does no DNS itself. Unknown outcomes (resolver trouble) store nothing.
+ */
+import type { Clock } from '../core/clock.ts';
+import { DAY_MS } from '../core/clock.ts';
+import type { DnsClient } from '../core/dns/index.ts';
+import { checkFcrdns } from '../reputation/fcrdns.ts';
+import type { Reputation } from '../reputation/index.ts';
+import type { Telemetry } from '../telemetry/index.ts';
+
+export interface FcrdnsWorker {
+  /** One pass now; returns how many addresses got a stored result. */
+  runOnce(): Promise<{ checked: number; stored: number }>;
+  stop(): Promise<void>;
+}
+
+export function startFcrdnsWorker(options: {
+  telemetry: Telemetry;
+  reputation: Reputation;
+  dns: DnsClient;
+  clock: Clock;
+  /** First pass this long after start (default one minute), then every `intervalMs` (a day). */
+  firstRunMs?: number;
+  intervalMs?: number;
+  concurrency?: number;
+  logger?: { warn(obj: object, msg?: string): void };
+}): FcrdnsWorker {
+  const concurrency = options.concurrency ?? 8;
+  let running: Promise<{ checked: number; stored: number }> | null = null;
+
+  const pass = async () => {
+    const now = options.clock();
+    const senders = await options.telemetry.recentSenders(now - 7 * DAY_MS);
+    let stored = 0;
+    let next = 0;
+    const lane = async () => {
+      while (next < senders.length) {
+        const s = senders[next++];
+        if (!s) break;
+        const record = await checkFcrdns(s.ip, options.dns, options.clock(), s.lastObservedAt);
+        if (record) {
+          await options.reputation.recordFcrdns(record);
+          stored++;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, senders.length) }, lane));
+    return { checked: senders.length, stored };
+  };
+
+  const runOnce = async () => {
+    while (running) await running.catch(() => undefined);
+    running = pass().finally(() => {
+      running = null;
+    });
+    return await running;
+  };
+  const tick = () => {
+    if (running) return;
+    runOnce().catch((err: unknown) => options.logger?.warn({ err }, 'FCrDNS check failed'));
+  };
+  const first = setTimeout(tick, options.firstRunMs ?? 60_000);
+  const timer = setInterval(tick, options.intervalMs ?? DAY_MS);
+  first.unref();
+  timer.unref();
+  return {
+    runOnce,
+    async stop() {
+      clearTimeout(first);
+      clearInterval(timer);
+      await running?.catch(() => undefined);
+    },
+  };
+}
