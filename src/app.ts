@@ -21,6 +21,7 @@ import { adminEvidenceRoutes } from './http/routes/admin-evidence.ts';
 import { blocklistRoutes } from './http/routes/blocklist.ts';
 import { emailDomainRoutes } from './http/routes/email-domain.ts';
 import { emailReputationRoutes } from './http/routes/email-reputation.ts';
+import { feedRoutes } from './http/routes/feeds.ts';
 import { headerAnalyzerRoutes } from './http/routes/header-analyzer.ts';
 import { telemetryRoutes } from './http/routes/telemetry.ts';
 import { buildHttp, type RouteModule } from './http/server.ts';
@@ -30,6 +31,7 @@ import { migrate, openStore, ping, type Store } from './store/index.ts';
 import { createTelemetry } from './telemetry/index.ts';
 import { createWarmup } from './warmup/index.ts';
 import { type ExpiryWorker, startExpiryWorker } from './worker/blocklist-expiry.ts';
+import { createFeedSources, type FeedsWorker, startFeedsWorker } from './worker/feeds.ts';
 
 export interface AppOptions {
   clock?: Clock;
@@ -56,6 +58,8 @@ export interface App {
   blocklistMirror: BlocklistMirror;
   /** Records due expiries every second; `runOnce()` for tests that move the clock. */
   blocklistExpiry: ExpiryWorker;
+  /** Builds each feed's snapshot once per UTC day; `runOnce()` for tests that move the clock. */
+  feedsWorker: FeedsWorker;
   /** Starts listening on NETREP_LISTEN; returns the bound address. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -169,10 +173,18 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       emailReputationRoutes,
       telemetryRoutes,
       adminEvidenceRoutes,
+      feedRoutes,
       ...(options.routes ?? []),
     ],
   });
   const blocklistExpiry = startExpiryWorker({ blocklist, logger: http.log });
+  const feedsSources = createFeedSources({ dataDir: config.dataDir, store });
+  const feedsWorker = startFeedsWorker({
+    dataDir: config.dataDir,
+    clock,
+    sources: feedsSources,
+    logger: http.log,
+  });
   // TXT answers point at the lookup route; without NETREP_PUBLIC_URL, at the bound HTTP address.
   let publicBase = (config.publicUrl || `http://${config.listen}`).replace(/\/+$/, '');
   const dnsbl = config.dnsblListen
@@ -194,6 +206,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     dnsbl,
     blocklistMirror,
     blocklistExpiry,
+    feedsWorker,
     async listen() {
       const { host, port } = splitHostPort(config.listen, 8080);
       const address = await http.listen({ host, port });
@@ -204,6 +217,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await dnsbl?.close();
       await http.close();
       await blocklistExpiry.stop();
+      await feedsWorker.stop();
       blocklistMirror.close();
       await accounts.close();
       redis?.disconnect();
