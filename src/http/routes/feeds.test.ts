@@ -96,6 +96,7 @@ describe.each(STORE_KINDS)('feed routes (%s)', (kind) => {
           source: 'trap-a',
           first_seen: '2026-06-14T06:00:00.000Z',
           last_seen: '2026-06-15T10:00:00.000Z',
+          asn: '',
         },
         {
           network: '2001:db8::5',
@@ -103,6 +104,7 @@ describe.each(STORE_KINDS)('feed routes (%s)', (kind) => {
           source: 'netrep-pristine-trap',
           first_seen: '2026-06-15T07:00:00.000Z',
           last_seen: '2026-06-15T07:00:00.000Z',
+          asn: '',
         },
       ]);
     },
