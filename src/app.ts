@@ -22,6 +22,7 @@ import { blocklistRoutes } from './http/routes/blocklist.ts';
 import { dashboardRoutes } from './http/routes/dashboard.ts';
 import { emailDomainRoutes } from './http/routes/email-domain.ts';
 import { emailReputationRoutes } from './http/routes/email-reputation.ts';
+import { feedRoutes } from './http/routes/feeds.ts';
 import { headerAnalyzerRoutes } from './http/routes/header-analyzer.ts';
 import { telemetryRoutes } from './http/routes/telemetry.ts';
 import { buildHttp, type RouteModule } from './http/server.ts';
@@ -32,6 +33,7 @@ import { createTelemetry } from './telemetry/index.ts';
 import { createWarmup } from './warmup/index.ts';
 import { type ExpiryWorker, startExpiryWorker } from './worker/blocklist-expiry.ts';
 import { type FcrdnsWorker, startFcrdnsWorker } from './worker/fcrdns.ts';
+import { createFeedSources, type FeedsWorker, startFeedsWorker } from './worker/feeds.ts';
 
 export interface AppOptions {
   clock?: Clock;
@@ -60,6 +62,8 @@ export interface App {
   blocklistExpiry: ExpiryWorker;
   /** The daily FCrDNS check of recent senders (tests call runOnce). */
   fcrdns: FcrdnsWorker;
+  /** Builds each feed's snapshot once per UTC day; `runOnce()` for tests that move the clock. */
+  feedsWorker: FeedsWorker;
   /** Starts listening on NETREP_LISTEN; returns the bound address. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -174,11 +178,19 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       emailReputationRoutes,
       telemetryRoutes,
       adminEvidenceRoutes,
+      feedRoutes,
       ...(options.routes ?? []),
     ],
   });
   const blocklistExpiry = startExpiryWorker({ blocklist, logger: http.log });
   const fcrdns = startFcrdnsWorker({ telemetry, reputation, dns: services.dns, clock, logger: http.log });
+  const feedsSources = createFeedSources({ dataDir: config.dataDir, store });
+  const feedsWorker = startFeedsWorker({
+    dataDir: config.dataDir,
+    clock,
+    sources: feedsSources,
+    logger: http.log,
+  });
   // TXT answers point at the lookup route; without NETREP_PUBLIC_URL, at the bound HTTP address.
   let publicBase = (config.publicUrl || `http://${config.listen}`).replace(/\/+$/, '');
   const dnsbl = config.dnsblListen
@@ -201,6 +213,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     blocklistMirror,
     blocklistExpiry,
     fcrdns,
+    feedsWorker,
     async listen() {
       const { host, port } = splitHostPort(config.listen, 8080);
       const address = await http.listen({ host, port });
@@ -212,6 +225,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await http.close();
       await blocklistExpiry.stop();
       await fcrdns.stop();
+      await feedsWorker.stop();
       blocklistMirror.close();
       await accounts.close();
       redis?.disconnect();

@@ -4,6 +4,7 @@ import { settingsTable } from '../config.ts';
 import { registerAccountCommands } from './accounts.ts';
 import { registerDatasetCommands } from './dataset.ts';
 import { registerDnsblCommands } from './dnsbl.ts';
+import { registerFeedsCommands } from './feeds.ts';
 import { registerLookupCommand } from './lookup.ts';
 import { registerServeCommands } from './serve.ts';
 
@@ -19,6 +20,7 @@ export function createProgram(): Command {
   registerDnsblCommands(program);
   registerDatasetCommands(program);
   registerLookupCommand(program);
+  registerFeedsCommands(program);
   program
     .command('config')
     .description('print the table of NETREP_* settings')

@@ -8,6 +8,7 @@ import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Clock } from '../core/clock.ts';
 import { rirForCountry } from './country-rir.ts';
+import { writeFeedRows } from './feed-rows.ts';
 import { diffSnapshots } from './history.ts';
 import type { Rir } from './importers/rir-delegated.ts';
 import type { AddrRange, Family } from './importers/types.ts';
@@ -260,6 +261,7 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
     manifest.counts.changes = history.changes.length;
     writeFileSync(path.join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 1));
   }
+  writeFeedRows({ dir: tmp, build: options, inputs, createdAt, previousDir: prev?.dir });
   const dir = path.join(root, `v${version}`);
   renameSync(tmp, dir);
   progress('done', `dataset v${version} written to ${dir}`);

@@ -1,5 +1,12 @@
 export { type BuildOptions, type BuildResult, buildDataset } from './build.ts';
 export { rirForCountry } from './country-rir.ts';
+export {
+  DATASET_FEEDS,
+  type DatasetFeed,
+  type DatasetFeedRow,
+  hasFeedRows,
+  readFeedRows,
+} from './feed-rows.ts';
 export { diffSnapshots } from './history.ts';
 export * from './importers/index.ts';
 export { npmDataDir } from './inputs.ts';

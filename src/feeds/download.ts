@@ -3,11 +3,11 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import { AppError } from '../core/errors.ts';
-import { FORMATS, feedDefinition, feedFileName, isFeedFormat, isFeedName } from './catalog.ts';
+import { FORMATS, feedDefinition, feedFileName, isEntitled, isFeedFormat, isFeedName } from './catalog.ts';
 import { encodeCanonicalRows } from './encode.ts';
 import { type CanonicalRow, canonicalizeRow } from './row.ts';
 import { isSnapshotDate, readFeedManifest, snapshotDir } from './snapshot.ts';
-import type { FeedManifest, FeedName, FeedRow } from './types.ts';
+import { FEED_FORMATS, type FeedManifest, type FeedName, type FeedRow, type KeyTier } from './types.ts';
 
 export interface FeedDownload {
   stream: Readable;
@@ -23,6 +23,36 @@ export interface FeedDownload {
   lastModified: string;
   /** The brand filter applied, as given (trimmed); null without one. */
   brand: string | null;
+}
+
+/**
+ * The feed a key of `tier` asks for: unknown feed NOT_FOUND; premium feed on a free or starter key
+ * FORBIDDEN (spec §4 rule 6, CONTRACT §3).
+ */
+export function entitledFeed(feed: string, tier: KeyTier): FeedName {
+  if (!isFeedName(feed)) throw new AppError('NOT_FOUND', `unknown feed ${feed.slice(0, 64)}`);
+  if (!isEntitled(feedDefinition(feed), tier))
+    throw new AppError('FORBIDDEN', `feed ${feed} is premium: it needs a pro or enterprise key`);
+  return feed;
+}
+
+/** The manifest of a feed's latest snapshot, or of one day's: NOT_READY before the first build, NOT_FOUND for a missing day. */
+export async function requireFeedManifest(dir: string, feed: FeedName, date?: string): Promise<FeedManifest> {
+  if (date !== undefined && !isSnapshotDate(date))
+    throw new AppError('INVALID_PARAMETER', 'date must be a day written YYYY-MM-DD');
+  const manifest = await readFeedManifest(dir, feed, date);
+  if (manifest) return manifest;
+  throw missingSnapshot(feed, date);
+}
+
+/** No snapshot for the day asked for: NOT_FOUND; no snapshot at all yet: NOT_READY. */
+export function missingSnapshot(feed: FeedName, date?: string): AppError {
+  if (date !== undefined) return new AppError('NOT_FOUND', `feed ${feed} has no snapshot for ${date}`);
+  return new AppError(
+    'NOT_READY',
+    `feed ${feed} has no snapshot yet: snapshots are built once a day from the dataset and the store ` +
+      '(see `netrep dataset build` and `netrep feeds build`)',
+  );
 }
 
 const BRAND = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
@@ -63,8 +93,12 @@ export async function openFeedFile(
   format: string,
   options: { brand?: string } = {},
 ): Promise<FeedDownload | null> {
-  if (!isFeedName(feed)) throw new AppError('NOT_FOUND', `unknown feed ${feed}`);
-  if (!isFeedFormat(format)) throw new AppError('INVALID_PARAMETER', `unknown format: ${format}`);
+  if (!isFeedName(feed)) throw new AppError('NOT_FOUND', `unknown feed ${feed.slice(0, 64)}`);
+  if (!isFeedFormat(format))
+    throw new AppError(
+      'INVALID_PARAMETER',
+      `unknown format ${format.slice(0, 32)}: one of ${FEED_FORMATS.join(', ')}`,
+    );
   if (date !== undefined && !isSnapshotDate(date))
     throw new AppError('INVALID_PARAMETER', 'date must be YYYY-MM-DD');
   const def = feedDefinition(feed);

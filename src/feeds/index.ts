@@ -3,6 +3,16 @@ import { readFeedManifest } from './snapshot.ts';
 import { FEED_NAMES, type FeedCatalog, type FeedManifest, type FeedName, type KeyTier } from './types.ts';
 
 export {
+  buildDailyFeeds,
+  type DatasetFeedName,
+  type FeedBuildResult,
+  type FeedRowSources,
+  feedsDir,
+  TRAP_WINDOW_MS,
+  type TrapSource,
+  trapRows,
+} from './build.ts';
+export {
   buildCatalog,
   catalogItem,
   FEEDS,
@@ -14,7 +24,14 @@ export {
   isFeedFormat,
   isFeedName,
 } from './catalog.ts';
-export { type FeedDownload, openFeedFile, readSnapshotRows } from './download.ts';
+export {
+  entitledFeed,
+  type FeedDownload,
+  missingSnapshot,
+  openFeedFile,
+  readSnapshotRows,
+  requireFeedManifest,
+} from './download.ts';
 export { encodeCanonicalRows, encodeFeed } from './encode.ts';
 export { rpzIpName } from './encoders/bind.ts';
 export { CLOUDFLARE_MAX_EXPRESSION } from './encoders/cloudflare.ts';

@@ -129,10 +129,13 @@ export async function writeFeedSnapshot(input: WriteSnapshotInput): Promise<Writ
     let rowCount = 0;
     for await (const c of sortFeedRows(input.rows, { spillDir: feedDir, runSize: input.runSize })) {
       rowCount++;
+      let full = false;
       for (const f of files) {
         f.pending += f.encoder.row(c);
-        if (f.pending.length >= CHUNK_CHARS) await flush(f);
+        if (f.pending.length >= CHUNK_CHARS) full = true;
       }
+      // One await for all eight files: their writes overlap instead of queueing one by one.
+      if (full) await Promise.all(files.map(flush));
     }
     const entries = {} as Record<FeedFormat, FeedFile>;
     for (const f of files) {

@@ -1,7 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { type CanonicalRow, canonicalFromKey, canonicalizeRow, compareRows } from './row.ts';
 import type { FeedRow } from './types.ts';
 
@@ -19,6 +18,7 @@ export interface SortOptions {
 
 const DEFAULT_RUN_SIZE = 100_000;
 const WRITE_BATCH = 1 << 16;
+const READ_CHUNK = 1 << 20;
 
 /**
  * Validates, normalizes and sorts rows into canonical order, merging rows with the same network:
@@ -75,12 +75,41 @@ async function spillRun(buffer: CanonicalRow[], file: string): Promise<string> {
   return file;
 }
 
-function readRun(file: string): AsyncIterator<string> {
-  const lines = createInterface({
-    input: createReadStream(file, { highWaterMark: WRITE_BATCH }),
-    crlfDelay: Infinity,
-  });
-  return lines[Symbol.asyncIterator]();
+/**
+ * Reads a run file in large chunks and hands out whole lines from a buffer: the merge awaits
+ * only when a run's buffer is used up, not once per row (readline's async iterator did).
+ */
+class RunReader {
+  private readonly chunks: AsyncIterator<Buffer | string>;
+  private lines: string[] = [];
+  private index = 0;
+  private rest = '';
+  private done = false;
+
+  constructor(file: string) {
+    this.chunks = createReadStream(file, { highWaterMark: READ_CHUNK, encoding: 'utf8' })[
+      Symbol.asyncIterator
+    ]();
+  }
+
+  /** The next row, or null at the end of the run. */
+  async next(): Promise<CanonicalRow | null> {
+    while (this.index >= this.lines.length) {
+      if (this.done) return null;
+      const next = await this.chunks.next();
+      if (next.done) {
+        this.done = true;
+        this.lines = this.rest ? [this.rest] : [];
+        this.rest = '';
+      } else {
+        const parts = (this.rest + String(next.value)).split('\n');
+        this.rest = parts.pop() ?? '';
+        this.lines = parts;
+      }
+      this.index = 0;
+    }
+    return parseRunLine(this.lines[this.index++] as string);
+  }
 }
 
 function parseRunLine(line: string): CanonicalRow {
@@ -90,12 +119,9 @@ function parseRunLine(line: string): CanonicalRow {
 
 /** k-way merge of sorted runs; k is small (rows / runSize), so a linear scan of the heads is enough. */
 async function* mergeRuns(files: string[]): AsyncGenerator<CanonicalRow> {
-  const readers = files.map(readRun);
+  const readers = files.map((f) => new RunReader(f));
   const heads: (CanonicalRow | null)[] = [];
-  for (const r of readers) {
-    const next = await r.next();
-    heads.push(next.done ? null : parseRunLine(next.value));
-  }
+  for (const r of readers) heads.push(await r.next());
   for (;;) {
     let best = -1;
     for (let i = 0; i < heads.length; i++) {
@@ -104,8 +130,7 @@ async function* mergeRuns(files: string[]): AsyncGenerator<CanonicalRow> {
     }
     if (best === -1) return;
     yield heads[best] as CanonicalRow;
-    const next = await (readers[best] as AsyncIterator<string>).next();
-    heads[best] = next.done ? null : parseRunLine(next.value);
+    heads[best] = await (readers[best] as RunReader).next();
   }
 }
 

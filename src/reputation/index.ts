@@ -21,7 +21,8 @@ export {
 } from './score.ts';
 export type { IntelFacts, ListingFacts } from './sources.ts';
 export { unknownIntel } from './sources.ts';
-export type { FcrdnsRecord } from './store.ts';
+export type { FcrdnsRecord, PristineTrapSource, ReputationStore } from './store.ts';
+export { createReputationStore } from './store.ts';
 export type { SubnetMember } from './subnet.ts';
 export { contaminationLevel, subnetOf, summarizeSubnet } from './subnet.ts';
 export * from './types.ts';

@@ -70,6 +70,15 @@ export interface ComputationRecord {
   computedAt: number;
 }
 
+/** One address confirmed by pristine trap hits: the earliest and latest hit in the window asked for. */
+export interface PristineTrapSource {
+  ip: string;
+  firstSeen: number;
+  lastSeen: number;
+  /** The reporting source (smallest name when several reported it); null when none was given. */
+  source: string | null;
+}
+
 export interface ReputationStore {
   /** Writes all events of one request in one transaction. */
   insertEvidence(events: readonly EvidenceInput[], createdAt: number): Promise<void>;
@@ -86,6 +95,8 @@ export interface ReputationStore {
   historyFor(ip: string, sinceDay: string): Promise<Computation[]>;
   /** Latest scores of the addresses of one /24. */
   subnetScores(subnet: string): Promise<{ ip: string; score: number }[]>;
+  /** Production (non-synthetic) pristine trap hits observed in [since, until], one row per address, by ip. */
+  pristineTrapSources(since: number, until: number): Promise<PristineTrapSource[]>;
 }
 
 export function createReputationStore(db: Kysely<Database>): ReputationStore {
@@ -208,6 +219,30 @@ export function createReputationStore(db: Kysely<Database>): ReputationStore {
         .where('subnet', '=', subnet)
         .execute();
       return rows.map((r) => ({ ip: r.ip, score: Number(r.score) }));
+    },
+
+    async pristineTrapSources(since, until) {
+      const rows = await db
+        .selectFrom('reputation_evidence')
+        .select((eb) => [
+          'ip',
+          eb.fn.min('observed_at').as('first_seen'),
+          eb.fn.max('observed_at').as('last_seen'),
+          eb.fn.min('source').as('source'),
+        ])
+        .where('kind', '=', 'pristine_trap')
+        .where('synthetic', '=', 0)
+        .where('observed_at', '>=', since)
+        .where('observed_at', '<=', until)
+        .groupBy('ip')
+        .orderBy('ip')
+        .execute();
+      return rows.map((r) => ({
+        ip: r.ip,
+        firstSeen: Number(r.first_seen),
+        lastSeen: Number(r.last_seen),
+        source: r.source ?? null,
+      }));
     },
   };
 }

@@ -1,0 +1,34 @@
+/** `netrep feeds build` (CONTRACT §0b, §9): builds today's missing feed snapshots now, as the server does daily. */
+import type { Command } from 'commander';
+import { systemClock } from '../core/clock.ts';
+import { buildDailyFeeds, FEED_NAMES, type FeedName, feedsDir, isFeedName } from '../feeds/index.ts';
+import { createFeedSources } from '../worker/feeds.ts';
+import { fail, withContext } from './context.ts';
+
+export function registerFeedsCommands(program: Command): void {
+  const feeds = program.command('feeds').description('threat feed snapshots');
+  feeds
+    .command('build')
+    .description(
+      "build today's (UTC) snapshot of each feed that has none yet; existing days are never rewritten",
+    )
+    .option('--feed <name...>', `only these feeds (${FEED_NAMES.join(', ')})`)
+    .action(async (opts: { feed?: string[] }) => {
+      const wanted = opts.feed ?? [...FEED_NAMES];
+      const unknown = wanted.filter((f) => !isFeedName(f));
+      if (unknown.length > 0) fail(`unknown feed ${unknown.join(', ')}; feeds: ${FEED_NAMES.join(', ')}`);
+      await withContext(async ({ config, store }) => {
+        const results = await buildDailyFeeds({
+          dir: feedsDir(config.dataDir),
+          clock: systemClock,
+          sources: createFeedSources({ dataDir: config.dataDir, store }),
+          feeds: wanted as FeedName[],
+        });
+        for (const r of results) {
+          const detail = r.status === 'skipped' ? r.reason : `${r.rowCount} rows sha256 ${r.sha256}`;
+          process.stdout.write(`${r.feed}\t${r.date}\t${r.status}\t${detail}\n`);
+        }
+        if (results.some((r) => r.status === 'skipped')) process.exitCode = 2;
+      });
+    });
+}

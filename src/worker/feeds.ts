@@ -1,0 +1,89 @@
+/**
+ * Builds the day's feed snapshots (CONTRACT §9): at start when today's are missing, then
+ * whenever the UTC day of the injected clock changes. A feed skipped for lack of data (no
+ * dataset built yet) is retried on every tick until it is built.
+ */
+import type { Clock } from '../core/clock.ts';
+import { utcDay } from '../core/clock.ts';
+import { hasFeedRows, listDatasetVersions, readFeedRows } from '../dataset/index.ts';
+import { buildDailyFeeds, type FeedBuildResult, type FeedRowSources, feedsDir } from '../feeds/index.ts';
+import { createReputationStore } from '../reputation/index.ts';
+import type { Store } from '../store/index.ts';
+
+/** Row sources of a running instance: the newest dataset snapshot with feed rows, and the store's trap evidence. */
+export function createFeedSources(options: { dataDir: string; store: Store }): FeedRowSources {
+  const reputation = createReputationStore(options.store.db);
+  return {
+    async dataset() {
+      const versions = listDatasetVersions(options.dataDir);
+      for (let i = versions.length - 1; i >= 0; i--) {
+        const v = versions[i];
+        if (v && hasFeedRows(v.dir)) return { version: v.version, rows: (feed) => readFeedRows(v.dir, feed) };
+      }
+      return null;
+    },
+    trapSources: (since, until) => reputation.pristineTrapSources(since, until),
+  };
+}
+
+export interface FeedsWorkerLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+export interface FeedsWorker {
+  /** Builds today's missing snapshots now (tests call this after moving the clock). */
+  runOnce(): Promise<FeedBuildResult[]>;
+  stop(): Promise<void>;
+}
+
+export function startFeedsWorker(options: {
+  /** NETREP_DATA_DIR: snapshots go to `<dataDir>/feeds`. */
+  dataDir: string;
+  clock: Clock;
+  sources: FeedRowSources;
+  intervalMs?: number;
+  logger?: FeedsWorkerLogger;
+}): FeedsWorker {
+  let running: Promise<FeedBuildResult[]> | null = null;
+  /** The last day on which every feed was built: nothing to do until the day changes. */
+  let doneDay: string | null = null;
+  let stopped = false;
+
+  const runOnce = async (): Promise<FeedBuildResult[]> => {
+    while (running) await running.catch(() => []);
+    const day = utcDay(options.clock());
+    running = buildDailyFeeds({
+      dir: feedsDir(options.dataDir),
+      clock: options.clock,
+      sources: options.sources,
+    })
+      .then((results) => {
+        if (results.every((r) => r.status !== 'skipped')) doneDay = day;
+        for (const r of results)
+          if (r.status === 'created')
+            options.logger?.info({ feed: r.feed, date: r.date, rows: r.rowCount }, 'feed snapshot built');
+        return results;
+      })
+      .finally(() => {
+        running = null;
+      });
+    return await running;
+  };
+  const tick = () => {
+    if (stopped || running || utcDay(options.clock()) === doneDay) return;
+    runOnce().catch((err: unknown) => options.logger?.warn({ err }, 'feed snapshot build failed'));
+  };
+  const timer = setInterval(tick, options.intervalMs ?? 60_000);
+  timer.unref();
+  // At start: build today's snapshots if they are missing (off the caller's path).
+  setImmediate(tick);
+  return {
+    runOnce,
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running?.catch(() => []);
+    },
+  };
+}
