@@ -43,6 +43,8 @@ export interface AppOptions {
   /** Redis/limit key prefix (tests isolate instances with it). */
   limitPrefix?: string;
   routes?: RouteModule[];
+  /** Run the background workers' timers (default NETREP_WORKERS). */
+  workers?: boolean;
   /** Header hop enrichment (tests pass a counting one; the intel module supplies the real one). */
   enrichIp?: HttpServices['enrichIp'];
   /** Dataset facts for reputation (datacenter, geo changes); unknown until the intel module is wired. */
@@ -182,10 +184,20 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ...(options.routes ?? []),
     ],
   });
-  const blocklistExpiry = startExpiryWorker({ blocklist, logger: http.log });
-  const fcrdns = startFcrdnsWorker({ telemetry, reputation, dns: services.dns, clock, logger: http.log });
+  // NETREP_WORKERS=false: an API-only instance; a `netrep worker` process runs the loops.
+  const scheduled = options.workers ?? config.workers;
+  const blocklistExpiry = startExpiryWorker({ blocklist, logger: http.log, scheduled });
+  const fcrdns = startFcrdnsWorker({
+    scheduled,
+    telemetry,
+    reputation,
+    dns: services.dns,
+    clock,
+    logger: http.log,
+  });
   const feedsSources = createFeedSources({ dataDir: config.dataDir, store });
   const feedsWorker = startFeedsWorker({
+    scheduled,
     dataDir: config.dataDir,
     clock,
     sources: feedsSources,

@@ -43,6 +43,26 @@ export function registerServeCommands(program: Command): void {
     });
 
   program
+    .command('worker')
+    .description(
+      'run only the background workers (blocklist expiry, daily feeds, FCrDNS) on the shared store',
+    )
+    .action(async () => {
+      // No HTTP listener and no DNSBL server: API instances serve, this process works.
+      const config = loadConfig({ dnsblListen: '' });
+      const app = await createApp(config, { logger: { level: config.logLevel }, workers: true });
+      process.stdout.write(`netrep worker running on the ${app.store.dialect} store ${app.store.location}\n`);
+      const shutdown = async () => {
+        await app.close();
+        process.exit(0);
+      };
+      process.on('SIGINT', () => void shutdown());
+      process.on('SIGTERM', () => void shutdown());
+      // Keep the process alive: the workers' timers do not hold the event loop on their own.
+      setInterval(() => undefined, 1 << 30);
+    });
+
+  program
     .command('migrate')
     .description('apply pending store migrations and exit (serve also does this on start)')
     .action(async () => {

@@ -3,6 +3,7 @@
  * event with reason `expired`) even when nobody reads the address or the statistics.
  */
 import type { Blocklist } from '../blocklist/index.ts';
+import { schedule } from './schedule.ts';
 
 export interface ExpiryWorkerLogger {
   warn(obj: object, msg?: string): void;
@@ -17,6 +18,8 @@ export interface ExpiryWorker {
 export function startExpiryWorker(options: {
   blocklist: Blocklist;
   intervalMs?: number;
+  /** false: no timer (an API-only instance); runOnce still works. */
+  scheduled?: boolean;
   logger?: ExpiryWorkerLogger;
 }): ExpiryWorker {
   let running: Promise<number> | null = null;
@@ -27,15 +30,17 @@ export function startExpiryWorker(options: {
     });
     return await running;
   };
-  const timer = setInterval(() => {
-    if (running) return;
-    runOnce().catch((err: unknown) => options.logger?.warn({ err }, 'blocklist expiry failed'));
-  }, options.intervalMs ?? 1000);
-  timer.unref();
+  const timer = schedule(
+    () => {
+      if (running) return;
+      runOnce().catch((err: unknown) => options.logger?.warn({ err }, 'blocklist expiry failed'));
+    },
+    { intervalMs: options.intervalMs ?? 1000, enabled: options.scheduled },
+  );
   return {
     runOnce,
     async stop() {
-      clearInterval(timer);
+      timer.cancel();
       await running?.catch(() => 0);
     },
   };

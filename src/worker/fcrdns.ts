@@ -9,6 +9,7 @@ import type { DnsClient } from '../core/dns/index.ts';
 import { checkFcrdns } from '../reputation/fcrdns.ts';
 import type { Reputation } from '../reputation/index.ts';
 import type { Telemetry } from '../telemetry/index.ts';
+import { schedule } from './schedule.ts';
 
 export interface FcrdnsWorker {
   /** One pass now; returns how many addresses got a stored result. */
@@ -25,6 +26,8 @@ export function startFcrdnsWorker(options: {
   firstRunMs?: number;
   intervalMs?: number;
   concurrency?: number;
+  /** false: no timers (an API-only instance); runOnce still works. */
+  scheduled?: boolean;
   logger?: { warn(obj: object, msg?: string): void };
 }): FcrdnsWorker {
   const concurrency = options.concurrency ?? 8;
@@ -61,15 +64,15 @@ export function startFcrdnsWorker(options: {
     if (running) return;
     runOnce().catch((err: unknown) => options.logger?.warn({ err }, 'FCrDNS check failed'));
   };
-  const first = setTimeout(tick, options.firstRunMs ?? 60_000);
-  const timer = setInterval(tick, options.intervalMs ?? DAY_MS);
-  first.unref();
-  timer.unref();
+  const timer = schedule(tick, {
+    intervalMs: options.intervalMs ?? DAY_MS,
+    firstDelayMs: options.firstRunMs ?? 60_000,
+    enabled: options.scheduled,
+  });
   return {
     runOnce,
     async stop() {
-      clearTimeout(first);
-      clearInterval(timer);
+      timer.cancel();
       await running?.catch(() => undefined);
     },
   };

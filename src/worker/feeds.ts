@@ -9,6 +9,7 @@ import { hasFeedRows, listDatasetVersions, readFeedRows } from '../dataset/index
 import { buildDailyFeeds, type FeedBuildResult, type FeedRowSources, feedsDir } from '../feeds/index.ts';
 import { createReputationStore } from '../reputation/index.ts';
 import type { Store } from '../store/index.ts';
+import { schedule } from './schedule.ts';
 
 /** Row sources of a running instance: the newest dataset snapshot with feed rows, and the store's trap evidence. */
 export function createFeedSources(options: { dataDir: string; store: Store }): FeedRowSources {
@@ -43,6 +44,8 @@ export function startFeedsWorker(options: {
   clock: Clock;
   sources: FeedRowSources;
   intervalMs?: number;
+  /** false: no timers (an API-only instance); runOnce still works. */
+  scheduled?: boolean;
   logger?: FeedsWorkerLogger;
 }): FeedsWorker {
   let running: Promise<FeedBuildResult[]> | null = null;
@@ -74,15 +77,17 @@ export function startFeedsWorker(options: {
     if (stopped || running || utcDay(options.clock()) === doneDay) return;
     runOnce().catch((err: unknown) => options.logger?.warn({ err }, 'feed snapshot build failed'));
   };
-  const timer = setInterval(tick, options.intervalMs ?? 60_000);
-  timer.unref();
-  // At start: build today's snapshots if they are missing (off the caller's path).
-  setImmediate(tick);
+  // At start (off the caller's path): build today's snapshots if they are missing.
+  const timer = schedule(tick, {
+    intervalMs: options.intervalMs ?? 60_000,
+    firstDelayMs: 0,
+    enabled: options.scheduled,
+  });
   return {
     runOnce,
     async stop() {
       stopped = true;
-      clearInterval(timer);
+      timer.cancel();
       await running?.catch(() => []);
     },
   };

@@ -13,8 +13,12 @@ export interface NetrepProcess {
   stop(): Promise<void>;
 }
 
-export async function startNetrep(env: Record<string, string>, timeoutMs = 60_000): Promise<NetrepProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+export async function startNetrep(
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  command: 'serve' | 'worker' = 'serve',
+): Promise<NetrepProcess> {
+  const child = spawn(process.execPath, [BIN, command], {
     cwd: env.NETREP_DATA_DIR ?? REPO,
     env: { ...process.env, NETREP_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -32,10 +36,11 @@ export async function startNetrep(env: Record<string, string>, timeoutMs = 60_00
       timeoutMs,
     );
     const check = () => {
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m?.[1]) {
+      const m =
+        command === 'serve' ? /listening on (http:\/\/\S+)/.exec(out) : /netrep worker running/.exec(out);
+      if (m) {
         clearTimeout(timer);
-        resolve(m[1]);
+        resolve(m[1] ?? '');
       }
     };
     child.stdout?.on('data', check);
