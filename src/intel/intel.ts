@@ -30,6 +30,7 @@ import type {
   AsnReputation,
   AsnSearchResult,
   AsnStats,
+  GeoStability,
   IpAnswer,
   IpAnswerExtended,
   Threat,
@@ -62,6 +63,8 @@ export interface Intel {
   datasetVersion: number;
   lookup(ip: ParsedIp): IpAnswer | null;
   lookupExtended(ip: ParsedIp): Promise<IpAnswerExtended | null>;
+  /** geo_stability of the address over the dataset history (null for bogons and unknown space). */
+  geoStability(ip: ParsedIp): GeoStability | null;
   asn(asn: number, query?: AsnQuery): AsnInfo | null;
   asnReputation(asn: number): AsnReputation | null;
   searchAsn(q: string, limit?: number): AsnSearchResult;
@@ -387,6 +390,14 @@ export function createIntel(options: IntelOptions): Intel {
     return out;
   }
 
+  function geoStabilityOf(ip: ParsedIp): GeoStability | null {
+    const base = lookup(ip);
+    if (!base || base.bogon) return null;
+    let value = 0n;
+    for (const x of ip.bytes) value = (value << 8n) | BigInt(x);
+    return geoStability(historyIndex().changesFor(ip.family, value), clock());
+  }
+
   let asnPieces: Map<number, [4 | 6, number][]> | null = null;
   const piecesOf = (asn: number): [4 | 6, number][] => {
     if (!asnPieces) {
@@ -507,6 +518,7 @@ export function createIntel(options: IntelOptions): Intel {
     datasetVersion: s.version,
     lookup,
     lookupExtended,
+    geoStability: geoStabilityOf,
     asn: asnInfo,
     asnReputation,
     searchAsn,
