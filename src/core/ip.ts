@@ -58,7 +58,9 @@ function hexValue(c: number): number {
   return -1;
 }
 
-const groups = new Array<number>(8);
+const groups = [0, 0, 0, 0, 0, 0, 0, 0];
+/** Lower-case hex text of every 16-bit group value (formatting is the costly part of parsing). */
+const HEX_GROUP: readonly string[] = Array.from({ length: 65536 }, (_, v) => v.toString(16));
 
 /**
  * IPv6 groups in text[from, to) into `groups`: 1-4 hex digits each, at most one `::` that
@@ -128,14 +130,17 @@ function formatV6(g: number[]): string {
     i = j;
   }
   let out = '';
+  let sep = false;
   for (let k = 0; k < 8; k++) {
     if (k === best) {
       out += '::';
       k += bestLen - 1;
+      sep = false;
       continue;
     }
-    if (out.length > 0 && !out.endsWith(':')) out += ':';
-    out += (g[k] as number).toString(16);
+    if (sep) out += ':';
+    out += HEX_GROUP[g[k] as number] as string;
+    sep = true;
   }
   return out;
 }

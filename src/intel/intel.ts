@@ -105,18 +105,54 @@ function bogonAnswer(ip: ParsedIp, prefix: string): IpAnswer {
   };
 }
 
+interface IntervalTemplate {
+  profile: Profile;
+  /** The prefix of every address of the interval, or null when it differs inside it. */
+  prefix: string | null;
+  /** Otherwise the CIDR blocks covering the interval's piece (its largest aligned blocks). */
+  cover: Cover | null;
+}
+
+/**
+ * A lazily filled table of n values: an Int32Array of slots into a packed array. (A plain
+ * `new Array(n)` of this size is a dictionary in V8: a hash lookup on every read.)
+ */
+interface LazyTable<T> {
+  get(i: number): T | undefined;
+  set(i: number, value: T): void;
+}
+
+function lazyTable<T>(n: number): LazyTable<T> {
+  const slots = new Int32Array(n).fill(-1);
+  const values: T[] = [];
+  return {
+    get: (i) => {
+      const k = slots[i] as number;
+      return k < 0 ? undefined : values[k];
+    },
+    set: (i, value) => {
+      const k = slots[i] as number;
+      if (k >= 0) values[k] = value;
+      else {
+        slots[i] = values.length;
+        values.push(value);
+      }
+    },
+  };
+}
+
 export function createIntel(options: IntelOptions): Intel {
   const s = options.snapshot;
   const signals = options.signals ?? NO_SIGNALS;
   const clock = options.clock ?? systemClock;
   const asnMap = new Map<number, AsnEntry>();
   for (const a of s.asns) asnMap.set(a.asn, a);
-  const profiles: (Profile | undefined)[] = new Array(s.records.count);
+  const profiles = lazyTable<Profile>(s.records.count);
   const profileOf = (rec: number): Profile => {
-    let p = profiles[rec];
+    let p = profiles.get(rec);
     if (!p) {
       p = buildProfile(s, rec, (asn) => asnMap.get(asn));
-      profiles[rec] = p;
+      profiles.set(rec, p);
     }
     return p;
   };
@@ -143,8 +179,7 @@ export function createIntel(options: IntelOptions): Intel {
     return scoreThreat(c);
   }
 
-  function answer(ip: ParsedIp, rec: number, prefix: string): IpAnswer {
-    const p = profileOf(rec);
+  function answerOf(ip: ParsedIp, p: Profile, prefix: string): IpAnswer {
     return {
       ip: ip.address,
       prefix,
@@ -162,10 +197,10 @@ export function createIntel(options: IntelOptions): Intel {
   // Per IPv4 network piece: its CIDR blocks (the minimal cover), built on first use, so a
   // prefix is a cached string: the block of the cover holding the address is the largest
   // aligned block inside the piece that holds it.
-  const covers4: (Cover | undefined)[] = new Array(s.v4.netStarts.length);
+  const covers4 = lazyTable<Cover>(s.v4.netStarts.length);
 
   function coverOf(net: number): Cover {
-    let c = covers4[net];
+    let c = covers4.get(net);
     if (!c) {
       const texts = rangeToCidrs(
         4,
@@ -173,24 +208,34 @@ export function createIntel(options: IntelOptions): Intel {
         BigInt(s.v4.netEnds[net] as number),
       );
       c = { starts: Uint32Array.from(texts, (t) => ipv4Value(t)), texts };
-      covers4[net] = c;
+      covers4.set(net, c);
     }
     return c;
   }
 
+  /** The block of the cover holding ip: the last one starting at or below it. */
+  function inCover4(c: Cover, ip: number): string {
+    let lo = 0;
+    let hi = c.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if ((c.starts[mid] as number) <= ip) lo = mid;
+      else hi = mid - 1;
+    }
+    return c.texts[lo] as string;
+  }
+
   // Text of IPv4 pieces that are exactly one CIDR: one array read on the hot path.
-  const single4: (string | null | undefined)[] = new Array(s.v4.netStarts.length);
+  const single4 = lazyTable<string | null>(s.v4.netStarts.length);
 
   function prefixV4(t: FamilyTable, i: number, ip: number): string {
     const net = t.nets[i] as number;
     if (net >= 0) {
-      const one = single4[net];
+      const one = single4.get(net);
       if (one) return one;
       const c = coverOf(net);
-      if (one === undefined) single4[net] = c.texts.length === 1 ? (c.texts[0] as string) : null;
-      let k = 0;
-      while (k + 1 < c.starts.length && (c.starts[k + 1] as number) <= ip) k++;
-      return c.texts[k] as string;
+      if (one === undefined) single4.set(net, c.texts.length === 1 ? (c.texts[0] as string) : null);
+      return inCover4(c, ip);
     }
     const start = t.starts[i] as number;
     const end = i + 1 < t.size ? (t.starts[i + 1] as number) - 1 : 0xffffffff;
@@ -212,10 +257,10 @@ export function createIntel(options: IntelOptions): Intel {
   const bcast6 = new Uint32Array(4);
 
   // IPv6 pieces: the minimal CIDR cover, built on first use, so the hot path only compares words.
-  const covers6: (Cover | undefined)[] = new Array(s.v6.netAsns.length);
+  const covers6 = lazyTable<Cover>(s.v6.netAsns.length);
 
   function cover6(net: number): Cover {
-    let c = covers6[net];
+    let c = covers6.get(net);
     if (!c) {
       const start = wordsAt(s.v6.netStarts, 6, net);
       const end = wordsAt(s.v6.netEnds, 6, net);
@@ -227,7 +272,7 @@ export function createIntel(options: IntelOptions): Intel {
         cur += 1n << BigInt(128 - Number(t.slice(t.indexOf('/') + 1)));
       });
       c = { starts, texts };
-      covers6[net] = c;
+      covers6.set(net, c);
     }
     return c;
   }
@@ -241,13 +286,22 @@ export function createIntel(options: IntelOptions): Intel {
     return true;
   }
 
+  /** The block of an IPv6 cover holding the address in `words`. */
+  function inCover6(c: Cover): string {
+    let lo = 0;
+    let hi = c.texts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (startsAtOrBelow(c.starts, mid)) lo = mid;
+      else hi = mid - 1;
+    }
+    return c.texts[lo] as string;
+  }
+
   function prefixV6(t: FamilyTable, i: number): string {
     const net = t.nets[i] as number;
     if (net >= 0) {
-      const c = cover6(net);
-      let k = 0;
-      while (k + 1 < c.texts.length && startsAtOrBelow(c.starts, k + 1)) k++;
-      return c.texts[k] as string;
+      return inCover6(cover6(net));
     }
     rangeStart.set(t.starts.subarray(i * 4, i * 4 + 4));
     if (i + 1 < t.size) {
@@ -272,6 +326,53 @@ export function createIntel(options: IntelOptions): Intel {
     );
   }
 
+  // Per interval, built on first use: its profile and, when every address of the interval has
+  // the same prefix, that prefix. One slot read and one object on the hot path instead of the
+  // record, piece, cover and profile tables (each a likely cache miss on random addresses).
+  const slots4 = new Int32Array(s.v4.size).fill(-1);
+  const slots6 = new Int32Array(s.v6.size).fill(-1);
+  const templates: IntervalTemplate[] = [];
+
+  function template4(i: number, rec: number): number {
+    const start = s.v4.starts[i] as number;
+    const end = i + 1 < s.v4.size ? (s.v4.starts[i + 1] as number) - 1 : 0xffffffff;
+    const first = prefixV4(s.v4, i, start);
+    const prefix = prefixV4(s.v4, i, end) === first ? first : null;
+    const net = s.v4.nets[i] as number;
+    let cover: Cover | null = null;
+    if (prefix === null) {
+      if (net >= 0) cover = coverOf(net);
+      else {
+        const texts = rangeToCidrs(4, BigInt(start), BigInt(end));
+        cover = { starts: Uint32Array.from(texts, (t) => ipv4Value(t)), texts };
+      }
+    }
+    templates.push({ profile: profileOf(rec), prefix, cover });
+    slots4[i] = templates.length - 1;
+    return templates.length - 1;
+  }
+
+  function template6(i: number, rec: number): number {
+    const saved = Uint32Array.from(words);
+    words.set(s.v6.starts.subarray(i * 4, i * 4 + 4));
+    const first = prefixV6(s.v6, i);
+    if (i + 1 < s.v6.size) {
+      words.set(s.v6.starts.subarray(i * 4 + 4, i * 4 + 8));
+      for (let k = 3; k >= 0; k--) {
+        const v = words[k] as number;
+        words[k] = (v - 1) >>> 0;
+        if (v !== 0) break;
+      }
+    } else words.fill(0xffffffff);
+    const prefix = prefixV6(s.v6, i) === first ? first : null;
+    words.set(saved);
+    const net = s.v6.nets[i] as number;
+    const cover = prefix === null && net >= 0 ? cover6(net) : null;
+    templates.push({ profile: profileOf(rec), prefix, cover });
+    slots6[i] = templates.length - 1;
+    return templates.length - 1;
+  }
+
   function lookup(ip: ParsedIp): IpAnswer | null {
     const b = ip.bytes;
     if (ip.family === 4) {
@@ -282,9 +383,14 @@ export function createIntel(options: IntelOptions): Intel {
       if (bogon) return bogonAnswer(ip, bogon);
       const i = findV4(s.v4, n);
       if (i < 0) return null;
-      const rec = s.v4.recs[i] as number;
-      if (rec === NO_RECORD) return null;
-      return answer(ip, rec, prefixV4(s.v4, i, n));
+      let k = slots4[i] as number;
+      if (k < 0) {
+        const rec = s.v4.recs[i] as number;
+        if (rec === NO_RECORD) return null;
+        k = template4(i, rec);
+      }
+      const t = templates[k] as IntervalTemplate;
+      return answerOf(ip, t.profile, t.prefix ?? (t.cover ? inCover4(t.cover, n) : prefixV4(s.v4, i, n)));
     }
     v6Words(b, words);
     const w0 = words[0] as number;
@@ -295,9 +401,14 @@ export function createIntel(options: IntelOptions): Intel {
     }
     const i = findV6(s.v6, w0, words[1] as number, words[2] as number, words[3] as number, first6);
     if (i < 0) return null;
-    const rec = s.v6.recs[i] as number;
-    if (rec === NO_RECORD) return null;
-    return answer(ip, rec, prefixV6(s.v6, i));
+    let k = slots6[i] as number;
+    if (k < 0) {
+      const rec = s.v6.recs[i] as number;
+      if (rec === NO_RECORD) return null;
+      k = template6(i, rec);
+    }
+    const t = templates[k] as IntervalTemplate;
+    return answerOf(ip, t.profile, t.prefix ?? (t.cover ? inCover6(t.cover) : prefixV6(s.v6, i)));
   }
 
   let dbip: Promise<DbipCityReader> | null = null;
