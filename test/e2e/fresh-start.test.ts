@@ -93,6 +93,8 @@ describe('fresh start', () => {
     const answer = await get(`/v1/ip/${tor}`);
     expect(answer.body.meta.dataset_version).toBe(2);
     expect(answer.body.data).toMatchObject({ netrep: { is_tor_exit: true } });
-    expect((answer.body.data.threat as { explanation: string[] }).explanation).toContain('+35 Tor exit relay');
+    expect((answer.body.data.threat as { explanation: string[] }).explanation).toContain(
+      '+35 Tor exit relay',
+    );
   });
 });
