@@ -176,9 +176,10 @@ async function main(): Promise<void> {
   const ipsFile = path.join(work, 'ips.txt');
   writeFileSync(ipsFile, `${ips.join('\n')}\n`);
 
-  const asnMmdb = readdirSync(path.join(tmpdir(), 'netrep-bench-lookup'), { withFileTypes: true })
+  const lookupWork = path.join(tmpdir(), 'netrep-bench-lookup');
+  const asnMmdb = (existsSync(lookupWork) ? readdirSync(lookupWork, { withFileTypes: true }) : [])
     .filter((e) => e.isFile() && /^asn-.*\.mmdb$/.test(e.name))
-    .map((e) => path.join(tmpdir(), 'netrep-bench-lookup', e.name))
+    .map((e) => path.join(lookupWork, e.name))
     .at(-1);
   const mmdbFiles = asnMmdb
     ? [asnMmdb]
