@@ -6,6 +6,8 @@
  * list through a Lua script). Also the snapshot load time and both servers' RSS.
  * The MMDB is the ASN one written by bench/lookup.ts from the same ip-location-db rows when it
  * exists (run `npm run bench` or bench/lookup.ts first), else the DB-IP city MMDBs.
+ * When the test PostgreSQL answers, netrep is measured a second time on it (the accounts module
+ * caches authenticated keys for 1 s on PostgreSQL; on SQLite every request reads the key row).
  * Run: node --import tsx bench/http.ts
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -31,6 +33,9 @@ import {
   parseAsnCsv,
 } from '../src/dataset/index.ts';
 import { createIntel } from '../src/intel/index.ts';
+import { probeBackends, TEST_POSTGRES_URL } from '../test/helpers/backends.ts';
+import { pgUrlWithSchema } from '../test/helpers/process.ts';
+import { createSchema, dropSchema } from '../test/helpers/stores.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CONNECTIONS = 50;
@@ -196,6 +201,9 @@ async function main(): Promise<void> {
     NETREP_ADMIN_PASSWORD: 'bench-password-123',
   };
   const bin = path.join(REPO, 'bin/netrep.js');
+  const backends = await probeBackends();
+  const schema = backends.postgres ? await createSchema() : null;
+  const pgEnv = schema ? { ...env, NETREP_DATABASE_URL: pgUrlWithSchema(TEST_POSTGRES_URL, schema) } : null;
   const netrep = spawn(process.execPath, [bin, 'serve'], {
     cwd: work,
     env,
@@ -214,15 +222,16 @@ async function main(): Promise<void> {
       waitListening(netrep, 'netrep serve'),
       waitListening(minimal, 'minimal server'),
     ]);
-    const key =
+    const createKey = (e: NodeJS.ProcessEnv) =>
       execFileSync(
         process.execPath,
         [bin, 'keys', 'create', '--name', 'bench', '--tier', 'enterprise', '--permissions', 'ip:read'],
-        { cwd: work, env, encoding: 'utf8' },
+        { cwd: work, env: e, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
       )
         .trim()
         .split('\n')
         .at(-1) ?? '';
+    const key = createKey(env);
     const netrepLua = path.join(work, 'netrep.lua');
     const minimalLua = path.join(work, 'minimal.lua');
     luaScript(netrepLua, ipsFile, key);
@@ -246,11 +255,35 @@ async function main(): Promise<void> {
     process.stdout.write(
       `${line('http netrep serve', ours)}  ratio ${(ours.rps / ref.rps).toFixed(2)}x  (enterprise key: auth, limits, cache, full answer)\n`,
     );
+    const sqliteRss = rssMb(netrep.pid);
+    if (pgEnv) {
+      // PostgreSQL after SQLite, alone: the SQLite server is stopped first.
+      netrep.kill('SIGTERM');
+      const pgServer = spawn(process.execPath, [bin, 'serve'], {
+        cwd: work,
+        env: pgEnv,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      try {
+        const pgUrl = await waitListening(pgServer, 'netrep serve (PostgreSQL)');
+        const pgLua = path.join(work, 'netrep-pg.lua');
+        luaScript(pgLua, ipsFile, createKey(pgEnv));
+        wrk(pgUrl, pgLua, 3);
+        let pg = wrk(pgUrl, pgLua, SECONDS);
+        pg = best(pg, wrk(pgUrl, pgLua, SECONDS));
+        process.stdout.write(
+          `${line('http netrep serve (postgres)', pg)}  ratio ${(pg.rps / ref.rps).toFixed(2)}x  (same; key cached 1 s)\n`,
+        );
+      } finally {
+        pgServer.kill('SIGTERM');
+      }
+    }
     process.stdout.write(
-      `snapshot v${snapshot.version} load ${loadMs.toFixed(0)} ms (in process)  rss netrep ${rssMb(netrep.pid).toFixed(0)} MB  minimal ${rssMb(minimal.pid).toFixed(0)} MB\n`,
+      `snapshot v${snapshot.version} load ${loadMs.toFixed(0)} ms (in process)  rss netrep ${sqliteRss.toFixed(0)} MB  minimal ${rssMb(minimal.pid).toFixed(0)} MB\n`,
     );
   } finally {
     netrep.kill('SIGTERM');
     minimal.kill('SIGTERM');
+    if (schema) await dropSchema(schema);
   }
 }

@@ -51,11 +51,11 @@ function readV4(text: string, from: number, to: number, out: number[], at: numbe
   return i === to;
 }
 
-function hexValue(c: number): number {
-  if (c >= 48 && c <= 57) return c - 48;
-  if (c >= 97 && c <= 102) return c - 87;
-  if (c >= 65 && c <= 70) return c - 55;
-  return -1;
+/** Hex digit values by character code (-1: not a hex digit), for codes below 128. */
+const HEX_DIGIT = new Int8Array(128).fill(-1);
+for (let d = 0; d < 16; d++) {
+  HEX_DIGIT['0123456789abcdef'.charCodeAt(d)] = d;
+  HEX_DIGIT['0123456789ABCDEF'.charCodeAt(d)] = d;
 }
 
 const groups = [0, 0, 0, 0, 0, 0, 0, 0];
@@ -79,9 +79,10 @@ function readGroups(text: string, from: number, to: number, want: number): boole
       let value = 0;
       const first = i;
       while (i < to) {
-        const h = hexValue(text.charCodeAt(i));
+        const c = text.charCodeAt(i);
+        const h = c < 128 ? (HEX_DIGIT[c] as number) : -1;
         if (h < 0) break;
-        value = value * 16 + h;
+        value = (value << 4) | h;
         i++;
       }
       const digits = i - first;

@@ -18,7 +18,17 @@ import {
   type Snapshot,
 } from '../dataset/index.ts';
 import { bogonV4, bogonV6 } from './bogon.ts';
-import { cidrAroundV6, findV4, findV6, firstWordsOf, formatV6Words, v6Words, wordsAt } from './engine.ts';
+import {
+  cidrAroundV6,
+  findV4,
+  findV6,
+  findV6Fine,
+  fineIndexV6,
+  firstWordsOf,
+  formatV6Words,
+  v6Words,
+  wordsAt,
+} from './engine.ts';
 import { consensusOf, geolocationOf, type ProviderOpinion } from './geo.ts';
 import { buildProfile, type Profile, unpackCountry } from './profile.ts';
 import { validateOrigin } from './rpki.ts';
@@ -105,8 +115,8 @@ function bogonAnswer(ip: ParsedIp, prefix: string): IpAnswer {
   };
 }
 
-interface IntervalTemplate {
-  profile: Profile;
+/** A record's profile copied per interval (one object read on the hot path, not two). */
+interface IntervalTemplate extends Profile {
   /** The prefix of every address of the interval, or null when it differs inside it. */
   prefix: string | null;
   /** Otherwise the CIDR blocks covering the interval's piece (its largest aligned blocks). */
@@ -158,6 +168,7 @@ export function createIntel(options: IntelOptions): Intel {
   };
   const words = new Uint32Array(4);
   const first6 = firstWordsOf(s.v6);
+  const fine6 = fineIndexV6(first6);
 
   const hasSignals = options.signals !== undefined;
 
@@ -329,11 +340,33 @@ export function createIntel(options: IntelOptions): Intel {
   // Per interval, built on first use: its profile and, when every address of the interval has
   // the same prefix, that prefix. One slot read and one object on the hot path instead of the
   // record, piece, cover and profile tables (each a likely cache miss on random addresses).
-  const slots4 = new Int32Array(s.v4.size).fill(-1);
-  const slots6 = new Int32Array(s.v6.size).fill(-1);
-  const templates: IntervalTemplate[] = [];
+  // Packed arrays of object slots (filled by push: `new Array(n)` of this size is a dictionary).
+  const packed = (n: number): (IntervalTemplate | null)[] => {
+    const out: (IntervalTemplate | null)[] = [];
+    for (let k = 0; k < n; k++) out.push(null);
+    return out;
+  };
+  const templates4 = packed(s.v4.size);
+  const templates6 = packed(s.v6.size);
 
-  function template4(i: number, rec: number): number {
+  function templateOf(p: Profile, prefix: string | null, cover: Cover | null): IntervalTemplate {
+    return {
+      asn: p.asn,
+      asnName: p.asnName,
+      country: p.country,
+      rir: p.rir,
+      connectionType: p.connectionType,
+      netrep: p.netrep,
+      contributions: p.contributions,
+      threat: p.threat,
+      flags: p.flags,
+      asnDrop: p.asnDrop,
+      prefix,
+      cover,
+    };
+  }
+
+  function template4(i: number, rec: number): IntervalTemplate {
     const start = s.v4.starts[i] as number;
     const end = i + 1 < s.v4.size ? (s.v4.starts[i + 1] as number) - 1 : 0xffffffff;
     const first = prefixV4(s.v4, i, start);
@@ -347,12 +380,12 @@ export function createIntel(options: IntelOptions): Intel {
         cover = { starts: Uint32Array.from(texts, (t) => ipv4Value(t)), texts };
       }
     }
-    templates.push({ profile: profileOf(rec), prefix, cover });
-    slots4[i] = templates.length - 1;
-    return templates.length - 1;
+    const t = templateOf(profileOf(rec), prefix, cover);
+    templates4[i] = t;
+    return t;
   }
 
-  function template6(i: number, rec: number): number {
+  function template6(i: number, rec: number): IntervalTemplate {
     const saved = Uint32Array.from(words);
     words.set(s.v6.starts.subarray(i * 4, i * 4 + 4));
     const first = prefixV6(s.v6, i);
@@ -368,9 +401,9 @@ export function createIntel(options: IntelOptions): Intel {
     words.set(saved);
     const net = s.v6.nets[i] as number;
     const cover = prefix === null && net >= 0 ? cover6(net) : null;
-    templates.push({ profile: profileOf(rec), prefix, cover });
-    slots6[i] = templates.length - 1;
-    return templates.length - 1;
+    const t = templateOf(profileOf(rec), prefix, cover);
+    templates6[i] = t;
+    return t;
   }
 
   function lookup(ip: ParsedIp): IpAnswer | null {
@@ -383,14 +416,13 @@ export function createIntel(options: IntelOptions): Intel {
       if (bogon) return bogonAnswer(ip, bogon);
       const i = findV4(s.v4, n);
       if (i < 0) return null;
-      let k = slots4[i] as number;
-      if (k < 0) {
+      let t = templates4[i] as IntervalTemplate | null;
+      if (t === null) {
         const rec = s.v4.recs[i] as number;
         if (rec === NO_RECORD) return null;
-        k = template4(i, rec);
+        t = template4(i, rec);
       }
-      const t = templates[k] as IntervalTemplate;
-      return answerOf(ip, t.profile, t.prefix ?? (t.cover ? inCover4(t.cover, n) : prefixV4(s.v4, i, n)));
+      return answerOf(ip, t, t.prefix ?? (t.cover ? inCover4(t.cover, n) : prefixV4(s.v4, i, n)));
     }
     v6Words(b, words);
     const w0 = words[0] as number;
@@ -399,16 +431,15 @@ export function createIntel(options: IntelOptions): Intel {
       const bogon = bogonV6(w0, v6Value());
       if (bogon) return bogonAnswer(ip, bogon);
     }
-    const i = findV6(s.v6, w0, words[1] as number, words[2] as number, words[3] as number, first6);
+    const i = findV6Fine(s.v6, fine6, first6, w0, words[1] as number, words[2] as number, words[3] as number);
     if (i < 0) return null;
-    let k = slots6[i] as number;
-    if (k < 0) {
+    let t = templates6[i] as IntervalTemplate | null;
+    if (t === null) {
       const rec = s.v6.recs[i] as number;
       if (rec === NO_RECORD) return null;
-      k = template6(i, rec);
+      t = template6(i, rec);
     }
-    const t = templates[k] as IntervalTemplate;
-    return answerOf(ip, t.profile, t.prefix ?? (t.cover ? inCover6(t.cover) : prefixV6(s.v6, i)));
+    return answerOf(ip, t, t.prefix ?? (t.cover ? inCover6(t.cover) : prefixV6(s.v6, i)));
   }
 
   let dbip: Promise<DbipCityReader> | null = null;

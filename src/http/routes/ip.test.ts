@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startZoneServer, type ZoneServer } from '../../../test/helpers/dns-zone-server.ts';
 import { createIntelTestApp, type IntelTestApp } from '../../../test/helpers/intel-app.ts';
 import { STORE_KINDS, skipStore } from '../../../test/helpers/stores.ts';
 
@@ -268,12 +269,30 @@ describe.each(STORE_KINDS)('IP routes (%s)', (kind) => {
 
 describe('public IP routes (sqlite)', () => {
   let t: IntelTestApp;
+  let dns: ZoneServer;
   const body = (r: { body: string }) => JSON.parse(r.body) as Body;
   beforeAll(async () => {
-    t = await createIntelTestApp('sqlite', { config: { trustedProxies: ['127.0.0.1/32'] } });
+    dns = await startZoneServer({
+      '8.8.8.8.in-addr.arpa': [{ type: 'PTR', data: 'dns.google.' }],
+      '9.8.8.8.in-addr.arpa': [{ type: 'TIMEOUT' }],
+    });
+    t = await createIntelTestApp('sqlite', {
+      config: { trustedProxies: ['127.0.0.1/32'], dnsServers: dns.servers },
+    });
   });
   afterAll(async () => {
     await t.close();
+    await dns.close();
+  });
+
+  it('hostname from PTR over real DNS; a silent resolver costs at most about a second', async () => {
+    const named = body(await t.app.http.inject({ method: 'GET', url: '/v1/public/ip/8.8.8.8' }));
+    expect(named.data.hostname).toBe('dns.google');
+    const started = performance.now();
+    const silent = body(await t.app.http.inject({ method: 'GET', url: '/v1/public/ip/8.8.8.9' }));
+    expect(performance.now() - started).toBeLessThan(1800);
+    expect(silent.data).toMatchObject({ ip: '8.8.8.9', asn: 15169 });
+    expect(silent.data).not.toHaveProperty('hostname');
   });
 
   it('GET /v1/public/ip/:ip: extended fields without a key', async () => {
@@ -291,8 +310,7 @@ describe('public IP routes (sqlite)', () => {
       ownership_timeline: [],
       asn_reputation: { provider_drop: false, uce_level3: false },
     });
-    // PTR against a closed resolver port fails fast and leaves hostname out.
-    expect(b.data).not.toHaveProperty('hostname');
+    expect(b.data.hostname).toBe('dns.google');
     expect(b.meta.dataset_version).toBe(1);
     const bogon = body(await t.app.http.inject({ method: 'GET', url: '/v1/public/ip/10.0.0.1' }));
     expect(bogon.data).toMatchObject({ bogon: true });
