@@ -6,7 +6,9 @@ import ipaddr from 'ipaddr.js';
  * - IPv4 must be four decimal parts 0-255; a part with a leading zero ("010") is rejected,
  *   because resolvers disagree whether it is octal;
  * - IPv6 is written in RFC 5952 form (lower case, longest zero run compressed);
- * - an IPv4-mapped IPv6 address (::ffff:a.b.c.d) is the IPv4 address;
+ * - an IPv4-mapped IPv6 address (::ffff:a.b.c.d, also ::FFFF:7f00:2) is the IPv4 address, and so
+ *   is the deprecated IPv4-compatible form `::a.b.c.d` (read as mapped, as ipaddr.js does);
+ * - hex groups have 1-4 digits (either case); one `::` standing for at least one group;
  * - zone ids (fe80::1%eth0), brackets, ports, prefixes and anything over 45 characters are rejected.
  */
 export type IpFamily = 4 | 6;
