@@ -17,17 +17,21 @@ import {
 } from './dnsbl/index.ts';
 import type { HttpServices, ReadinessCheck } from './http/context.ts';
 import { adminBlocklistRoutes } from './http/routes/admin-blocklist.ts';
+import { adminDatasetRoutes } from './http/routes/admin-datasets.ts';
 import { adminEvidenceRoutes } from './http/routes/admin-evidence.ts';
+import { asnRoutes } from './http/routes/asn.ts';
 import { blocklistRoutes } from './http/routes/blocklist.ts';
 import { dashboardRoutes } from './http/routes/dashboard.ts';
 import { emailDomainRoutes } from './http/routes/email-domain.ts';
 import { emailReputationRoutes } from './http/routes/email-reputation.ts';
 import { feedRoutes } from './http/routes/feeds.ts';
 import { headerAnalyzerRoutes } from './http/routes/header-analyzer.ts';
+import { ipRoutes } from './http/routes/ip.ts';
 import { telemetryRoutes } from './http/routes/telemetry.ts';
 import { buildHttp, type RouteModule } from './http/server.ts';
+import { createTrapSet, intelFactsOf, ipEnrichmentOf, type StartedIntel, startIntel } from './intel/index.ts';
 import { createLimits } from './limits/index.ts';
-import { createReputation, type IntelFacts, type ListingFacts, unknownIntel } from './reputation/index.ts';
+import { createReputation, type IntelFacts, type ListingFacts } from './reputation/index.ts';
 import { migrate, openStore, ping, type Store } from './store/index.ts';
 import { createTelemetry } from './telemetry/index.ts';
 import { createWarmup } from './warmup/index.ts';
@@ -47,8 +51,14 @@ export interface AppOptions {
   workers?: boolean;
   /** Header hop enrichment (tests pass a counting one; the intel module supplies the real one). */
   enrichIp?: HttpServices['enrichIp'];
-  /** Dataset facts for reputation (datacenter, geo changes); unknown until the intel module is wired. */
+  /** Dataset facts for reputation (datacenter, geo changes); default: the serving dataset's. */
   intelFacts?: IntelFacts;
+  /**
+   * IP/ASN dataset: 'load' (default) serves the newest snapshot in NETREP_DATA_DIR when one exists
+   * (no intel routes otherwise); 'build' (netrep serve) also builds the first one from the npm
+   * packages in the background when none exists (/readyz is NOT_READY until it is loaded).
+   */
+  dataset?: 'load' | 'build';
 }
 
 export interface App {
@@ -125,13 +135,19 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     listedEventsSince: (ip, since) => blocklist.listedEventTimes(ip, since),
   };
   const telemetry = createTelemetry({ store, clock });
+  // Threat score signal: production pristine-trap hits of the last 30 days, held in memory.
+  let trapRead: (since: number) => Promise<string[]> = async () => [];
+  const trapSet = createTrapSet({ read: (since) => trapRead(since), clock });
+  const intelRef: { runtime: StartedIntel['runtime'] | null } = { runtime: null };
   const reputation = createReputation({
     store,
     clock,
     telemetry,
     listings: listingFacts,
-    intel: options.intelFacts ?? unknownIntel,
+    intel: options.intelFacts ?? intelFactsOf(() => intelRef.runtime?.current() ?? null),
+    onEvidenceRecorded: () => void trapSet.refresh(),
   });
+  trapRead = (since) => reputation.recentPristineTrapIps(since);
   const warmup = createWarmup({ store, clock, reputation });
   const blocklistMirror = await startBlocklistMirror({
     blocklist,
@@ -149,9 +165,31 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       checks.push({ name: 'store', ok: false, detail: (err as Error).message });
     }
     if (redis) checks.push({ name: 'redis', ok: redis.status === 'ready', detail: redis.status });
+    if (intel) {
+      const state = intel.runtime.state();
+      checks.push({
+        name: 'dataset',
+        ok: state === 'ready',
+        detail: state === 'ready' ? `v${intel.runtime.current()?.datasetVersion}` : state,
+      });
+    }
     return checks;
   };
 
+  const earlyIntelLog: string[] = [];
+  let intelLog: ((msg: string) => void) | null = null;
+  const dns = createDnsClient({ servers: config.dnsServers });
+  const intel = startIntel({
+    dataDir: config.dataDir,
+    clock,
+    mode: options.dataset ?? 'load',
+    signals: { listingFor: blocklistMirror.listingFor, pristineTrapHitRecent: trapSet.has },
+    reverseDns: (ip) => dns.ptr(ip),
+    // Messages before the HTTP logger exists wait for it.
+    log: (msg) => (intelLog ? intelLog(msg) : earlyIntelLog.push(msg)),
+  });
+  intelRef.runtime = intel?.runtime ?? null;
+  void trapSet.refresh();
   const services: HttpServices = {
     config,
     clock,
@@ -159,11 +197,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     accounts,
     limits,
     readiness,
-    datasetVersion: () => null,
+    datasetVersion: () => intel?.runtime.current()?.datasetVersion ?? null,
     blocklist,
     listingFor: blocklistMirror.listingFor,
-    dns: createDnsClient({ servers: config.dnsServers }),
-    ...(options.enrichIp ? { enrichIp: options.enrichIp } : {}),
+    dns,
+    ...(options.enrichIp
+      ? { enrichIp: options.enrichIp }
+      : intel
+        ? { enrichIp: ipEnrichmentOf(() => intel.runtime.current()) }
+        : {}),
+    ...(intel ? { intel: intel.runtime } : {}),
     telemetry,
     reputation,
     warmup,
@@ -181,9 +224,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       telemetryRoutes,
       adminEvidenceRoutes,
       feedRoutes,
+      ...(intel ? [ipRoutes, asnRoutes, adminDatasetRoutes] : []),
       ...(options.routes ?? []),
     ],
   });
+  intelLog = (msg) => http.log.info(msg);
+  for (const msg of earlyIntelLog.splice(0)) intelLog(msg);
+  intel?.start();
   // NETREP_WORKERS=false: an API-only instance; a `netrep worker` process runs the loops.
   const scheduled = options.workers ?? config.workers;
   const blocklistExpiry = startExpiryWorker({ blocklist, logger: http.log, scheduled });
@@ -238,6 +285,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await blocklistExpiry.stop();
       await fcrdns.stop();
       await feedsWorker.stop();
+      trapSet.close();
       blocklistMirror.close();
       await accounts.close();
       redis?.disconnect();

@@ -10,7 +10,8 @@ export function registerServeCommands(program: Command): void {
     .description('serve the HTTP API (and the DNSBL zone and background workers) in one process')
     .action(async () => {
       const config = loadConfig();
-      const app = await createApp(config, { logger: { level: config.logLevel } });
+      // A fresh data dir gets its first dataset snapshot built from the npm packages meanwhile.
+      const app = await createApp(config, { logger: { level: config.logLevel }, dataset: 'build' });
       const admin = await app.services.accounts.ensureAdmin(
         config.adminEmail || 'admin@localhost',
         config.adminPassword || undefined,
@@ -19,6 +20,12 @@ export function registerServeCommands(program: Command): void {
       const out = process.stdout;
       out.write(`netrep ${app.store.dialect} store: ${app.store.location}\n`);
       out.write(`netrep listening on ${address} (docs: ${address}/docs)\n`);
+      const version = app.services.datasetVersion();
+      out.write(
+        version === null
+          ? 'netrep dataset: building the first snapshot from the npm data packages (/readyz is ready when done)\n'
+          : `netrep dataset v${version}\n`,
+      );
       if (app.dnsbl)
         out.write(
           `netrep DNSBL ${config.dnsblZone} on ${app.dnsbl.address}:${app.dnsbl.udpPort} (UDP and TCP)\n`,

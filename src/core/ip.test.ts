@@ -1,5 +1,7 @@
+import fc from 'fast-check';
+import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
-import { isPublicIp, normalizeIp, parseCidr, parseIp } from './ip.ts';
+import { isPublicIp, normalizeIp, type ParsedIp, parseCidr, parseIp } from './ip.ts';
 
 describe('normalizeIp', () => {
   it.each([
@@ -67,5 +69,107 @@ describe('isPublicIp', () => {
     expect(isPublicIp(parseIp('127.0.0.1')!)).toBe(false);
     expect(isPublicIp(parseIp('2a00:1450::1')!)).toBe(true);
     expect(isPublicIp(parseIp('fe80::1')!)).toBe(false);
+  });
+});
+
+/** The ipaddr.js reading of the rules (the former implementation): the fast parser must agree. */
+function referenceParseIp(input: unknown): ParsedIp | null {
+  const IPV4_STRICT = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+  if (typeof input !== 'string') return null;
+  const text = input.trim();
+  if (text.length === 0 || text.length > 45) return null;
+  if (text.includes(':')) {
+    if (!/^[0-9a-fA-F:.]+$/.test(text) || !ipaddr.IPv6.isValid(text)) return null;
+    const tail = text.slice(text.lastIndexOf(':') + 1);
+    if (tail.includes('.') && !IPV4_STRICT.test(tail)) return null;
+    const v6 = ipaddr.IPv6.parse(text);
+    if (v6.isIPv4MappedAddress()) {
+      const v4 = v6.toIPv4Address();
+      return { family: 4, address: v4.toString(), bytes: v4.toByteArray() };
+    }
+    return { family: 6, address: v6.toRFC5952String(), bytes: v6.toByteArray() };
+  }
+  if (!IPV4_STRICT.test(text)) return null;
+  const v4 = ipaddr.IPv4.parse(text);
+  return { family: 4, address: v4.toString(), bytes: v4.toByteArray() };
+}
+
+describe('parseIp agrees with the ipaddr.js reading', () => {
+  const ipLike = (): fc.Arbitrary<string> => {
+    const hex = fc.constantFrom(...'0123456789abcdefABCDEF'.split(''));
+    const group = fc.oneof(
+      fc.constant('0'),
+      fc.constant('ffff'),
+      fc.constant('FFFF'),
+      fc.array(hex, { minLength: 1, maxLength: 5 }).map((a) => a.join('')),
+    );
+    const octet = fc.oneof(
+      fc.integer({ min: 0, max: 300 }).map(String),
+      fc.constantFrom('00', '01', '255', '256', '1000', ''),
+    );
+    const quad = fc.array(octet, { minLength: 3, maxLength: 5 }).map((a) => a.join('.'));
+    const sep = fc.constantFrom(':', ':', ':', '::', ':::', '.', '');
+    const v6 = fc
+      .array(fc.tuple(group, sep), { minLength: 0, maxLength: 10 })
+      .map((parts) => parts.map(([g, s]) => g + s).join(''));
+    const lead = fc.constantFrom('', '', '::', ':', ' ', '\t', '\u00a0', '[');
+    const tail = fc.constantFrom('', '', '', '%eth0', ' ', ']', '/64', '\n');
+    return fc
+      .oneof(
+        quad,
+        fc.tuple(lead, v6, tail).map(([a, b, c]) => a + b + c),
+        fc.tuple(lead, v6, quad, tail).map(([a, b, q, c]) => a + b + q + c),
+        fc.tuple(fc.constantFrom('::', '::ffff:', '::FFFF:', '0::', '1:2:3:4:5:6:', '::1:'), quad),
+        fc.string({ maxLength: 50 }),
+        fc.string({ unit: fc.constantFrom(...'0123456789abcdef:.'.split('')), maxLength: 46 }),
+      )
+      .map((x) => (Array.isArray(x) ? x.join('') : x));
+  };
+
+  it('on random IP-like strings (accept/reject, text, bytes)', () => {
+    fc.assert(
+      fc.property(ipLike(), (s) => {
+        expect(parseIp(s)).toEqual(referenceParseIp(s));
+      }),
+      {
+        numRuns: Number(process.env.IP_FUZZ_RUNS ?? 20_000),
+        seed: Number(process.env.IP_FUZZ_SEED ?? 20261122),
+      },
+    );
+  });
+
+  it('on every IPv6 zero-run layout, compressed or written out', () => {
+    for (let mask = 0; mask < 256; mask++) {
+      const g = Array.from({ length: 8 }, (_, k) => ((mask >> k) & 1 ? 'a' : '0'));
+      const full = g.join(':');
+      expect(parseIp(full), full).toEqual(referenceParseIp(full));
+      const compressed = referenceParseIp(full)?.address ?? '';
+      expect(parseIp(compressed), compressed).toEqual(referenceParseIp(compressed));
+    }
+  });
+
+  it.each([
+    '::1.2.3.4',
+    '::ffff:1.2.3.4',
+    '0::1.2.3.4',
+    '1:2:3:4:5:6:1.2.3.4',
+    '1:2:3:4:5::1.2.3.4',
+    '1:2:3:4:5:6::1.2.3.4',
+    '1:2:3:4:5:6:7::',
+    '::1:2:3:4:5:6:7',
+    '1::2:3:4:5:6:7:8',
+    '1:2:3:4:5:6:7:8:',
+    '1::2:',
+    ':1::',
+    ':::',
+    '::',
+    '0:0:1:0:0:1:1:1',
+    '1:0:0:1:1:1:0:0',
+    '00000::1',
+    '::ffff:256.1.1.1',
+    ':1.2.3.4',
+    '1.2::3',
+  ])('%s', (s) => {
+    expect(parseIp(s)).toEqual(referenceParseIp(s));
   });
 });

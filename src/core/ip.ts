@@ -6,7 +6,9 @@ import ipaddr from 'ipaddr.js';
  * - IPv4 must be four decimal parts 0-255; a part with a leading zero ("010") is rejected,
  *   because resolvers disagree whether it is octal;
  * - IPv6 is written in RFC 5952 form (lower case, longest zero run compressed);
- * - an IPv4-mapped IPv6 address (::ffff:a.b.c.d) is the IPv4 address;
+ * - an IPv4-mapped IPv6 address (::ffff:a.b.c.d, also ::FFFF:7f00:2) is the IPv4 address, and so
+ *   is the deprecated IPv4-compatible form `::a.b.c.d` (read as mapped, as ipaddr.js does);
+ * - hex groups have 1-4 digits (either case); one `::` standing for at least one group;
  * - zone ids (fe80::1%eth0), brackets, ports, prefixes and anything over 45 characters are rejected.
  */
 export type IpFamily = 4 | 6;
@@ -20,29 +22,185 @@ export interface ParsedIp {
 }
 
 const MAX_IP_TEXT = 45;
-const IPV4_STRICT = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
-const IPV6_CHARS = /^[0-9a-fA-F:.]+$/;
+
+// The parser below is hand-written for the lookup path (a regex and ipaddr.js object per call
+// cost more than the lookup itself). ip.test.ts checks it against the ipaddr.js reading of the
+// same rules on random strings: same accept/reject decision, same normalized text, same bytes.
+
+/** A strict dotted quad in text[from, to): 4 decimal parts 0-255, no leading zeros. */
+function readV4(text: string, from: number, to: number, out: number[], at: number): boolean {
+  let part = 0;
+  let i = from;
+  while (part < 4) {
+    const first = i;
+    let value = 0;
+    while (i < to) {
+      const c = text.charCodeAt(i);
+      if (c < 48 || c > 57) break;
+      value = value * 10 + (c - 48);
+      i++;
+    }
+    const digits = i - first;
+    if (digits === 0 || digits > 3 || value > 255) return false;
+    if (digits > 1 && text.charCodeAt(first) === 48) return false;
+    out[at + part] = value;
+    part++;
+    if (part < 4) {
+      if (i >= to || text.charCodeAt(i) !== 46) return false;
+      i++;
+    }
+  }
+  return i === to;
+}
+
+/** Hex digit values by character code (-1: not a hex digit), for codes below 128. */
+const HEX_DIGIT = new Int8Array(128).fill(-1);
+for (let d = 0; d < 16; d++) {
+  HEX_DIGIT['0123456789abcdef'.charCodeAt(d)] = d;
+  HEX_DIGIT['0123456789ABCDEF'.charCodeAt(d)] = d;
+}
+
+const groups = [0, 0, 0, 0, 0, 0, 0, 0];
+/** Lower-case hex text of every 16-bit group value (formatting is the costly part of parsing). */
+const HEX_GROUP: readonly string[] = Array.from({ length: 65536 }, (_, v) => v.toString(16));
+
+/**
+ * IPv6 groups in text[from, to) into `groups`: 1-4 hex digits each, at most one `::` that
+ * stands for at least one group, `want` groups in all. Returns false when malformed.
+ */
+function readGroups(text: string, from: number, to: number, want: number): boolean {
+  let n = 0;
+  let gap = -1;
+  let i = from;
+  if (i + 1 < to && text.charCodeAt(i) === 58 && text.charCodeAt(i + 1) === 58) {
+    gap = 0;
+    i += 2;
+  }
+  if (i < to) {
+    for (;;) {
+      let value = 0;
+      const first = i;
+      while (i < to) {
+        const c = text.charCodeAt(i);
+        const h = c < 128 ? (HEX_DIGIT[c] as number) : -1;
+        if (h < 0) break;
+        value = (value << 4) | h;
+        i++;
+      }
+      const digits = i - first;
+      if (digits === 0 || digits > 4 || n >= want) return false;
+      groups[n++] = value;
+      if (i === to) break;
+      if (text.charCodeAt(i) !== 58) return false;
+      i++;
+      if (i < to && text.charCodeAt(i) === 58) {
+        if (gap >= 0) return false;
+        gap = n;
+        i++;
+        if (i === to) break;
+      } else if (i === to) return false;
+    }
+  }
+  if (gap < 0) return n === want;
+  if (n >= want) return false;
+  const shift = want - n;
+  for (let k = n - 1; k >= gap; k--) groups[k + shift] = groups[k] as number;
+  for (let k = gap; k < gap + shift; k++) groups[k] = 0;
+  return true;
+}
+
+/**
+ * RFC 5952 text: the longest run of two or more zero groups becomes `::` (the first one on a
+ * tie), hex in lower case without leading zeros.
+ */
+function formatV6(g: number[]): string {
+  let best = -1;
+  let bestLen = 1;
+  for (let i = 0; i < 8; ) {
+    if (g[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && g[j] === 0) j++;
+    const len = j - i;
+    if (len >= 2) {
+      if (len > bestLen) {
+        best = i;
+        bestLen = len;
+      }
+    }
+    i = j;
+  }
+  let out = '';
+  let sep = false;
+  for (let k = 0; k < 8; k++) {
+    if (k === best) {
+      out += '::';
+      k += bestLen - 1;
+      sep = false;
+      continue;
+    }
+    if (sep) out += ':';
+    out += HEX_GROUP[g[k] as number] as string;
+    sep = true;
+  }
+  return out;
+}
+
+function v6Result(g: number[]): ParsedIp {
+  if (g[0] === 0 && g[1] === 0 && g[2] === 0 && g[3] === 0 && g[4] === 0 && g[5] === 0xffff) {
+    const a = (g[6] as number) >> 8;
+    const b = (g[6] as number) & 255;
+    const c = (g[7] as number) >> 8;
+    const d = (g[7] as number) & 255;
+    return { family: 4, address: `${a}.${b}.${c}.${d}`, bytes: [a, b, c, d] };
+  }
+  const bytes = new Array<number>(16);
+  for (let k = 0; k < 8; k++) {
+    bytes[2 * k] = (g[k] as number) >> 8;
+    bytes[2 * k + 1] = (g[k] as number) & 255;
+  }
+  return { family: 6, address: formatV6(g), bytes };
+}
+
+function parseV6(text: string): ParsedIp | null {
+  const n = text.length;
+  const lastColon = text.lastIndexOf(':');
+  const dot = text.indexOf('.');
+  if (dot === -1) return readGroups(text, 0, n, 8) ? v6Result(groups) : null;
+  // An embedded IPv4 tail: dots only after the last colon, in a strict dotted quad.
+  if (dot < lastColon) return null;
+  const quad = [0, 0, 0, 0];
+  if (!readV4(text, lastColon + 1, n, quad, 0)) return null;
+  // `::a.b.c.d` alone is read as the IPv4-mapped form (ipaddr.js's deprecated transitional rule).
+  if (lastColon === 1 && text.charCodeAt(0) === 58) {
+    return { family: 4, address: `${quad[0]}.${quad[1]}.${quad[2]}.${quad[3]}`, bytes: quad };
+  }
+  // The six groups before the tail: `x:...:` drops its separator colon, `...::` keeps its gap.
+  const headEnd = lastColon > 0 && text.charCodeAt(lastColon - 1) === 58 ? lastColon + 1 : lastColon;
+  if (headEnd === 0 || !readGroups(text, 0, headEnd, 6)) return null;
+  groups[6] = ((quad[0] as number) << 8) | (quad[1] as number);
+  groups[7] = ((quad[2] as number) << 8) | (quad[3] as number);
+  return v6Result(groups);
+}
+
+function isSpaceEdge(c: number): boolean {
+  return c <= 32 || c >= 127;
+}
 
 export function parseIp(input: unknown): ParsedIp | null {
   if (typeof input !== 'string') return null;
-  const text = input.trim();
-  if (text.length === 0 || text.length > MAX_IP_TEXT) return null;
-  if (text.includes(':')) {
-    if (!IPV6_CHARS.test(text) || !ipaddr.IPv6.isValid(text)) return null;
-    // The embedded IPv4 part of an IPv6 literal obeys the same strict rule.
-    const lastColon = text.lastIndexOf(':');
-    const tail = text.slice(lastColon + 1);
-    if (tail.includes('.') && !IPV4_STRICT.test(tail)) return null;
-    const v6 = ipaddr.IPv6.parse(text);
-    if (v6.isIPv4MappedAddress()) {
-      const v4 = v6.toIPv4Address();
-      return { family: 4, address: v4.toString(), bytes: v4.toByteArray() };
-    }
-    return { family: 6, address: v6.toRFC5952String(), bytes: v6.toByteArray() };
+  let text = input;
+  if (text.length === 0) return null;
+  if (isSpaceEdge(text.charCodeAt(0)) || isSpaceEdge(text.charCodeAt(text.length - 1))) text = text.trim();
+  const n = text.length;
+  if (n === 0 || n > MAX_IP_TEXT) return null;
+  if (text.indexOf(':') === -1) {
+    const bytes = [0, 0, 0, 0];
+    return readV4(text, 0, n, bytes, 0) ? { family: 4, address: text, bytes } : null;
   }
-  if (!IPV4_STRICT.test(text)) return null;
-  const v4 = ipaddr.IPv4.parse(text);
-  return { family: 4, address: v4.toString(), bytes: v4.toByteArray() };
+  return parseV6(text);
 }
 
 /** Normalized text form, or null when the input is not an IP address. */

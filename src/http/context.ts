@@ -8,6 +8,7 @@ import type { Config } from '../config.ts';
 import type { Clock } from '../core/clock.ts';
 import type { DnsClient } from '../core/dns/index.ts';
 import type { HopEnrichment } from '../headers/index.ts';
+import type { IntelRuntime } from '../intel/index.ts';
 import type { LimitState, Limits, MinuteBucket } from '../limits/index.ts';
 import type { Reputation } from '../reputation/index.ts';
 import type { Store } from '../store/index.ts';
@@ -59,6 +60,8 @@ export interface HttpServices {
   dns: DnsClient;
   /** Intel for a header hop IP; absent until the intel module is wired (fields are then null). */
   enrichIp?: (ip: string) => HopEnrichment | null;
+  /** The serving IP/ASN dataset (absent when the app runs without one). */
+  intel?: IntelRuntime;
   telemetry?: Telemetry;
   reputation?: Reputation;
   warmup?: Warmup;

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { FamilyTable } from '../dataset/index.ts';
-import { cidrAround, cidrAroundV6, findV4, findV6, firstWordsOf, formatV6Words } from './engine.ts';
+import {
+  cidrAround,
+  cidrAroundV6,
+  findV4,
+  findV6,
+  findV6Fine,
+  fineIndexV6,
+  firstWordsOf,
+  formatV6Words,
+} from './engine.ts';
 
 function table4(starts: number[]): FamilyTable {
   const buckets = new Uint32Array(65537);
@@ -73,6 +82,9 @@ describe('engine search', () => {
       [0x20010000, 1, 0, 0],
     ];
     for (const [a, b, c, d] of queries) expect(findV6(t, a, b, c, d, first)).toBe(findV6(t, a, b, c, d));
+    const fine = fineIndexV6(first);
+    for (const [a, b, c, d] of queries)
+      expect(findV6Fine(t, fine, first, a, b, c, d)).toBe(findV6(t, a, b, c, d));
   });
 
   it('cidrAround picks the largest aligned block inside the range', () => {

@@ -18,7 +18,17 @@ import {
   type Snapshot,
 } from '../dataset/index.ts';
 import { bogonV4, bogonV6 } from './bogon.ts';
-import { cidrAroundV6, findV4, findV6, firstWordsOf, formatV6Words, v6Words, wordsAt } from './engine.ts';
+import {
+  cidrAroundV6,
+  findV4,
+  findV6,
+  findV6Fine,
+  fineIndexV6,
+  firstWordsOf,
+  formatV6Words,
+  v6Words,
+  wordsAt,
+} from './engine.ts';
 import { consensusOf, geolocationOf, type ProviderOpinion } from './geo.ts';
 import { buildProfile, type Profile, unpackCountry } from './profile.ts';
 import { validateOrigin } from './rpki.ts';
@@ -30,6 +40,7 @@ import type {
   AsnReputation,
   AsnSearchResult,
   AsnStats,
+  GeoStability,
   IpAnswer,
   IpAnswerExtended,
   Threat,
@@ -62,6 +73,8 @@ export interface Intel {
   datasetVersion: number;
   lookup(ip: ParsedIp): IpAnswer | null;
   lookupExtended(ip: ParsedIp): Promise<IpAnswerExtended | null>;
+  /** geo_stability of the address over the dataset history (null for bogons and unknown space). */
+  geoStability(ip: ParsedIp): GeoStability | null;
   asn(asn: number, query?: AsnQuery): AsnInfo | null;
   asnReputation(asn: number): AsnReputation | null;
   searchAsn(q: string, limit?: number): AsnSearchResult;
@@ -102,23 +115,60 @@ function bogonAnswer(ip: ParsedIp, prefix: string): IpAnswer {
   };
 }
 
+/** A record's profile copied per interval (one object read on the hot path, not two). */
+interface IntervalTemplate extends Profile {
+  /** The prefix of every address of the interval, or null when it differs inside it. */
+  prefix: string | null;
+  /** Otherwise the CIDR blocks covering the interval's piece (its largest aligned blocks). */
+  cover: Cover | null;
+}
+
+/**
+ * A lazily filled table of n values: an Int32Array of slots into a packed array. (A plain
+ * `new Array(n)` of this size is a dictionary in V8: a hash lookup on every read.)
+ */
+interface LazyTable<T> {
+  get(i: number): T | undefined;
+  set(i: number, value: T): void;
+}
+
+function lazyTable<T>(n: number): LazyTable<T> {
+  const slots = new Int32Array(n).fill(-1);
+  const values: T[] = [];
+  return {
+    get: (i) => {
+      const k = slots[i] as number;
+      return k < 0 ? undefined : values[k];
+    },
+    set: (i, value) => {
+      const k = slots[i] as number;
+      if (k >= 0) values[k] = value;
+      else {
+        slots[i] = values.length;
+        values.push(value);
+      }
+    },
+  };
+}
+
 export function createIntel(options: IntelOptions): Intel {
   const s = options.snapshot;
   const signals = options.signals ?? NO_SIGNALS;
   const clock = options.clock ?? systemClock;
   const asnMap = new Map<number, AsnEntry>();
   for (const a of s.asns) asnMap.set(a.asn, a);
-  const profiles: (Profile | undefined)[] = new Array(s.records.count);
+  const profiles = lazyTable<Profile>(s.records.count);
   const profileOf = (rec: number): Profile => {
-    let p = profiles[rec];
+    let p = profiles.get(rec);
     if (!p) {
       p = buildProfile(s, rec, (asn) => asnMap.get(asn));
-      profiles[rec] = p;
+      profiles.set(rec, p);
     }
     return p;
   };
   const words = new Uint32Array(4);
   const first6 = firstWordsOf(s.v6);
+  const fine6 = fineIndexV6(first6);
 
   const hasSignals = options.signals !== undefined;
 
@@ -140,8 +190,7 @@ export function createIntel(options: IntelOptions): Intel {
     return scoreThreat(c);
   }
 
-  function answer(ip: ParsedIp, rec: number, prefix: string): IpAnswer {
-    const p = profileOf(rec);
+  function answerOf(ip: ParsedIp, p: Profile, prefix: string): IpAnswer {
     return {
       ip: ip.address,
       prefix,
@@ -159,10 +208,10 @@ export function createIntel(options: IntelOptions): Intel {
   // Per IPv4 network piece: its CIDR blocks (the minimal cover), built on first use, so a
   // prefix is a cached string: the block of the cover holding the address is the largest
   // aligned block inside the piece that holds it.
-  const covers4: (Cover | undefined)[] = new Array(s.v4.netStarts.length);
+  const covers4 = lazyTable<Cover>(s.v4.netStarts.length);
 
   function coverOf(net: number): Cover {
-    let c = covers4[net];
+    let c = covers4.get(net);
     if (!c) {
       const texts = rangeToCidrs(
         4,
@@ -170,24 +219,34 @@ export function createIntel(options: IntelOptions): Intel {
         BigInt(s.v4.netEnds[net] as number),
       );
       c = { starts: Uint32Array.from(texts, (t) => ipv4Value(t)), texts };
-      covers4[net] = c;
+      covers4.set(net, c);
     }
     return c;
   }
 
+  /** The block of the cover holding ip: the last one starting at or below it. */
+  function inCover4(c: Cover, ip: number): string {
+    let lo = 0;
+    let hi = c.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if ((c.starts[mid] as number) <= ip) lo = mid;
+      else hi = mid - 1;
+    }
+    return c.texts[lo] as string;
+  }
+
   // Text of IPv4 pieces that are exactly one CIDR: one array read on the hot path.
-  const single4: (string | null | undefined)[] = new Array(s.v4.netStarts.length);
+  const single4 = lazyTable<string | null>(s.v4.netStarts.length);
 
   function prefixV4(t: FamilyTable, i: number, ip: number): string {
     const net = t.nets[i] as number;
     if (net >= 0) {
-      const one = single4[net];
+      const one = single4.get(net);
       if (one) return one;
       const c = coverOf(net);
-      if (one === undefined) single4[net] = c.texts.length === 1 ? (c.texts[0] as string) : null;
-      let k = 0;
-      while (k + 1 < c.starts.length && (c.starts[k + 1] as number) <= ip) k++;
-      return c.texts[k] as string;
+      if (one === undefined) single4.set(net, c.texts.length === 1 ? (c.texts[0] as string) : null);
+      return inCover4(c, ip);
     }
     const start = t.starts[i] as number;
     const end = i + 1 < t.size ? (t.starts[i + 1] as number) - 1 : 0xffffffff;
@@ -209,10 +268,10 @@ export function createIntel(options: IntelOptions): Intel {
   const bcast6 = new Uint32Array(4);
 
   // IPv6 pieces: the minimal CIDR cover, built on first use, so the hot path only compares words.
-  const covers6: (Cover | undefined)[] = new Array(s.v6.netAsns.length);
+  const covers6 = lazyTable<Cover>(s.v6.netAsns.length);
 
   function cover6(net: number): Cover {
-    let c = covers6[net];
+    let c = covers6.get(net);
     if (!c) {
       const start = wordsAt(s.v6.netStarts, 6, net);
       const end = wordsAt(s.v6.netEnds, 6, net);
@@ -224,7 +283,7 @@ export function createIntel(options: IntelOptions): Intel {
         cur += 1n << BigInt(128 - Number(t.slice(t.indexOf('/') + 1)));
       });
       c = { starts, texts };
-      covers6[net] = c;
+      covers6.set(net, c);
     }
     return c;
   }
@@ -238,13 +297,22 @@ export function createIntel(options: IntelOptions): Intel {
     return true;
   }
 
+  /** The block of an IPv6 cover holding the address in `words`. */
+  function inCover6(c: Cover): string {
+    let lo = 0;
+    let hi = c.texts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (startsAtOrBelow(c.starts, mid)) lo = mid;
+      else hi = mid - 1;
+    }
+    return c.texts[lo] as string;
+  }
+
   function prefixV6(t: FamilyTable, i: number): string {
     const net = t.nets[i] as number;
     if (net >= 0) {
-      const c = cover6(net);
-      let k = 0;
-      while (k + 1 < c.texts.length && startsAtOrBelow(c.starts, k + 1)) k++;
-      return c.texts[k] as string;
+      return inCover6(cover6(net));
     }
     rangeStart.set(t.starts.subarray(i * 4, i * 4 + 4));
     if (i + 1 < t.size) {
@@ -269,6 +337,75 @@ export function createIntel(options: IntelOptions): Intel {
     );
   }
 
+  // Per interval, built on first use: its profile and, when every address of the interval has
+  // the same prefix, that prefix. One slot read and one object on the hot path instead of the
+  // record, piece, cover and profile tables (each a likely cache miss on random addresses).
+  // Packed arrays of object slots (filled by push: `new Array(n)` of this size is a dictionary).
+  const packed = (n: number): (IntervalTemplate | null)[] => {
+    const out: (IntervalTemplate | null)[] = [];
+    for (let k = 0; k < n; k++) out.push(null);
+    return out;
+  };
+  const templates4 = packed(s.v4.size);
+  const templates6 = packed(s.v6.size);
+
+  function templateOf(p: Profile, prefix: string | null, cover: Cover | null): IntervalTemplate {
+    return {
+      asn: p.asn,
+      asnName: p.asnName,
+      country: p.country,
+      rir: p.rir,
+      connectionType: p.connectionType,
+      netrep: p.netrep,
+      contributions: p.contributions,
+      threat: p.threat,
+      flags: p.flags,
+      asnDrop: p.asnDrop,
+      prefix,
+      cover,
+    };
+  }
+
+  function template4(i: number, rec: number): IntervalTemplate {
+    const start = s.v4.starts[i] as number;
+    const end = i + 1 < s.v4.size ? (s.v4.starts[i + 1] as number) - 1 : 0xffffffff;
+    const first = prefixV4(s.v4, i, start);
+    const prefix = prefixV4(s.v4, i, end) === first ? first : null;
+    const net = s.v4.nets[i] as number;
+    let cover: Cover | null = null;
+    if (prefix === null) {
+      if (net >= 0) cover = coverOf(net);
+      else {
+        const texts = rangeToCidrs(4, BigInt(start), BigInt(end));
+        cover = { starts: Uint32Array.from(texts, (t) => ipv4Value(t)), texts };
+      }
+    }
+    const t = templateOf(profileOf(rec), prefix, cover);
+    templates4[i] = t;
+    return t;
+  }
+
+  function template6(i: number, rec: number): IntervalTemplate {
+    const saved = Uint32Array.from(words);
+    words.set(s.v6.starts.subarray(i * 4, i * 4 + 4));
+    const first = prefixV6(s.v6, i);
+    if (i + 1 < s.v6.size) {
+      words.set(s.v6.starts.subarray(i * 4 + 4, i * 4 + 8));
+      for (let k = 3; k >= 0; k--) {
+        const v = words[k] as number;
+        words[k] = (v - 1) >>> 0;
+        if (v !== 0) break;
+      }
+    } else words.fill(0xffffffff);
+    const prefix = prefixV6(s.v6, i) === first ? first : null;
+    words.set(saved);
+    const net = s.v6.nets[i] as number;
+    const cover = prefix === null && net >= 0 ? cover6(net) : null;
+    const t = templateOf(profileOf(rec), prefix, cover);
+    templates6[i] = t;
+    return t;
+  }
+
   function lookup(ip: ParsedIp): IpAnswer | null {
     const b = ip.bytes;
     if (ip.family === 4) {
@@ -279,9 +416,13 @@ export function createIntel(options: IntelOptions): Intel {
       if (bogon) return bogonAnswer(ip, bogon);
       const i = findV4(s.v4, n);
       if (i < 0) return null;
-      const rec = s.v4.recs[i] as number;
-      if (rec === NO_RECORD) return null;
-      return answer(ip, rec, prefixV4(s.v4, i, n));
+      let t = templates4[i] as IntervalTemplate | null;
+      if (t === null) {
+        const rec = s.v4.recs[i] as number;
+        if (rec === NO_RECORD) return null;
+        t = template4(i, rec);
+      }
+      return answerOf(ip, t, t.prefix ?? (t.cover ? inCover4(t.cover, n) : prefixV4(s.v4, i, n)));
     }
     v6Words(b, words);
     const w0 = words[0] as number;
@@ -290,11 +431,15 @@ export function createIntel(options: IntelOptions): Intel {
       const bogon = bogonV6(w0, v6Value());
       if (bogon) return bogonAnswer(ip, bogon);
     }
-    const i = findV6(s.v6, w0, words[1] as number, words[2] as number, words[3] as number, first6);
+    const i = findV6Fine(s.v6, fine6, first6, w0, words[1] as number, words[2] as number, words[3] as number);
     if (i < 0) return null;
-    const rec = s.v6.recs[i] as number;
-    if (rec === NO_RECORD) return null;
-    return answer(ip, rec, prefixV6(s.v6, i));
+    let t = templates6[i] as IntervalTemplate | null;
+    if (t === null) {
+      const rec = s.v6.recs[i] as number;
+      if (rec === NO_RECORD) return null;
+      t = template6(i, rec);
+    }
+    return answerOf(ip, t, t.prefix ?? (t.cover ? inCover6(t.cover) : prefixV6(s.v6, i)));
   }
 
   let dbip: Promise<DbipCityReader> | null = null;
@@ -385,6 +530,14 @@ export function createIntel(options: IntelOptions): Intel {
     out.geo_stability = geoStability(timeline, clock());
     out.asn_reputation = reputationOf(p.flags, p.asnDrop);
     return out;
+  }
+
+  function geoStabilityOf(ip: ParsedIp): GeoStability | null {
+    const base = lookup(ip);
+    if (!base || base.bogon) return null;
+    let value = 0n;
+    for (const x of ip.bytes) value = (value << 8n) | BigInt(x);
+    return geoStability(historyIndex().changesFor(ip.family, value), clock());
   }
 
   let asnPieces: Map<number, [4 | 6, number][]> | null = null;
@@ -507,6 +660,7 @@ export function createIntel(options: IntelOptions): Intel {
     datasetVersion: s.version,
     lookup,
     lookupExtended,
+    geoStability: geoStabilityOf,
     asn: asnInfo,
     asnReputation,
     searchAsn,

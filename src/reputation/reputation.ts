@@ -51,6 +51,8 @@ export interface Reputation {
   assess(ip: string): Promise<Assessment>;
   /** POST /v1/admin/evidence: each event validated on its own; accepted ones in one transaction. */
   recordEvidence(body: unknown): Promise<EvidenceResult>;
+  /** Addresses with production pristine-trap evidence observed at or after `since` (threat score). */
+  recentPristineTrapIps(since: number): Promise<string[]>;
   /** Stores an FCrDNS observation (audit probes, the daily check). */
   recordFcrdns(record: FcrdnsRecord): Promise<void>;
 }
@@ -63,6 +65,8 @@ export interface ReputationOptions {
   intel: IntelFacts;
   /** A store read slower than this is unavailable evidence (default 5000 ms). */
   evidenceTimeoutMs?: number;
+  /** Called after accepted evidence is stored (the IP threat score refreshes its trap set). */
+  onEvidenceRecorded?: () => void;
 }
 
 /**
@@ -232,9 +236,11 @@ export function createReputation(options: ReputationOptions): Reputation {
         else accepted.push(out);
       });
       await rows.insertEvidence(accepted, now);
+      if (accepted.length > 0) options.onEvidenceRecorded?.();
       return { accepted: accepted.length, rejected: errors.length, errors };
     },
 
+    recentPristineTrapIps: (since) => rows.pristineTrapIpsSince(since),
     recordFcrdns: (record) => rows.saveFcrdns(record),
   };
 }

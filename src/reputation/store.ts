@@ -87,6 +87,8 @@ export interface ReputationStore {
    * production event (the age anchor) when that is older.
    */
   evidenceFor(ip: string, since: number): Promise<EvidenceEvent[]>;
+  /** Distinct addresses with production pristine-trap evidence observed at or after `since`. */
+  pristineTrapIpsSince(since: number): Promise<string[]>;
   saveFcrdns(record: FcrdnsRecord): Promise<void>;
   fcrdnsFor(ip: string): Promise<FcrdnsRecord | null>;
   /** Stores a computation: the day's point (last one of the day wins) and the latest score. */
@@ -133,6 +135,18 @@ export function createReputationStore(db: Kysely<Database>): ReputationStore {
       ]);
       const rows = earliest === undefined ? recent : [earliest, ...recent];
       return rows.map((r) => ({ kind: r.kind, observedAt: Number(r.observed_at), synthetic: false }));
+    },
+
+    async pristineTrapIpsSince(since) {
+      const rows = await db
+        .selectFrom('reputation_evidence')
+        .select('ip')
+        .distinct()
+        .where('kind', '=', 'pristine_trap')
+        .where('synthetic', '=', 0)
+        .where('observed_at', '>=', since)
+        .execute();
+      return rows.map((r) => r.ip);
     },
 
     async saveFcrdns(r) {

@@ -1,0 +1,289 @@
+/**
+ * HTTP lookup throughput: `GET /v1/ip/{ip}` on the real `netrep serve` process (SQLite store,
+ * X-API-Key auth on an enterprise key, limits, answer cache, full answer with threat score)
+ * against a minimal Fastify + `maxmind` server answering the MMDB record as JSON, one process
+ * each, measured in the same run with `wrk` (50 connections, 2 threads, random real IPs from one
+ * list through a Lua script). Also the snapshot load time and both servers' RSS.
+ * The MMDB is the ASN one written by bench/lookup.ts from the same ip-location-db rows when it
+ * exists (run `npm run bench` or bench/lookup.ts first), else the DB-IP city MMDBs.
+ * When the test PostgreSQL answers, netrep is measured a second time on it (the accounts module
+ * caches authenticated keys for 1 s on PostgreSQL; on SQLite every request reads the key row).
+ * Run: node --import tsx bench/http.ts
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { systemClock } from '../src/core/clock.ts';
+import {
+  buildDataset,
+  formatAddr,
+  listDatasetVersions,
+  loadSnapshot,
+  npmDataDir,
+  parseAsnCsv,
+} from '../src/dataset/index.ts';
+import { createIntel } from '../src/intel/index.ts';
+import { probeBackends, TEST_POSTGRES_URL } from '../test/helpers/backends.ts';
+import { pgUrlWithSchema } from '../test/helpers/process.ts';
+import { createSchema, dropSchema } from '../test/helpers/stores.ts';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CONNECTIONS = 50;
+const THREADS = 2;
+const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 10);
+const IPS = 20_000;
+
+/** Child mode: the minimal reference server. */
+async function minimalServer(files: string[]): Promise<void> {
+  const { default: Fastify } = await import('fastify');
+  const maxmind = await import('maxmind');
+  const readers = await Promise.all(files.map((f) => maxmind.open(f)));
+  const [v4, v6 = v4] = readers.length === 2 ? readers : [readers[0], readers[0]];
+  const app = Fastify({ logger: false });
+  app.get('/v1/ip/:ip', async (request, reply) => {
+    const ip = (request.params as { ip: string }).ip;
+    if (!maxmind.validate(ip)) return reply.code(400).send({ error: 'invalid IP address' });
+    const record = (ip.includes(':') ? v6 : v4)?.get(ip);
+    if (!record) return reply.code(404).send({ error: 'no data found for IP' });
+    return { data: record };
+  });
+  const address = await app.listen({ host: '127.0.0.1', port: 0 });
+  process.stdout.write(`listening on ${address}\n`);
+}
+
+if (process.argv[2] === '--minimal') {
+  await minimalServer(process.argv.slice(3));
+} else {
+  await main();
+}
+
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function waitListening(child: ChildProcess, what: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`${what} did not start:\n${out}`)), 120_000);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m?.[1]) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${what} exited with ${code}:\n${out}`)));
+  });
+}
+
+function rssMb(pid: number | undefined): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+interface WrkResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+}
+
+function toMs(text: string): number {
+  const m = /([\d.]+)(us|ms|s)/.exec(text);
+  if (!m) return Number.NaN;
+  const v = Number(m[1]);
+  return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
+}
+
+function wrk(url: string, script: string, seconds: number): WrkResult {
+  const out = execFileSync(
+    '/usr/bin/wrk',
+    [`-t${THREADS}`, `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', script, url],
+    { encoding: 'utf8' },
+  );
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
+    p50: toMs(/\n\s+50%\s+(\S+)/.exec(out)?.[1] ?? ''),
+    p99: toMs(/\n\s+99%\s+(\S+)/.exec(out)?.[1] ?? ''),
+    non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0),
+  };
+}
+
+function luaScript(file: string, ipsFile: string, key: string | null): void {
+  writeFileSync(
+    file,
+    `local ips = {}
+for line in io.lines("${ipsFile}") do ips[#ips + 1] = line end
+math.randomseed(${Math.floor(Math.random() * 1e6)})
+${key ? `wrk.headers["X-API-Key"] = "${key}"` : ''}
+request = function()
+  return wrk.format("GET", "/v1/ip/" .. ips[math.random(#ips)])
+end
+`,
+  );
+}
+
+async function main(): Promise<void> {
+  const work = path.join(tmpdir(), 'netrep-bench-http');
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+
+  // The dataset: the lookup bench's snapshot when there is one, else a fresh npm build.
+  const dataDir = path.join(work, 'data');
+  mkdirSync(dataDir, { recursive: true });
+  const lookupData = path.join(tmpdir(), 'netrep-bench-lookup', 'data');
+  if (listDatasetVersions(lookupData).length > 0) {
+    symlinkSync(path.join(lookupData, 'datasets'), path.join(dataDir, 'datasets'));
+  } else {
+    process.stderr.write('building a snapshot from the npm packages...\n');
+    await buildDataset({ dataDir, clock: systemClock });
+  }
+  const snapshotDir = listDatasetVersions(dataDir).at(-1)?.dir as string;
+  const t0 = performance.now();
+  const snapshot = loadSnapshot(snapshotDir);
+  createIntel({ snapshot });
+  const loadMs = performance.now() - t0;
+
+  // Random real addresses: inside ip-location-db ASN rows (fixed seed), one in five IPv6.
+  const rand = prng(7);
+  const rows = {
+    4: parseAsnCsv(readFileSync(path.join(npmDataDir(), 'asn/asn-ipv4.csv'))).rows,
+    6: parseAsnCsv(readFileSync(path.join(npmDataDir(), 'asn/asn-ipv6.csv'))).rows,
+  };
+  const ips: string[] = [];
+  while (ips.length < IPS) {
+    const family = rand() < 0.2 ? 6 : 4;
+    const list = rows[family];
+    const r = list[Math.floor(rand() * list.length)];
+    if (!r) continue;
+    ips.push(formatAddr(family, r.start + (BigInt(Math.floor(rand() * 2 ** 52)) % (r.end - r.start + 1n))));
+  }
+  const ipsFile = path.join(work, 'ips.txt');
+  writeFileSync(ipsFile, `${ips.join('\n')}\n`);
+
+  const lookupWork = path.join(tmpdir(), 'netrep-bench-lookup');
+  const asnMmdb = (existsSync(lookupWork) ? readdirSync(lookupWork, { withFileTypes: true }) : [])
+    .filter((e) => e.isFile() && /^asn-.*\.mmdb$/.test(e.name))
+    .map((e) => path.join(lookupWork, e.name))
+    .at(-1);
+  const mmdbFiles = asnMmdb
+    ? [asnMmdb]
+    : ['ipv4', 'ipv6'].map((f) => path.join(npmDataDir(), `dbip-city-mmdb/dbip-city-${f}.mmdb`));
+  const reference = asnMmdb ? 'maxmind over the ASN MMDB of the same rows' : 'maxmind over DB-IP city';
+
+  const env = {
+    ...process.env,
+    NETREP_DATA_DIR: dataDir,
+    NETREP_LISTEN: '127.0.0.1:0',
+    NETREP_DNSBL_LISTEN: '',
+    NETREP_LOG_LEVEL: 'warn',
+    NETREP_ADMIN_EMAIL: 'bench@example.test',
+    NETREP_ADMIN_PASSWORD: 'bench-password-123',
+  };
+  const bin = path.join(REPO, 'bin/netrep.js');
+  const backends = await probeBackends();
+  const schema = backends.postgres ? await createSchema() : null;
+  const pgEnv = schema ? { ...env, NETREP_DATABASE_URL: pgUrlWithSchema(TEST_POSTGRES_URL, schema) } : null;
+  const netrep = spawn(process.execPath, [bin, 'serve'], {
+    cwd: work,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const minimal = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(import.meta.url), '--minimal', ...mmdbFiles],
+    {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  try {
+    const [netrepUrl, minimalUrl] = await Promise.all([
+      waitListening(netrep, 'netrep serve'),
+      waitListening(minimal, 'minimal server'),
+    ]);
+    const createKey = (e: NodeJS.ProcessEnv) =>
+      execFileSync(
+        process.execPath,
+        [bin, 'keys', 'create', '--name', 'bench', '--tier', 'enterprise', '--permissions', 'ip:read'],
+        { cwd: work, env: e, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
+      )
+        .trim()
+        .split('\n')
+        .at(-1) ?? '';
+    const key = createKey(env);
+    const netrepLua = path.join(work, 'netrep.lua');
+    const minimalLua = path.join(work, 'minimal.lua');
+    luaScript(netrepLua, ipsFile, key);
+    luaScript(minimalLua, ipsFile, null);
+
+    // Warm-up (JIT, caches), then two alternating rounds; the better round of each counts.
+    wrk(minimalUrl, minimalLua, 3);
+    wrk(netrepUrl, netrepLua, 3);
+    const best = (a: WrkResult, b: WrkResult) => (b.rps > a.rps ? b : a);
+    let ref = wrk(minimalUrl, minimalLua, SECONDS);
+    let ours = wrk(netrepUrl, netrepLua, SECONDS);
+    ref = best(ref, wrk(minimalUrl, minimalLua, SECONDS));
+    ours = best(ours, wrk(netrepUrl, netrepLua, SECONDS));
+
+    const line = (name: string, r: WrkResult) =>
+      `${name.padEnd(28)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  non-2xx ${r.non2xx}`;
+    process.stdout.write(
+      `http GET /v1/ip/{ip}: wrk ${THREADS} threads, ${CONNECTIONS} connections, ${SECONDS} s, ${IPS} random real IPs (20 % IPv6), 1 process each\n`,
+    );
+    process.stdout.write(`${line('http minimal fastify+maxmind', ref)}  (${reference})\n`);
+    process.stdout.write(
+      `${line('http netrep serve', ours)}  ratio ${(ours.rps / ref.rps).toFixed(2)}x  (enterprise key: auth, limits, cache, full answer)\n`,
+    );
+    const sqliteRss = rssMb(netrep.pid);
+    if (pgEnv) {
+      // PostgreSQL after SQLite, alone: the SQLite server is stopped first.
+      netrep.kill('SIGTERM');
+      const pgServer = spawn(process.execPath, [bin, 'serve'], {
+        cwd: work,
+        env: pgEnv,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      try {
+        const pgUrl = await waitListening(pgServer, 'netrep serve (PostgreSQL)');
+        const pgLua = path.join(work, 'netrep-pg.lua');
+        luaScript(pgLua, ipsFile, createKey(pgEnv));
+        wrk(pgUrl, pgLua, 3);
+        let pg = wrk(pgUrl, pgLua, SECONDS);
+        pg = best(pg, wrk(pgUrl, pgLua, SECONDS));
+        process.stdout.write(
+          `${line('http netrep serve (postgres)', pg)}  ratio ${(pg.rps / ref.rps).toFixed(2)}x  (same; key cached 1 s)\n`,
+        );
+      } finally {
+        pgServer.kill('SIGTERM');
+      }
+    }
+    process.stdout.write(
+      `snapshot v${snapshot.version} load ${loadMs.toFixed(0)} ms (in process)  rss netrep ${sqliteRss.toFixed(0)} MB  minimal ${rssMb(minimal.pid).toFixed(0)} MB\n`,
+    );
+  } finally {
+    netrep.kill('SIGTERM');
+    minimal.kill('SIGTERM');
+    if (schema) await dropSchema(schema);
+  }
+}

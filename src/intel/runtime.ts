@@ -1,0 +1,117 @@
+/**
+ * The serving dataset of one instance: loads the newest snapshot from the data dir (building
+ * the first one from the npm packages when none exists, if asked), swaps in a newer one on
+ * reload, and keeps the answer cache of the IP lookup routes in step with the version.
+ */
+import { type Clock, systemClock } from '../core/clock.ts';
+import type { ParsedIp } from '../core/ip.ts';
+import { buildDataset, loadLatestSnapshot, type ProgressEvent } from '../dataset/index.ts';
+import { type AnswerCache, createAnswerCache } from './answer-cache.ts';
+import { createIntel, type Intel } from './intel.ts';
+import type { IpAnswer, ThreatSignalSource } from './types.ts';
+
+export type RuntimeState = 'empty' | 'building' | 'ready' | 'failed';
+
+export interface IntelRuntimeOptions {
+  dataDir: string;
+  clock?: Clock;
+  signals?: ThreatSignalSource;
+  reverseDns?: (ip: string) => Promise<string | null>;
+  /** Entries of the per-instance answer cache (default 100,000). */
+  cacheSize?: number;
+  log?: (message: string) => void;
+}
+
+export interface CachedAnswer {
+  answer: IpAnswer | null;
+  hit: boolean;
+  datasetVersion: number;
+}
+
+export interface IntelRuntime {
+  /** The serving intel, or null before the first snapshot is loaded. */
+  current(): Intel | null;
+  state(): RuntimeState;
+  /** Why the last load or build failed. */
+  failure(): string | null;
+  /** Loads the newest built snapshot; false when none exists. */
+  loadLatest(): boolean;
+  /** loadLatest, or when nothing is built yet: build from the npm packages, then load. */
+  ensure(): Promise<void>;
+  /** Swaps in the newest built snapshot; returns the previous and current versions. */
+  reload(): { previous: number | null; current: number | null };
+  /** The lookup through the answer cache (keyed by normalized IP, version and signal state). */
+  lookupCached(ip: ParsedIp): CachedAnswer | null;
+}
+
+export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? (() => undefined);
+  let intel: Intel | null = null;
+  let state: RuntimeState = 'empty';
+  let failure: string | null = null;
+  let building: Promise<void> | null = null;
+  const cache: AnswerCache = createAnswerCache({
+    max: options.cacheSize ?? 100_000,
+    ...(options.signals ? { signals: options.signals } : {}),
+  });
+
+  function loadLatest(): boolean {
+    const started = performance.now();
+    const snapshot = loadLatestSnapshot(options.dataDir);
+    if (!snapshot) return false;
+    if (intel && snapshot.version === intel.datasetVersion) return true;
+    intel = createIntel({
+      snapshot,
+      clock,
+      ...(options.signals ? { signals: options.signals } : {}),
+      ...(options.reverseDns ? { reverseDns: options.reverseDns } : {}),
+    });
+    cache.clear();
+    state = 'ready';
+    failure = null;
+    log(`dataset v${snapshot.version} loaded in ${Math.round(performance.now() - started)} ms`);
+    return true;
+  }
+
+  async function buildFirst(): Promise<void> {
+    state = 'building';
+    log('no dataset snapshot yet: building one from the npm data packages');
+    try {
+      await buildDataset({
+        dataDir: options.dataDir,
+        clock,
+        onProgress: (e: ProgressEvent) => log(`dataset build ${e.phase}: ${e.message}`),
+      });
+      if (!loadLatest()) throw new Error('the build wrote no snapshot');
+    } catch (err) {
+      state = 'failed';
+      failure = (err as Error).message;
+      log(`dataset build failed: ${failure}`);
+      throw err;
+    }
+  }
+
+  return {
+    current: () => intel,
+    state: () => state,
+    failure: () => failure,
+    loadLatest,
+    async ensure() {
+      if (loadLatest()) return;
+      building ??= buildFirst().finally(() => {
+        building = null;
+      });
+      await building;
+    },
+    reload() {
+      const previous = intel?.datasetVersion ?? null;
+      loadLatest();
+      return { previous, current: intel?.datasetVersion ?? null };
+    },
+    lookupCached(ip) {
+      if (!intel) return null;
+      return cache.lookup(intel, ip);
+    },
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * A fresh install with no network: the real binary on an empty data dir builds its first
+ * dataset snapshot from the npm packages and answers real questions; after
+ * `netrep dataset build --from ../shared/data` and a reload, Tor exits from the shared data
+ * are flagged.
+ */
+import fs from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type NetrepProcess, runNetrep, startNetrep } from '../helpers/process.ts';
+import { sharedDataPath } from '../helpers/shared-data.ts';
+import { tempDir } from '../helpers/stores.ts';
+
+type Answer = { data: Record<string, unknown>; meta: Record<string, unknown> };
+
+describe('fresh start', () => {
+  const dir = tempDir('netrep-fresh-');
+  const env = {
+    NETREP_DATA_DIR: dir,
+    NETREP_LISTEN: '127.0.0.1:0',
+    NETREP_DNSBL_LISTEN: '',
+    NETREP_DNS_SERVERS: '127.0.0.1:9',
+    NETREP_ADMIN_EMAIL: 'ops@example.test',
+    NETREP_ADMIN_PASSWORD: 'correct-horse-battery',
+  };
+  let server: NetrepProcess | null = null;
+  let key = '';
+  afterAll(async () => {
+    await server?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const get = async (path: string): Promise<{ status: number; body: Answer }> => {
+    const res = await fetch(`${server?.url}${path}`, { headers: { 'x-api-key': key } });
+    return { status: res.status, body: (await res.json()) as Answer };
+  };
+
+  it('builds the first snapshot itself and answers AS15169 for 8.8.8.8', { timeout: 240_000 }, async () => {
+    server = await startNetrep(env, 120_000);
+    const made = runNetrep(
+      ['keys', 'create', '--name', 'fresh', '--tier', 'enterprise', '--permissions', 'ip:read,admin'],
+      env,
+    );
+    expect(made.status, made.stderr).toBe(0);
+    key = made.stdout.trim().split('\n').at(-1) ?? '';
+    // Not ready until the dataset is loaded; the IP routes say so meanwhile.
+    let ready = await get('/readyz');
+    if (ready.status !== 200) {
+      expect(ready.body.data).toMatchObject({ code: 'NOT_READY' });
+      const early = await get('/v1/ip/8.8.8.8');
+      if (early.status !== 200) expect(early.body.data).toMatchObject({ code: 'NOT_READY' });
+    }
+    const deadline = Date.now() + 180_000;
+    while (ready.status !== 200 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 500));
+      ready = await get('/readyz');
+    }
+    expect(ready.status, server.output()).toBe(200);
+    expect(ready.body.meta.dataset_version).toBe(1);
+
+    const google = await get('/v1/ip/8.8.8.8');
+    expect(google.status).toBe(200);
+    expect(google.body.data).toMatchObject({
+      asn: 15169,
+      asn_name: 'Google LLC',
+      country: 'US',
+      rir: 'ARIN',
+      connection_type: 'datacenter',
+      netrep: { is_datacenter: true },
+    });
+    const v6 = await get('/v1/ip/2a00:1450:4001::1');
+    expect(v6.body.data).toMatchObject({ asn: 15169, asn_name: 'Google LLC' });
+  });
+
+  it('flags a Tor exit after dataset build --from and a reload', { timeout: 300_000 }, async () => {
+    const tor = fs
+      .readFileSync(sharedDataPath('tor/torbulkexitlist.txt'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => /^\d+\.\d+\.\d+\.\d+$/.test(l));
+    expect(tor).toBeDefined();
+    expect((await get(`/v1/ip/${tor}`)).body.data).toMatchObject({ netrep: { is_tor_exit: false } });
+    const built = runNetrep(['dataset', 'build', '--from', sharedDataPath()], env);
+    expect(built.status, built.stderr).toBe(0);
+    expect(built.stdout).toContain('dataset v2');
+    const res = await fetch(`${server?.url}/v1/admin/datasets/reload`, {
+      method: 'POST',
+      headers: { 'x-api-key': key },
+    });
+    expect(((await res.json()) as Answer).data).toEqual({
+      previous_version: 1,
+      dataset_version: 2,
+      reloaded: true,
+    });
+    const answer = await get(`/v1/ip/${tor}`);
+    expect(answer.body.meta.dataset_version).toBe(2);
+    expect(answer.body.data).toMatchObject({ netrep: { is_tor_exit: true } });
+    expect((answer.body.data.threat as { explanation: string[] }).explanation).toContain(
+      '+35 Tor exit relay',
+    );
+  });
+});
