@@ -32,7 +32,7 @@ import { buildHttp, type RouteModule } from './http/server.ts';
 import { createTrapSet, intelFactsOf, ipEnrichmentOf, type StartedIntel, startIntel } from './intel/index.ts';
 import { createLimits } from './limits/index.ts';
 import { createReputation, type IntelFacts, type ListingFacts } from './reputation/index.ts';
-import { migrate, openStore, ping, type Store } from './store/index.ts';
+import { migrate, openStore, ping, type Store, sqliteDataVersion } from './store/index.ts';
 import { createTelemetry } from './telemetry/index.ts';
 import { createWarmup } from './warmup/index.ts';
 import { type ExpiryWorker, startExpiryWorker } from './worker/blocklist-expiry.ts';
@@ -117,7 +117,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const accounts = createAccounts({
     store,
     clock,
-    authCacheMs: store.dialect === 'postgres' ? 1000 : 0,
+    // SQLite: cache until another process writes the file (data_version moves), so a key revoked
+    // with the CLI fails on its next use; PostgreSQL: at most one second across instances.
+    authCacheMs: store.dialect === 'postgres' ? 1000 : 60_000,
+    ...(store.sqlite ? { changeToken: sqliteDataVersion(store.sqlite) } : {}),
     quotaOverrides: parseQuotaOverrides(config.quotaOverrides),
   });
   const limits = createLimits({

@@ -85,6 +85,34 @@ describe.each(STORE_KINDS)('accounts on %s', (kind) => {
     await accounts.close();
   });
 
+  it.skipIf(kind !== 'sqlite')(
+    'a key revoked by another process fails at once despite the cache',
+    async () => {
+      handle = await createTestStore(kind);
+      const { sqliteDataVersion } = await import('../store/index.ts');
+      const server = createAccounts({
+        store: handle.store,
+        clock: createManualClock(),
+        authCacheMs: 60_000,
+        changeToken: sqliteDataVersion(handle.store.sqlite!),
+      });
+      const { user } = await server.createUser({ email: 'x@example.test', role: 'admin' });
+      const { key, info } = await server.createKey({
+        ownerId: user.id,
+        name: 'k',
+        tier: 'pro',
+        permissions: ['admin'],
+      });
+      expect(await server.authenticate(key)).not.toBeNull();
+      // The CLI: another connection to the same file.
+      const cli = createAccounts({ store: handle.reopen(), clock: createManualClock() });
+      expect(await cli.revokeKey(info.id)).toBe(true);
+      expect(await server.authenticate(key)).toBeNull();
+      await cli.close();
+      await server.close();
+    },
+  );
+
   it.skipIf(skipStore(kind))('features and validation', async () => {
     handle = await createTestStore(kind);
     const accounts = createAccounts({ store: handle.store, clock: createManualClock() });

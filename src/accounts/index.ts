@@ -1,7 +1,8 @@
 /**
  * Users, API keys, permissions, features and usage (CONTRACT §3).
  * `authenticate` is on every keyed request: a format check, one indexed lookup by hash
- * (optionally cached for `authCacheMs`; a revoke through this instance drops the cache entry).
+ * (optionally cached for `authCacheMs`; a revoke through this instance drops the cache entry, and a
+ * `changeToken` that moves, such as SQLite's data_version after another process wrote, empties it).
  */
 import { LRUCache } from 'lru-cache';
 import { type Clock, DAY_MS, toIso, utcDay } from '../core/clock.ts';
@@ -45,6 +46,12 @@ export interface AccountsOptions {
   clock: Clock;
   /** Cache positive key lookups this long (0: every request reads the store). */
   authCacheMs?: number;
+  /**
+   * A value that changes whenever another process may have changed keys (SQLite's
+   * `PRAGMA data_version`); a change empties the cache, so a key revoked with the CLI
+   * stops working on the next request even while cached.
+   */
+  changeToken?: () => number;
   /** Per-tier daily quota overrides (NETREP_TIER_QUOTAS). */
   quotaOverrides?: Partial<Record<TierName, number | null>>;
   usageFlushMs?: number;
@@ -101,6 +108,7 @@ export function createAccounts(options: AccountsOptions) {
   const cacheMs = options.authCacheMs ?? 0;
   const cache = cacheMs > 0 ? new LRUCache<string, Principal>({ max: 50_000, ttl: cacheMs }) : null;
   const usage = createUsageRecorder(db, clock, options.usageFlushMs ?? 1000);
+  let seenToken = options.changeToken?.() ?? 0;
 
   const toPrincipal = (row: KeyRow): Principal => ({
     keyId: row.id,
@@ -231,6 +239,13 @@ export function createAccounts(options: AccountsOptions) {
     async authenticate(presented: string): Promise<Principal | null> {
       if (!KEY_PATTERN.test(presented)) return null;
       const hash = hashApiKey(presented);
+      if (cache && options.changeToken) {
+        const token = options.changeToken();
+        if (token !== seenToken) {
+          cache.clear();
+          seenToken = token;
+        }
+      }
       const cached = cache?.get(hash);
       if (cached) return cached;
       const row = await db.findKeyByHash(hash);

@@ -1,4 +1,4 @@
 export { type DialectName, ping, supportsSkipLocked } from './dialect.ts';
 export { migrate, migrationNames } from './migrate.ts';
-export { type OpenStoreOptions, openStore, type Store } from './open.ts';
+export { type OpenStoreOptions, openStore, type Store, sqliteDataVersion } from './open.ts';
 export type { Database } from './schema.ts';

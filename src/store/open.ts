@@ -89,3 +89,13 @@ export function openStore(options: OpenStoreOptions): Store {
     },
   };
 }
+
+/**
+ * SQLite's `PRAGMA data_version`: it changes when another connection (another process) has
+ * committed to the file since this connection last looked, and not for this connection's own
+ * writes. Cheap enough to read on every request.
+ */
+export function sqliteDataVersion(sqlite: SqliteDatabase.Database): () => number {
+  const stmt = sqlite.prepare('PRAGMA data_version').pluck();
+  return () => Number(stmt.get());
+}

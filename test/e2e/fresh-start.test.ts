@@ -97,4 +97,22 @@ describe('fresh start', () => {
       '+35 Tor exit relay',
     );
   });
+
+  it('a key revoked with the CLI gets 401 on its next request', { timeout: 60_000 }, async () => {
+    const made = runNetrep(
+      ['keys', 'create', '--name', 'short-lived', '--tier', 'free', '--permissions', 'ip:read'],
+      env,
+    );
+    const shortLived = made.stdout.trim().split('\n').at(-1) ?? '';
+    const call = () => fetch(`${server?.url}/v1/ip/8.8.8.8`, { headers: { 'x-api-key': shortLived } });
+    expect((await call()).status).toBe(200);
+    expect((await call()).status).toBe(200);
+    const id = /created key (\d+)/.exec(made.stderr)?.[1];
+    expect(id).toBeDefined();
+    const revoked = runNetrep(['keys', 'revoke', id ?? ''], env);
+    expect(revoked.status, revoked.stderr).toBe(0);
+    const after = await call();
+    expect(after.status).toBe(401);
+    expect(((await after.json()) as Answer).data).toMatchObject({ code: 'UNAUTHORIZED' });
+  });
 });
