@@ -10,6 +10,7 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { seededRandom as prng } from '../src/core/random.ts';
 import { type FeedName, type FeedRow, writeFeedSnapshot } from '../src/feeds/index.ts';
 
 const TOTAL = 1_000_000;
@@ -22,18 +23,6 @@ const SHARES: [FeedName, number][] = [
   ['ai_crawlers', 0.05],
   ['asn_wide_blocked', 0.05],
 ];
-
-/** mulberry32: a seeded PRNG, so every case sees the same rows. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Rows of one feed, generated lazily: 80% IPv4, half of them single addresses. */
 function* rowsOf(feed: FeedName, count: number, seed: number): Generator<FeedRow> {

@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { systemClock } from '../src/core/clock.ts';
+import { seededRandom as prng } from '../src/core/random.ts';
 import {
   buildDataset,
   formatAddr,
@@ -65,17 +66,6 @@ if (process.argv[2] === '--minimal') {
   await minimalServer(process.argv.slice(3));
 } else {
   await main();
-}
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function waitListening(child: ChildProcess, what: string): Promise<string> {

@@ -12,6 +12,7 @@ import maxmind, { type Reader, type Response } from 'maxmind';
 import { loadConfig } from '../src/config.ts';
 import { systemClock } from '../src/core/clock.ts';
 import { type ParsedIp, parseIp } from '../src/core/ip.ts';
+import { seededRandom as prng } from '../src/core/random.ts';
 import {
   buildDataset,
   formatAddr,
@@ -42,17 +43,6 @@ open my $fh, '>:raw', $ARGV[0] or die $!;
 $tree->write_tree($fh);
 close $fh;
 `;
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const workDir = path.join(tmpdir(), 'netrep-bench-lookup');
 mkdirSync(workDir, { recursive: true });

@@ -12,6 +12,7 @@ import ipaddr from 'ipaddr.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../core/clock.ts';
 import { type ParsedIp, parseIp } from '../core/ip.ts';
+import { seededRandom as prng } from '../core/random.ts';
 import { buildDataset, npmDataDir, type Snapshot } from '../dataset/index.ts';
 import { createIntel, type Intel } from './index.ts';
 
@@ -70,18 +71,6 @@ function narrowest(rows: Rows, x: bigint): string[] | null {
     }
   }
   return best === null ? null : (rows.values[best] as string[]);
-}
-
-/** mulberry32: a small seeded PRNG so the sample is the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 let dataDir: string;
