@@ -1,23 +1,10 @@
 /** Fetches and saves users, keys, usage and sessions; no rules here. */
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { DialectName } from '../store/dialect.ts';
-import type { Database } from '../store/schema.ts';
+import type { ApiKeysTable, Database } from '../store/schema.ts';
 
-export interface KeyRow {
-  id: number;
-  owner_id: number;
-  owner_email: string;
-  owner_role: string;
-  name: string;
-  key_hash: string;
-  display_prefix: string;
-  tier: string;
-  permissions: string;
-  features: string;
-  created_at: number;
-  last_used_at: number | null;
-  revoked_at: number | null;
-}
+/** A key row with its owner's email and role (the join every key read makes). */
+export type KeyRow = Selectable<ApiKeysTable> & { owner_email: string; owner_role: string };
 
 export function createAccountsStore(db: Kysely<Database>, dialect: DialectName) {
   const keyColumns = [
