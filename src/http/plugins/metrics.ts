@@ -22,7 +22,7 @@ export function registerMetrics(app: FastifyInstance, registry: Registry): void 
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const labels = {
       method: request.method,
       route: request.routeOptions.url ?? 'unmatched',
@@ -30,5 +30,6 @@ export function registerMetrics(app: FastifyInstance, registry: Registry): void 
     };
     requests.inc(labels);
     duration.observe(labels, Number(process.hrtime.bigint() - request.startedAt) / 1e9);
+    done();
   });
 }
