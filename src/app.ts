@@ -68,6 +68,8 @@ export interface App {
   services: HttpServices;
   /** The DNSBL server (null when NETREP_DNSBL_LISTEN is empty); its bound ports for tests. */
   dnsbl: DnsblServer | null;
+  /** Why the DNSBL server is off although NETREP_DNSBL_LISTEN is set (its port was taken). */
+  readonly dnsblError: string | null;
   /** The in-memory copy of the active listings that DNS answers from. */
   blocklistMirror: BlocklistMirror;
   /** Records due expiries every second; `runOnce()` for tests that move the clock. */
@@ -255,16 +257,28 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   // TXT answers point at the lookup route; without NETREP_PUBLIC_URL, at the bound HTTP address.
   let publicBase = (config.publicUrl || `http://${config.listen}`).replace(/\/+$/, '');
-  const dnsbl = config.dnsblListen
-    ? await startDnsblServer({
+  // A taken DNSBL port (an mDNS responder on 5353, a second instance) must not take the HTTP API
+  // down with it: the DNS server stays off, loudly, and `dnsblError` says why.
+  let dnsblError: string | null = null;
+  const startDnsbl = async () => {
+    try {
+      return await startDnsblServer({
         zone: config.dnsblZone,
         listen: config.dnsblListen,
         index: blocklistMirror.index,
         lookupUrl: (ip) => `${publicBase}/v1/public/blocklist/ip/${ip}`,
         logger: http.log,
         clock,
-      })
-    : null;
+      });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'EADDRINUSE' && code !== 'EACCES' && code !== 'EADDRNOTAVAIL') throw err;
+      dnsblError = `cannot listen on ${config.dnsblListen} (${code}); the DNSBL server is off: set NETREP_DNSBL_LISTEN to a free address, or empty to silence this`;
+      http.log.error({ err }, `dnsbl: ${dnsblError}`);
+      return null;
+    }
+  };
+  const dnsbl = config.dnsblListen ? await startDnsbl() : null;
 
   return {
     config,
@@ -272,6 +286,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     http,
     services,
     dnsbl,
+    get dnsblError() {
+      return dnsblError;
+    },
     blocklistMirror,
     blocklistExpiry,
     fcrdns,

@@ -30,6 +30,7 @@ export function registerServeCommands(program: Command): void {
         out.write(
           `netrep DNSBL ${config.dnsblZone} on ${app.dnsbl.address}:${app.dnsbl.udpPort} (UDP and TCP)\n`,
         );
+      if (app.dnsblError) process.stderr.write(`netrep DNSBL ${config.dnsblZone}: ${app.dnsblError}\n`);
       if (admin) {
         out.write(`\nCreated the administrator ${admin.email}.\n`);
         if (!config.adminPassword) out.write(`One-time password (shown only now): ${admin.password}\n`);

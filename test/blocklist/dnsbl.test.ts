@@ -178,3 +178,21 @@ describe('DNSBL across instances sharing PostgreSQL', () => {
     },
   );
 });
+
+describe('a taken DNSBL port', () => {
+  it('leaves the HTTP API up with the DNS server off and says why', async () => {
+    const { default: dgram } = await import('node:dgram');
+    const holder = dgram.createSocket('udp4');
+    await new Promise<void>((resolve) => holder.bind(0, '127.0.0.1', resolve));
+    const port = holder.address().port;
+    const t = await createTestApp('sqlite', { config: { dnsblListen: `127.0.0.1:${port}` } });
+    try {
+      expect(t.app.dnsbl).toBeNull();
+      expect(t.app.dnsblError).toContain('EADDRINUSE');
+      expect((await t.app.http.inject({ url: '/healthz' })).statusCode).toBe(200);
+    } finally {
+      await t.close();
+      holder.close();
+    }
+  });
+});
