@@ -9,8 +9,9 @@ import {
   UCE3_LINES,
   writeFeedsFixture,
 } from '../../test/helpers/feeds-pipeline.ts';
-import { sharedDataPath } from '../../test/helpers/shared-data.ts';
+import { repoPath, sharedDataPath } from '../../test/helpers/shared-data.ts';
 import { createManualClock, DAY_MS } from '../core/clock.ts';
+import { buildDataset } from './build.ts';
 import { type DatasetFeed, type DatasetFeedRow, hasFeedRows, readFeedRows } from './feed-rows.ts';
 import {
   parseGoogleStyleRanges,
@@ -123,6 +124,15 @@ describe('dataset feed rows', () => {
       first_seen: '2026-06-11T00:00:00.000Z',
       source: 'tor-bulk-exit-list',
     });
+  });
+
+  it('a build from the npm packages alone writes no feed rows (the feeds wait for upstream data)', async () => {
+    const npmOnly = await buildDataset({
+      dataDir: path.join(root, 'npm-only'),
+      clock,
+      npmDir: repoPath('src/dataset/fixtures/npm-a'),
+    });
+    expect(hasFeedRows(npmOnly.dir)).toBe(false);
   });
 
   it('hasFeedRows is false for a snapshot without the files; a damaged file is refused', async () => {

@@ -167,8 +167,12 @@ export interface WriteFeedRowsInput {
   previousDir?: string;
 }
 
-/** Writes `feed-rows/<feed>.tsv` for every dataset feed into a snapshot directory. */
+/** Writes `feed-rows/<feed>.tsv` for every dataset feed into a snapshot directory (builds with upstream files only). */
 export function writeFeedRows(input: WriteFeedRowsInput): void {
+  // Without upstream files (a build from the npm packages alone) there is nothing to publish.
+  // Writing empty files would let the daily feed job freeze an empty snapshot for the whole
+  // day; without them the feeds answer NOT_READY until a `--from`/`update` build brings data.
+  if (!input.build.from) return;
   const out = path.join(input.dir, FEED_ROWS_DIR);
   mkdirSync(out, { recursive: true });
   const collectors = new Map<DatasetFeed, FeedCollector>();
