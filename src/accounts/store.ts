@@ -1,5 +1,5 @@
 /** Fetches and saves users, keys, usage and sessions; no rules here. */
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { DialectName } from '../store/dialect.ts';
 import type { ApiKeysTable, Database } from '../store/schema.ts';
 
@@ -46,16 +46,7 @@ export function createAccountsStore(db: Kysely<Database>, dialect: DialectName) 
     listUsers() {
       return db.selectFrom('users').select(['id', 'email', 'role', 'created_at']).orderBy('id').execute();
     },
-    async insertKey(k: {
-      owner_id: number;
-      name: string;
-      key_hash: string;
-      display_prefix: string;
-      tier: string;
-      permissions: string;
-      features: string;
-      created_at: number;
-    }) {
+    async insertKey(k: Insertable<ApiKeysTable>) {
       const row = await db.insertInto('api_keys').values(k).returning('id').executeTakeFirstOrThrow();
       return Number(row.id);
     },

@@ -113,7 +113,7 @@ function readGroups(text: string, from: number, to: number, want: number): boole
  * RFC 5952 text: the longest run of two or more zero groups becomes `::` (the first one on a
  * tie), hex in lower case without leading zeros.
  */
-function formatV6(g: number[]): string {
+export function formatV6(g: readonly number[]): string {
   let best = -1;
   let bestLen = 1;
   for (let i = 0; i < 8; ) {

@@ -2,6 +2,8 @@
  * Longest-prefix lookup over a snapshot's interval tables: a 65,536-entry bucket index on the
  * top 16 bits, then a binary search inside the bucket. No allocation per lookup.
  */
+
+import { formatV6 } from '../core/ip.ts';
 import type { FamilyTable } from '../dataset/index.ts';
 
 /** Index of the interval containing the IPv4 address `ip` (unsigned int), or -1. */
@@ -179,29 +181,16 @@ export function cidrAround(
 
 /** RFC 5952 text of an IPv6 address given as four words (no bigint, for the hot path). */
 export function formatV6Words(w0: number, w1: number, w2: number, w3: number): string {
-  const g = [w0 >>> 16, w0 & 0xffff, w1 >>> 16, w1 & 0xffff, w2 >>> 16, w2 & 0xffff, w3 >>> 16, w3 & 0xffff];
-  let bestStart = -1;
-  let bestLen = 1;
-  for (let i = 0; i < 8; ) {
-    if (g[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && g[j] === 0) j++;
-    if (j - i > bestLen) {
-      bestStart = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
-  const hex = (from: number, to: number) => {
-    let out = '';
-    for (let k = from; k < to; k++) out += (k > from ? ':' : '') + (g[k] as number).toString(16);
-    return out;
-  };
-  if (bestStart === -1) return hex(0, 8);
-  return `${hex(0, bestStart)}::${hex(bestStart + bestLen, 8)}`;
+  return formatV6([
+    w0 >>> 16,
+    w0 & 0xffff,
+    w1 >>> 16,
+    w1 & 0xffff,
+    w2 >>> 16,
+    w2 & 0xffff,
+    w3 >>> 16,
+    w3 & 0xffff,
+  ]);
 }
 
 function maskWord(len: number, word: number): number {
