@@ -169,7 +169,7 @@ export const ListBody = Type.Object(
       }),
     ),
     expires_at: Type.Optional(
-      // Null first: with type coercion on, a string branch first would turn null into "".
+      // null (permanent) or an RFC 3339 time.
       Type.Union([Type.Null(), Type.String({ maxLength: 40, description: 'RFC 3339 time in the future' })], {
         description: 'When the listing ends; absent or null: permanent',
       }),

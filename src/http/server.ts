@@ -6,6 +6,8 @@
 import crypto from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { Registry } from 'prom-client';
 import { AppError } from '../core/errors.ts';
@@ -17,6 +19,10 @@ import { createMetricsRegistry, registerMetrics } from './plugins/metrics.ts';
 import { adminKeyRoutes } from './routes/admin-keys.ts';
 import { healthRoutes } from './routes/health.ts';
 import { ErrorEnvelope } from './schemas.ts';
+
+// ajv-formats is CommonJS: its default export arrives one level down under ESM interop.
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
+  addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
 export type RouteModule = (app: FastifyInstance, services: HttpServices) => void;
 
@@ -59,10 +65,19 @@ export async function buildHttp(options: BuildHttpOptions): Promise<FastifyInsta
         ),
       );
     },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
     routerOptions: { ignoreTrailingSlash: false, caseSensitive: true, maxParamLength: 1024 },
   });
 
+  // Query strings and path parameters arrive as text, so they are coerced to the schema's types;
+  // a JSON body is taken as sent: `{"headers": 42}` or `{"ips": "1.2.3.4"}` is INVALID_BODY, not
+  // silently turned into a string or a one-item list.
+  const coercing = addFormats(new Ajv({ coerceTypes: 'array', removeAdditional: false, useDefaults: true }));
+  const strict = addFormats(
+    new Ajv({ coerceTypes: false, removeAdditional: false, useDefaults: true, verbose: true }),
+  );
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? strict : coercing).compile(schema),
+  );
   app.addSchema(ErrorEnvelope);
   await app.register(swagger, {
     openapi: {

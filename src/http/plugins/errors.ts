@@ -24,6 +24,9 @@ declare module 'fastify' {
   }
 }
 
+/** Required body fields whose absence (or a null) has its own code (spec §7). */
+const REQUIRED_CODES: Record<string, ErrorCode> = { headers: 'MISSING_HEADERS' };
+
 /** Array fields whose size cap has its own code (spec §7, CONTRACT §2). */
 const SIZE_CODES: Record<string, ErrorCode> = {
   '/ips': 'TOO_MANY_IPS',
@@ -35,6 +38,25 @@ interface ValidationIssue {
   keyword?: string;
   message?: string;
   params?: Record<string, unknown>;
+  /** The offending value (the body validator runs with `verbose`). */
+  data?: unknown;
+}
+
+/**
+ * Spec §4 rule 1: an entry of a batch's `ips` that is a number or a lone string where a list
+ * belongs is an invalid IP, named as such; an object or array there is a malformed body.
+ */
+function invalidIpEntry(issue: ValidationIssue | undefined): AppError | null {
+  if (issue?.keyword !== 'type') return null;
+  const m = /^\/ips(?:\/(\d+))?$/.exec(issue.instancePath ?? '');
+  if (!m) return null;
+  const scalar =
+    typeof issue.data === 'number' || typeof issue.data === 'boolean' || typeof issue.data === 'string';
+  if (!scalar) return null;
+  return new AppError(
+    'INVALID_IP',
+    `invalid IP address: ${m[1] === undefined ? 'ips' : `ips[${m[1]}]`} is ${JSON.stringify(issue.data)}`,
+  );
 }
 
 function fromValidation(err: FastifyError): AppError {
@@ -44,6 +66,17 @@ function fromValidation(err: FastifyError): AppError {
   const where = first?.instancePath ?? '';
   if (context === 'body') {
     const sizeCode = SIZE_CODES[where];
+    const ipEntry = invalidIpEntry(first);
+    if (ipEntry) return ipEntry;
+    // Absent, or explicitly null: both mean the field was not given.
+    const missing =
+      first?.keyword === 'required' && where === ''
+        ? String(first.params?.missingProperty)
+        : first?.keyword === 'type' && first.data === null && /^\/[a-z_]+$/.test(where)
+          ? where.slice(1)
+          : '';
+    const requiredCode = REQUIRED_CODES[missing];
+    if (requiredCode) return new AppError(requiredCode);
     if (first?.keyword === 'maxItems' && sizeCode) {
       return new AppError(
         sizeCode,

@@ -4,8 +4,7 @@
  * (HEADERS_TOO_LARGE), missing or blank → MISSING_HEADERS. Hop enrichment comes from
  * `services.enrichIp` (intel) when wired; `dmarc_policy` is looked up on the public route only.
  */
-import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
-import { AppError } from '../../core/errors.ts';
+import type { FastifyInstance } from 'fastify';
 import { lookupDmarcPolicy } from '../../emailauth/index.ts';
 import {
   type AnalyzeOptions,
@@ -20,22 +19,9 @@ import { envelope, errorResponses } from '../schemas.ts';
 /** Spec §8: the JSON body of a header analysis is limited to 64 KiB. */
 export const HEADER_ANALYZER_BODY_LIMIT = 64 * 1024;
 
-/**
- * The body schema documents `{headers: string}`, but the shared validator coerces scalars
- * (`{"headers": 42}` would become "42"), and a missing field must answer MISSING_HEADERS, not
- * INVALID_BODY. So the route only requires a JSON object here and the handler checks the field.
- */
-const objectBody: FastifySchemaCompiler<unknown> = () => (body: unknown) =>
-  body !== null && typeof body === 'object' && !Array.isArray(body)
-    ? { value: body }
-    : { error: new AppError('INVALID_BODY', 'body must be a JSON object {"headers": "..."}') };
-
+/** The body schema checked the shape (a missing field is MISSING_HEADERS); this checks the value. */
 function headersOf(body: unknown): string {
-  const value = (body as { headers?: unknown }).headers;
-  if (value !== undefined && value !== null && typeof value !== 'string') {
-    throw new AppError('INVALID_BODY', 'body.headers must be a string');
-  }
-  return checkHeadersInput(value);
+  return checkHeadersInput((body as { headers: string }).headers);
 }
 
 export function headerAnalyzerRoutes(app: FastifyInstance, services: HttpServices): void {
@@ -62,7 +48,6 @@ export function headerAnalyzerRoutes(app: FastifyInstance, services: HttpService
     '/v1/public/tools/header-analyzer',
     {
       bodyLimit: HEADER_ANALYZER_BODY_LIMIT,
-      validatorCompiler: objectBody,
       config: { access: { kind: 'public', bucket: 'public' } },
       schema: schema(
         'Header analyzer (anonymous): delivery path, authentication, origin, anomalies, DMARC policy.',
@@ -74,7 +59,6 @@ export function headerAnalyzerRoutes(app: FastifyInstance, services: HttpService
     '/v1/tools/header-analyzer',
     {
       bodyLimit: HEADER_ANALYZER_BODY_LIMIT,
-      validatorCompiler: objectBody,
       config: { access: { kind: 'key', permission: 'email:read' } },
       schema: schema('Header analyzer, key-protected alias of the public route (no DMARC policy lookup).'),
     },

@@ -206,7 +206,7 @@ describe.each(STORE_KINDS)('IP routes (%s)', (kind) => {
     const invalid = body(await post(key, { ips: ['8.8.8.8', '1.2.3.999'] }));
     expect(invalid.data).toMatchObject({ code: 'INVALID_IP' });
     expect(invalid.data.error).toContain('1.2.3.999');
-    // Scalars are coerced the Fastify way (a number to its text, a lone string to a list): not addresses.
+    // A number, or a lone string where the list belongs, is an invalid IP; an object is a malformed body.
     expect(body(await post(key, { ips: [1] })).data.code).toBe('INVALID_IP');
     expect(body(await post(key, { ips: 'x' })).data.code).toBe('INVALID_IP');
     for (const payload of [{ ips: [] }, {}, { ips: [{}] }, { ips: ['8.8.8.8'], extra: 1 }, [1]]) {
