@@ -119,10 +119,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const accounts = createAccounts({
     store,
     clock,
-    // SQLite: cache until another process writes the file (data_version moves), so a key revoked
-    // with the CLI fails on its next use; PostgreSQL: at most one second across instances.
+    // SQLite: cache until another process writes the file (data_version moves, read at most every
+    // 5 ms), so a key revoked with the CLI fails within 5 ms; PostgreSQL: one second across instances.
     authCacheMs: store.dialect === 'postgres' ? 1000 : 60_000,
-    ...(store.sqlite ? { changeToken: sqliteDataVersion(store.sqlite) } : {}),
+    ...(store.sqlite ? { changeToken: sqliteDataVersion(store.sqlite, 5) } : {}),
     quotaOverrides: parseQuotaOverrides(config.quotaOverrides),
   });
   const limits = createLimits({

@@ -110,6 +110,19 @@ export function createAccounts(options: AccountsOptions) {
   const usage = createUsageRecorder(db, clock, options.usageFlushMs ?? 1000);
   let seenToken = options.changeToken?.() ?? 0;
 
+  /** The cached principal of a key hash (after the change-token check), or undefined. */
+  const cachedByHash = (hash: string): Principal | undefined => {
+    if (!cache) return undefined;
+    if (options.changeToken) {
+      const token = options.changeToken();
+      if (token !== seenToken) {
+        cache.clear();
+        seenToken = token;
+      }
+    }
+    return cache.get(hash);
+  };
+
   const toPrincipal = (row: KeyRow): Principal => ({
     keyId: row.id,
     ownerId: row.owner_id,
@@ -239,20 +252,22 @@ export function createAccounts(options: AccountsOptions) {
     async authenticate(presented: string): Promise<Principal | null> {
       if (!KEY_PATTERN.test(presented)) return null;
       const hash = hashApiKey(presented);
-      if (cache && options.changeToken) {
-        const token = options.changeToken();
-        if (token !== seenToken) {
-          cache.clear();
-          seenToken = token;
-        }
-      }
-      const cached = cache?.get(hash);
+      const cached = cachedByHash(hash);
       if (cached) return cached;
       const row = await db.findKeyByHash(hash);
       if (!row || !sameDigest(row.key_hash, hash) || row.revoked_at !== null) return null;
       const principal = toPrincipal(row);
       cache?.set(hash, principal);
       return principal;
+    },
+
+    /**
+     * authenticate without the store: the principal when the key is valid and cached, else
+     * null (unknown, revoked or simply not cached: the caller then takes the async path).
+     */
+    cachedPrincipal(presented: string): Principal | null {
+      if (!KEY_PATTERN.test(presented)) return null;
+      return cachedByHash(hashApiKey(presented)) ?? null;
     },
 
     recordUse(keyId: number): void {

@@ -32,7 +32,8 @@ export function generateApiKey(): string {
 }
 
 export function hashApiKey(key: string): string {
-  return crypto.createHash('sha256').update(key).digest('hex');
+  // One-shot hash (no Hash object): this runs on every keyed request.
+  return crypto.hash('sha256', key, 'hex');
 }
 
 export function displayPrefix(key: string): string {

@@ -27,7 +27,15 @@ export function toIso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-/** The UTC calendar day of an instant, as YYYY-MM-DD. */
+let lastDayIndex = Number.NaN;
+let lastDay = '';
+
+/** The UTC calendar day of an instant, as YYYY-MM-DD (memoized: hot paths ask for today). */
 export function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  const index = Math.floor(ms / DAY_MS);
+  if (index !== lastDayIndex) {
+    lastDay = new Date(ms).toISOString().slice(0, 10);
+    lastDayIndex = index;
+  }
+  return lastDay;
 }

@@ -166,10 +166,11 @@ export async function startBlocklistMirror(options: BlocklistMirrorOptions): Pro
   return {
     index,
     listingFor(ip) {
+      // The index reads any address form; most addresses are not listed, so normalize after.
+      const value = index.get(ip);
+      if (!value || value.type === undefined) return null;
       const key = normalizeIp(ip);
       if (key === null) return null;
-      const value = index.get(key);
-      if (!value || value.type === undefined) return null;
       const expiresAt = expiring.get(key);
       if (expiresAt !== undefined && expiresAt <= clock()) return null;
       return { type: value.type as ListingType };

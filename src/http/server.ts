@@ -4,6 +4,7 @@
  */
 
 import crypto from 'node:crypto';
+import http from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Ajv } from 'ajv';
@@ -12,6 +13,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController
 import type { Registry } from 'prom-client';
 import { AppError } from '../core/errors.ts';
 import type { HttpServices } from './context.ts';
+import { createFastLookup, type FastHandler } from './fast-lookup.ts';
 import { registerAccess } from './plugins/access.ts';
 import { registerEnvelope } from './plugins/envelope.ts';
 import { registerErrors, sendError } from './plugins/errors.ts';
@@ -34,6 +36,8 @@ export interface BuildHttpOptions {
   /** Serve /metrics on this app (false when it has its own listener or is off). */
   metricsRoute?: boolean;
   metricsRegistry?: Registry;
+  /** Serve the keyed IP lookup through fast-lookup.ts (default true; tests compare both paths). */
+  fastLookup?: boolean;
 }
 
 const API_DESCRIPTION = `netrep: IP intelligence, a DNS blocklist, sending-IP reputation, email authentication checks,
@@ -43,14 +47,32 @@ feed catalog is {data, meta}; errors are {data: {error, code}, meta}.`;
 export async function buildHttp(options: BuildHttpOptions): Promise<FastifyInstance> {
   const { services } = options;
   const trusted = services.config.trustedProxies;
+  // The keyed IP lookup's fast path (fast-lookup.ts) sees each request first; set once ready.
+  let fast: FastHandler | null = null;
   const app = Fastify({
+    serverFactory: (handler, factoryOptions) => {
+      const opts = factoryOptions as {
+        keepAliveTimeout?: number;
+        requestTimeout?: number;
+        connectionTimeout?: number;
+        maxRequestsPerSocket?: number | null;
+      };
+      const server = http.createServer((req, res) => {
+        if (fast === null || !fast(req, res)) handler(req, res);
+      });
+      // What Fastify sets on the server it would have made itself.
+      server.keepAliveTimeout = opts.keepAliveTimeout ?? 72_000;
+      server.requestTimeout = opts.requestTimeout ?? 0;
+      server.setTimeout(opts.connectionTimeout ?? 0);
+      if (opts.maxRequestsPerSocket) server.maxRequestsPerSocket = opts.maxRequestsPerSocket;
+      return server;
+    },
     logger: options.logger ?? false,
     genReqId: () => crypto.randomUUID(),
     requestIdHeader: false,
     trustProxy: trusted.length > 0 ? trusted : false,
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
-    // Per-request info logs cost more than the lookups themselves; errors are still logged.
     // Per-request info logs cost more than the lookups themselves; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     // Router errors (a malformed URL, a path parameter over 1024 characters) get the envelope too.
@@ -104,7 +126,7 @@ export async function buildHttp(options: BuildHttpOptions): Promise<FastifyInsta
   registerErrors(app);
   registerAccess(app, services);
   const registry = options.metricsRegistry ?? createMetricsRegistry();
-  registerMetrics(app, registry);
+  const metrics = registerMetrics(app, registry);
 
   app.get(
     '/openapi.json',
@@ -123,6 +145,22 @@ export async function buildHttp(options: BuildHttpOptions): Promise<FastifyInsta
   }
 
   for (const routes of [healthRoutes, adminKeyRoutes, ...(options.routes ?? [])]) routes(app, services);
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   await app.ready();
+  const runtime = services.intel;
+  if (runtime && options.fastLookup !== false && app.hasRoute({ method: 'GET', url: '/v1/ip/:ip' })) {
+    fast = createFastLookup({
+      accounts: services.accounts,
+      limits: services.limits,
+      runtime,
+      record: metrics.recorderFor('GET', '/v1/ip/:ip'),
+      closing: () => closing,
+      logError: (err, reqId) => app.log.error({ err, reqId }, 'unhandled error'),
+    });
+  }
   return app;
 }

@@ -2,6 +2,7 @@
  * The per-instance LRU of IP answers. An entry is keyed by the normalized address and holds
  * the dataset version and the threat signals (listing type, trap hit) it was computed with:
  * a different version or a changed signal is a miss, so blocklist changes show at once.
+ * An entry also keeps its answer's JSON once asked for, for the keyed lookup's fast path.
  */
 import { LRUCache } from 'lru-cache';
 import type { ParsedIp } from '../core/ip.ts';
@@ -13,29 +14,55 @@ interface Entry {
   version: number;
   listing: string | null;
   trap: boolean;
+  /** JSON.stringify(answer), filled on first use. */
+  json: string | null;
+}
+
+export interface CachedAnswer {
+  answer: IpAnswer | null;
+  hit: boolean;
+  datasetVersion: number;
+}
+
+export interface CachedAnswerJson {
+  /** The answer as JSON text, or null when no record covers the address. */
+  json: string | null;
+  hit: boolean;
+  datasetVersion: number;
 }
 
 export interface AnswerCache {
-  lookup(intel: Intel, ip: ParsedIp): { answer: IpAnswer | null; hit: boolean; datasetVersion: number };
+  lookup(intel: Intel, ip: ParsedIp): CachedAnswer;
+  lookupJson(intel: Intel, ip: ParsedIp): CachedAnswerJson;
   clear(): void;
 }
 
 export function createAnswerCache(options: { max: number; signals?: ThreatSignalSource }): AnswerCache {
   const lru = new LRUCache<string, Entry>({ max: Math.max(1, options.max) });
   const signals = options.signals;
+
+  function entryFor(intel: Intel, ip: ParsedIp): { entry: Entry; hit: boolean } {
+    const key = ip.address;
+    const version = intel.datasetVersion;
+    const listing = signals?.listingFor(key)?.type ?? null;
+    const trap = signals?.pristineTrapHitRecent(key) ?? false;
+    const e = lru.get(key);
+    if (e && e.version === version && e.listing === listing && e.trap === trap)
+      return { entry: e, hit: true };
+    const entry: Entry = { answer: intel.lookup(ip), version, listing, trap, json: null };
+    lru.set(key, entry);
+    return { entry, hit: false };
+  }
+
   return {
     lookup(intel, ip) {
-      const key = ip.address;
-      const version = intel.datasetVersion;
-      const listing = signals?.listingFor(key)?.type ?? null;
-      const trap = signals?.pristineTrapHitRecent(key) ?? false;
-      const e = lru.get(key);
-      if (e && e.version === version && e.listing === listing && e.trap === trap) {
-        return { answer: e.answer, hit: true, datasetVersion: version };
-      }
-      const answer = intel.lookup(ip);
-      lru.set(key, { answer, version, listing, trap });
-      return { answer, hit: false, datasetVersion: version };
+      const { entry, hit } = entryFor(intel, ip);
+      return { answer: entry.answer, hit, datasetVersion: entry.version };
+    },
+    lookupJson(intel, ip) {
+      const { entry, hit } = entryFor(intel, ip);
+      if (entry.answer && entry.json === null) entry.json = JSON.stringify(entry.answer);
+      return { json: entry.json, hit, datasetVersion: entry.version };
     },
     clear: () => lru.clear(),
   };

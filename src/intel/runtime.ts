@@ -6,9 +6,16 @@
 import { type Clock, systemClock } from '../core/clock.ts';
 import type { ParsedIp } from '../core/ip.ts';
 import { buildDataset, loadLatestSnapshot, type ProgressEvent } from '../dataset/index.ts';
-import { type AnswerCache, createAnswerCache } from './answer-cache.ts';
+import {
+  type AnswerCache,
+  type CachedAnswer,
+  type CachedAnswerJson,
+  createAnswerCache,
+} from './answer-cache.ts';
 import { createIntel, type Intel } from './intel.ts';
-import type { IpAnswer, ThreatSignalSource } from './types.ts';
+import type { ThreatSignalSource } from './types.ts';
+
+export type { CachedAnswer, CachedAnswerJson } from './answer-cache.ts';
 
 export type RuntimeState = 'empty' | 'building' | 'ready' | 'failed';
 
@@ -20,12 +27,6 @@ export interface IntelRuntimeOptions {
   /** Entries of the per-instance answer cache (default 100,000). */
   cacheSize?: number;
   log?: (message: string) => void;
-}
-
-export interface CachedAnswer {
-  answer: IpAnswer | null;
-  hit: boolean;
-  datasetVersion: number;
 }
 
 export interface IntelRuntime {
@@ -42,6 +43,8 @@ export interface IntelRuntime {
   reload(): { previous: number | null; current: number | null };
   /** The lookup through the answer cache (keyed by normalized IP, version and signal state). */
   lookupCached(ip: ParsedIp): CachedAnswer | null;
+  /** lookupCached with the answer as JSON text (kept in the cache entry). */
+  lookupCachedJson(ip: ParsedIp): CachedAnswerJson | null;
 }
 
 export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
@@ -112,6 +115,10 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
     lookupCached(ip) {
       if (!intel) return null;
       return cache.lookup(intel, ip);
+    },
+    lookupCachedJson(ip) {
+      if (!intel) return null;
+      return cache.lookupJson(intel, ip);
     },
   };
 }

@@ -93,9 +93,19 @@ export function openStore(options: OpenStoreOptions): Store {
 /**
  * SQLite's `PRAGMA data_version`: it changes when another connection (another process) has
  * committed to the file since this connection last looked, and not for this connection's own
- * writes. Cheap enough to read on every request.
+ * writes. With `minIntervalMs`, the pragma (a read of the WAL index, a few microseconds and a
+ * system call) runs at most that often and the last value stands in between.
  */
-export function sqliteDataVersion(sqlite: SqliteDatabase.Database): () => number {
+export function sqliteDataVersion(sqlite: SqliteDatabase.Database, minIntervalMs = 0): () => number {
   const stmt = sqlite.prepare('PRAGMA data_version').pluck();
-  return () => Number(stmt.get());
+  let value = 0;
+  let readAt = Number.NEGATIVE_INFINITY;
+  return () => {
+    const now = performance.now();
+    if (now - readAt >= minIntervalMs) {
+      value = Number(stmt.get());
+      readAt = now;
+    }
+    return value;
+  };
 }

@@ -129,18 +129,21 @@ function toAppError(err: unknown): AppError | null {
   return null;
 }
 
+/** The error envelope's text (spec §7): every error body is built here. */
+export function errorBody(err: AppError, processingMs: number, requestId: string): string {
+  return JSON.stringify({
+    data: { error: err.message, code: err.code },
+    meta: { ...err.meta, processing_time_ms: processingMs, request_id: requestId },
+  });
+}
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
   rateLimitHeaders(request, reply);
   for (const [k, v] of Object.entries(err.headers ?? {})) reply.header(k, v);
   return reply
     .code(err.status)
     .type('application/json; charset=utf-8')
-    .send(
-      JSON.stringify({
-        data: { error: err.message, code: err.code },
-        meta: { ...err.meta, processing_time_ms: elapsedMs(request), request_id: request.id },
-      }),
-    );
+    .send(errorBody(err, elapsedMs(request), request.id));
 }
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;

@@ -8,7 +8,13 @@ export function createMetricsRegistry(): Registry {
   return registry;
 }
 
-export function registerMetrics(app: FastifyInstance, registry: Registry): void {
+/** Records one response of a fixed method and route (the lookup fast path, outside Fastify). */
+export type RouteRecorder = (status: number, seconds: number) => void;
+
+export function registerMetrics(
+  app: FastifyInstance,
+  registry: Registry,
+): { recorderFor(method: string, route: string): RouteRecorder } {
   const requests = new Counter({
     name: 'netrep_http_requests_total',
     help: 'HTTP requests by method, route and status',
@@ -32,4 +38,23 @@ export function registerMetrics(app: FastifyInstance, registry: Registry): void 
     duration.observe(labels, Number(process.hrtime.bigint() - request.startedAt) / 1e9);
     done();
   });
+  return {
+    // The same series as the hook's, with the label children resolved once per status.
+    recorderFor(method, route) {
+      const children = new Map<
+        number,
+        { count: Counter.Internal; time: Histogram.Internal<'method' | 'route' | 'status'> }
+      >();
+      return (status, seconds) => {
+        let c = children.get(status);
+        if (!c) {
+          const labels = { method, route, status: String(status) };
+          c = { count: requests.labels(labels), time: duration.labels(labels) };
+          children.set(status, c);
+        }
+        c.count.inc();
+        c.time.observe(seconds);
+      };
+    },
+  };
 }

@@ -1,0 +1,161 @@
+/**
+ * The keyed `GET /v1/ip/{ip}` without the framework: the product's hottest request, answered
+ * straight from Node's request event when everything about it is already known in memory.
+ *
+ * It takes a request only when the path is `/v1/ip/` plus address characters, the X-API-Key
+ * is in the accounts cache (valid, not revoked) with `ip:read`, the address parses and a dataset
+ * is loaded. Anything else (no key, an unknown or uncached key, a missing permission, an
+ * invalid address, odd URL forms, HEAD, a closing server) goes to Fastify untouched, so the
+ * route, its schema and the OpenAPI document stay the one definition. What it sends is what
+ * the Fastify route sends, byte for byte except the request id and timing
+ * (src/http/fast-lookup.test.ts compares the two paths): the same envelope, headers, quota
+ * accounting, usage counting, answer cache and metrics series. It exists because the
+ * framework's per-request work (routing, hooks, reply objects, schema serialization of the
+ * whole envelope) cost more than the lookup itself; the README's benchmark shows the gain.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Accounts, Principal } from '../accounts/index.ts';
+import { AppError } from '../core/errors.ts';
+import { type ParsedIp, parseIp } from '../core/ip.ts';
+import type { IntelRuntime } from '../intel/index.ts';
+import type { LimitState, Limits } from '../limits/index.ts';
+import { errorBody } from './plugins/errors.ts';
+import type { RouteRecorder } from './plugins/metrics.ts';
+
+const PREFIX = '/v1/ip/';
+/** The route's own limit on the parameter (IpParam maxLength). */
+const MAX_PARAM = 100;
+
+export interface FastLookupOptions {
+  accounts: Accounts;
+  limits: Limits;
+  runtime: IntelRuntime;
+  /** The route's metrics series (`GET`, `/v1/ip/:ip`). */
+  record: RouteRecorder;
+  /** True once the server is closing: Fastify then answers 503 itself. */
+  closing(): boolean;
+  /** Logs an unexpected failure with its request id (the caller gets 500 INTERNAL). */
+  logError(err: unknown, requestId: string): void;
+}
+
+/** Handles the request and returns true, or returns false having touched nothing. */
+export type FastHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/** Hex digits, dots and colons only: no percent-encoding, query, fragment or zone id. */
+function addressChars(url: string, from: number): boolean {
+  const n = url.length;
+  if (n === from || n - from > MAX_PARAM) return false;
+  for (let i = from; i < n; i++) {
+    const c = url.charCodeAt(i);
+    const ok =
+      (c >= 48 && c <= 58) || // 0-9 and ':'
+      c === 46 || // '.'
+      (c >= 65 && c <= 70) || // A-F
+      (c >= 97 && c <= 102); // a-f
+    if (!ok) return false;
+  }
+  return true;
+}
+
+export function createFastLookup(options: FastLookupOptions): FastHandler {
+  const { accounts, limits, runtime, record } = options;
+
+  function send(
+    res: ServerResponse,
+    started: bigint,
+    status: number,
+    body: string,
+    headers: Record<string, string>,
+  ): void {
+    headers['content-type'] = 'application/json; charset=utf-8';
+    headers['content-length'] = String(Buffer.byteLength(body));
+    res.writeHead(status, headers);
+    res.end(body);
+    record(status, Number(process.hrtime.bigint() - started) / 1e9);
+  }
+
+  function rateHeaders(headers: Record<string, string>, state: LimitState | null): void {
+    if (!state) return;
+    headers['x-ratelimit-limit'] = String(state.limit);
+    headers['x-ratelimit-remaining'] = String(state.remaining);
+    headers['x-ratelimit-reset'] = String(state.reset);
+  }
+
+  const elapsedMs = (started: bigint) => Math.round(Number(process.hrtime.bigint() - started) / 1e6);
+
+  function answer(
+    res: ServerResponse,
+    started: bigint,
+    id: string,
+    ip: ParsedIp,
+    state: LimitState | null,
+  ): void {
+    const r = runtime.lookupCachedJson(ip);
+    const headers: Record<string, string> = { 'x-request-id': id };
+    if (!r) {
+      // The dataset went away between the check and now (it never does today): as the route.
+      rateHeaders(headers, state);
+      const err = new AppError('NOT_READY', 'the dataset is still being built; retry shortly');
+      send(res, started, err.status, errorBody(err, elapsedMs(started), id), headers);
+      return;
+    }
+    const cacheStatus = r.hit ? 'HIT' : 'MISS';
+    headers['x-cache-status'] = cacheStatus;
+    rateHeaders(headers, state);
+    if (r.json === null) {
+      const meta = { cache_status: cacheStatus, dataset_version: r.datasetVersion };
+      const err = new AppError('NOT_FOUND', 'no data found for IP', { meta });
+      send(res, started, 404, errorBody(err, elapsedMs(started), id), headers);
+      return;
+    }
+    // Meta in the schema's order, as the route's serializer writes it (schemas.ts Meta).
+    const body = `{"data":${r.json},"meta":{"processing_time_ms":${elapsedMs(started)},"request_id":"${id}","cache_status":"${cacheStatus}","dataset_version":${r.datasetVersion}}}`;
+    send(res, started, 200, body, headers);
+  }
+
+  function failed(res: ServerResponse, started: bigint, id: string, err: unknown): void {
+    const known = err instanceof AppError;
+    if (!known) options.logError(err, id);
+    const appErr = known
+      ? err
+      : new AppError('INTERNAL', 'internal error; the request id identifies it in the logs');
+    const headers: Record<string, string> = { 'x-request-id': id, ...appErr.headers };
+    send(res, started, appErr.status, errorBody(appErr, elapsedMs(started), id), headers);
+  }
+
+  return (req, res) => {
+    if (req.method !== 'GET') return false;
+    const url = req.url;
+    if (url === undefined || !url.startsWith(PREFIX) || !addressChars(url, PREFIX.length)) return false;
+    const presented = req.headers['x-api-key'];
+    if (typeof presented !== 'string' || options.closing()) return false;
+    const principal: Principal | null = accounts.cachedPrincipal(presented.trim());
+    if (!principal) return false;
+    if (!principal.permissions.has('ip:read') && !principal.permissions.has('admin')) return false;
+    const ip = parseIp(url.slice(PREFIX.length));
+    if (!ip || !runtime.current()) return false;
+
+    const started = process.hrtime.bigint();
+    const id = randomUUID();
+    const quota = principal.tier.dailyQuota;
+    if (quota === null) {
+      // Unlimited tiers are not counted against a quota (as in the access hook).
+      accounts.recordUse(principal.keyId);
+      try {
+        answer(res, started, id, ip, null);
+      } catch (err) {
+        failed(res, started, id, err);
+      }
+      return true;
+    }
+    limits
+      .consumeDaily(principal.keyId, quota)
+      .then((state) => {
+        accounts.recordUse(principal.keyId);
+        answer(res, started, id, ip, state);
+      })
+      .catch((err: unknown) => failed(res, started, id, err));
+    return true;
+  };
+}
