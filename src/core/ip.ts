@@ -61,8 +61,9 @@ for (let d = 0; d < 16; d++) {
 }
 
 const groups = [0, 0, 0, 0, 0, 0, 0, 0];
-/** Lower-case hex text of every 16-bit group value (formatting is the costly part of parsing). */
-const HEX_GROUP: readonly string[] = Array.from({ length: 65536 }, (_, v) => v.toString(16));
+/** Lower-case hex digits as character codes, and the scratch buffer formatV6 writes text into. */
+const HEX_CODES = Buffer.from('0123456789abcdef', 'latin1');
+const V6_TEXT = Buffer.alloc(48);
 
 /**
  * IPv6 groups in text[from, to) into `groups`: 1-4 hex digits each, at most one `::` that
@@ -132,20 +133,28 @@ export function formatV6(g: readonly number[]): string {
     }
     i = j;
   }
-  let out = '';
+  // Written as bytes and read out once: one flat string (concatenation makes a rope of up to
+  // 15 pieces, which every later use as a map key or parse input must flatten).
+  const out = V6_TEXT;
+  let n = 0;
   let sep = false;
   for (let k = 0; k < 8; k++) {
     if (k === best) {
-      out += '::';
+      out[n++] = 58;
+      out[n++] = 58;
       k += bestLen - 1;
       sep = false;
       continue;
     }
-    if (sep) out += ':';
-    out += HEX_GROUP[g[k] as number] as string;
+    if (sep) out[n++] = 58;
+    const v = g[k] as number;
+    if (v >= 0x1000) out[n++] = HEX_CODES[v >> 12] as number;
+    if (v >= 0x100) out[n++] = HEX_CODES[(v >> 8) & 15] as number;
+    if (v >= 0x10) out[n++] = HEX_CODES[(v >> 4) & 15] as number;
+    out[n++] = HEX_CODES[v & 15] as number;
     sep = true;
   }
-  return out;
+  return out.toString('latin1', 0, n);
 }
 
 function v6Result(g: number[]): ParsedIp {

@@ -26,6 +26,8 @@ import {
   fineIndexV6,
   firstWordsOf,
   formatV6Words,
+  intervalEnd,
+  intervalStart,
   v6Words,
   wordsAt,
 } from './engine.ts';
@@ -270,19 +272,22 @@ export function createIntel(options: IntelOptions): Intel {
   // IPv6 pieces: the minimal CIDR cover, built on first use, so the hot path only compares words.
   const covers6 = lazyTable<Cover>(s.v6.netAsns.length);
 
+  /** The minimal CIDR cover of an IPv6 range, with each block's start as words. */
+  function rangeCover6(start: bigint, end: bigint): Cover {
+    const texts = rangeToCidrs(6, start, end);
+    const starts = new Uint32Array(texts.length * 4);
+    let cur = start;
+    texts.forEach((t, k) => {
+      for (let w = 0; w < 4; w++) starts[k * 4 + w] = Number((cur >> BigInt(96 - w * 32)) & 0xffffffffn);
+      cur += 1n << BigInt(128 - Number(t.slice(t.indexOf('/') + 1)));
+    });
+    return { starts, texts };
+  }
+
   function cover6(net: number): Cover {
     let c = covers6.get(net);
     if (!c) {
-      const start = wordsAt(s.v6.netStarts, 6, net);
-      const end = wordsAt(s.v6.netEnds, 6, net);
-      const texts = rangeToCidrs(6, start, end);
-      const starts = new Uint32Array(texts.length * 4);
-      let cur = start;
-      texts.forEach((t, k) => {
-        for (let w = 0; w < 4; w++) starts[k * 4 + w] = Number((cur >> BigInt(96 - w * 32)) & 0xffffffffn);
-        cur += 1n << BigInt(128 - Number(t.slice(t.indexOf('/') + 1)));
-      });
-      c = { starts, texts };
+      c = rangeCover6(wordsAt(s.v6.netStarts, 6, net), wordsAt(s.v6.netEnds, 6, net));
       covers6.set(net, c);
     }
     return c;
@@ -400,7 +405,11 @@ export function createIntel(options: IntelOptions): Intel {
     const prefix = prefixV6(s.v6, i) === first ? first : null;
     words.set(saved);
     const net = s.v6.nets[i] as number;
-    const cover = prefix === null && net >= 0 ? cover6(net) : null;
+    // An interval that is not one CIDR keeps its cover, so a lookup only searches it.
+    let cover: Cover | null = null;
+    if (prefix === null) {
+      cover = net >= 0 ? cover6(net) : rangeCover6(intervalStart(s.v6, i), intervalEnd(s.v6, i));
+    }
     const t = templateOf(profileOf(rec), prefix, cover);
     templates6[i] = t;
     return t;
