@@ -241,6 +241,12 @@ export function createListingIndex(initial?: Iterable<DnsblListing>): FastListin
 
   return {
     get(ip) {
+      // The normalized IPv4 form straight to the integer table (no key object).
+      const n = ipv4TextToInt(ip);
+      if (n >= 0) {
+        const id = t.v4.get(n);
+        return id < 0 ? undefined : t.values.values[id];
+      }
       const key = keyOf(ip);
       if (!key) return undefined;
       const id = 'v4' in key ? t.v4.get(key.v4) : (t.v6.get(key.v6) ?? -1);
