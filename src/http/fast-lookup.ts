@@ -15,7 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Accounts, Principal } from '../accounts/index.ts';
+import { type Accounts, hashApiKey, KEY_PATTERN, type Principal } from '../accounts/index.ts';
 import { AppError } from '../core/errors.ts';
 import { type ParsedIp, parseIp } from '../core/ip.ts';
 import type { IntelRuntime } from '../intel/index.ts';
@@ -39,7 +39,24 @@ export interface FastLookupOptions {
   logError(err: unknown, requestId: string): void;
 }
 
-/** Handles the request and returns true, or returns false having touched nothing. */
+/** Writes one response: status, headers (without content-type/length) and the JSON body. */
+export type FastReply = (status: number, headers: Record<string, string>, body: string) => void;
+
+/**
+ * What became of a request: `taken` (the reply is called once, now or after the quota check);
+ * `declined` (nothing touched: the route answers it); `uncached` (the key is well-formed but not
+ * in the accounts cache: nothing touched; `warm` it and ask again, or let the route answer).
+ */
+export type FastOutcome = 'taken' | 'declined' | 'uncached';
+
+export interface FastLookup {
+  /** A GET of `url` with X-API-Key `presented`. */
+  take(url: string, presented: string | undefined, reply: FastReply): FastOutcome;
+  /** Authenticates a key through the store, so that a valid one is cached afterwards. */
+  warm(presented: string): Promise<void>;
+}
+
+/** The same on Node's request event (a connection the socket front handed to Node). */
 export type FastHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 /** Hex digits, dots and colons only: no percent-encoding, query, fragment or zone id. */
@@ -58,20 +75,17 @@ function addressChars(url: string, from: number): boolean {
   return true;
 }
 
-export function createFastLookup(options: FastLookupOptions): FastHandler {
+export function createFastLookup(options: FastLookupOptions): FastLookup {
   const { accounts, limits, runtime, record } = options;
 
   function send(
-    res: ServerResponse,
+    reply: FastReply,
     started: number,
     status: number,
     body: string,
     headers: Record<string, string>,
   ): void {
-    headers['content-type'] = 'application/json; charset=utf-8';
-    headers['content-length'] = String(Buffer.byteLength(body));
-    res.writeHead(status, headers);
-    res.end(body);
+    reply(status, headers, body);
     record(status, (performance.now() - started) / 1000);
   }
 
@@ -85,7 +99,7 @@ export function createFastLookup(options: FastLookupOptions): FastHandler {
   const elapsedMs = (started: number) => Math.round(performance.now() - started);
 
   function answer(
-    res: ServerResponse,
+    reply: FastReply,
     started: number,
     id: string,
     ip: ParsedIp,
@@ -97,7 +111,7 @@ export function createFastLookup(options: FastLookupOptions): FastHandler {
       // The dataset went away between the check and now (it never does today): as the route.
       rateHeaders(headers, state);
       const err = new AppError('NOT_READY', 'the dataset is still being built; retry shortly');
-      send(res, started, err.status, errorBody(err, elapsedMs(started), id), headers);
+      send(reply, started, err.status, errorBody(err, elapsedMs(started), id), headers);
       return;
     }
     const cacheStatus = r.hit ? 'HIT' : 'MISS';
@@ -106,35 +120,32 @@ export function createFastLookup(options: FastLookupOptions): FastHandler {
     if (r.json === null) {
       const meta = { cache_status: cacheStatus, dataset_version: r.datasetVersion };
       const err = new AppError('NOT_FOUND', 'no data found for IP', { meta });
-      send(res, started, 404, errorBody(err, elapsedMs(started), id), headers);
+      send(reply, started, 404, errorBody(err, elapsedMs(started), id), headers);
       return;
     }
     // Meta in the schema's order, as the route's serializer writes it (schemas.ts Meta).
     const body = `{"data":${r.json},"meta":{"processing_time_ms":${elapsedMs(started)},"request_id":"${id}","cache_status":"${cacheStatus}","dataset_version":${r.datasetVersion}}}`;
-    send(res, started, 200, body, headers);
+    send(reply, started, 200, body, headers);
   }
 
-  function failed(res: ServerResponse, started: number, id: string, err: unknown): void {
+  function failed(reply: FastReply, started: number, id: string, err: unknown): void {
     const known = err instanceof AppError;
     if (!known) options.logError(err, id);
     const appErr = known
       ? err
       : new AppError('INTERNAL', 'internal error; the request id identifies it in the logs');
     const headers: Record<string, string> = { 'x-request-id': id, ...appErr.headers };
-    send(res, started, appErr.status, errorBody(appErr, elapsedMs(started), id), headers);
+    send(reply, started, appErr.status, errorBody(appErr, elapsedMs(started), id), headers);
   }
 
-  return (req, res) => {
-    if (req.method !== 'GET') return false;
-    const url = req.url;
-    if (url === undefined || !url.startsWith(PREFIX) || !addressChars(url, PREFIX.length)) return false;
-    const presented = req.headers['x-api-key'];
-    if (typeof presented !== 'string' || options.closing()) return false;
+  const take = (url: string, presented: string | undefined, reply: FastReply): FastOutcome => {
+    if (!url.startsWith(PREFIX) || !addressChars(url, PREFIX.length)) return 'declined';
+    if (presented === undefined || options.closing()) return 'declined';
     const principal: Principal | null = accounts.cachedPrincipal(presented.trim());
-    if (!principal) return false;
-    if (!principal.permissions.has('ip:read') && !principal.permissions.has('admin')) return false;
+    if (!principal) return KEY_PATTERN.test(presented.trim()) ? 'uncached' : 'declined';
+    if (!principal.permissions.has('ip:read') && !principal.permissions.has('admin')) return 'declined';
     const ip = parseIp(url.slice(PREFIX.length));
-    if (!ip || !runtime.current()) return false;
+    if (!ip || !runtime.current()) return 'declined';
 
     const started = performance.now();
     const id = randomUUID();
@@ -143,19 +154,55 @@ export function createFastLookup(options: FastLookupOptions): FastHandler {
       // Unlimited tiers are not counted against a quota (as in the access hook).
       accounts.recordUse(principal.keyId);
       try {
-        answer(res, started, id, ip, null);
+        answer(reply, started, id, ip, null);
       } catch (err) {
-        failed(res, started, id, err);
+        failed(reply, started, id, err);
       }
-      return true;
+      return 'taken';
     }
     limits
       .consumeDaily(principal.keyId, quota)
       .then((state) => {
         accounts.recordUse(principal.keyId);
-        answer(res, started, id, ip, state);
+        answer(reply, started, id, ip, state);
       })
-      .catch((err: unknown) => failed(res, started, id, err));
+      .catch((err: unknown) => failed(reply, started, id, err));
+    return 'taken';
+  };
+  // One store read per key at a time: when a cached key expires (PostgreSQL: every second),
+  // every connection using it asks at once.
+  const warming = new Map<string, Promise<void>>();
+  return {
+    take,
+    warm(presented) {
+      const hash = hashApiKey(presented.trim());
+      let pending = warming.get(hash);
+      if (!pending) {
+        pending = accounts
+          .authenticate(presented.trim())
+          .then(() => undefined)
+          .finally(() => warming.delete(hash));
+        warming.set(hash, pending);
+      }
+      return pending;
+    },
+  };
+}
+
+/** The fast lookup on Node's request event. */
+export function fastHandlerOf(lookup: FastLookup, counted: () => void = () => undefined): FastHandler {
+  return (req, res) => {
+    if (req.method !== 'GET' || req.url === undefined) return false;
+    const presented = req.headers['x-api-key'];
+    if (typeof presented !== 'string') return false;
+    const outcome = lookup.take(req.url, presented, (status, headers, body) => {
+      headers['content-type'] = 'application/json; charset=utf-8';
+      headers['content-length'] = String(Buffer.byteLength(body));
+      res.writeHead(status, headers);
+      res.end(body);
+    });
+    if (outcome !== 'taken') return false;
+    counted();
     return true;
   };
 }

@@ -13,7 +13,8 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController
 import type { Registry } from 'prom-client';
 import { AppError } from '../core/errors.ts';
 import type { HttpServices } from './context.ts';
-import { createFastLookup, type FastHandler } from './fast-lookup.ts';
+import { type FastFront, installFastFront } from './fast-front.ts';
+import { createFastLookup, type FastHandler, type FastLookup, fastHandlerOf } from './fast-lookup.ts';
 import { registerAccess } from './plugins/access.ts';
 import { registerEnvelope } from './plugins/envelope.ts';
 import { registerErrors, sendError } from './plugins/errors.ts';
@@ -47,8 +48,12 @@ feed catalog is {data, meta}; errors are {data: {error, code}, meta}.`;
 export async function buildHttp(options: BuildHttpOptions): Promise<FastifyInstance> {
   const { services } = options;
   const trusted = services.config.trustedProxies;
-  // The keyed IP lookup's fast path (fast-lookup.ts) sees each request first; set once ready.
+  // The keyed IP lookup's fast path (fast-lookup.ts) sees each request first, on the socket
+  // (fast-front.ts) and on Node's request event for connections handed to Node; set once ready.
+  let fastLookup: FastLookup | null = null;
   let fast: FastHandler | null = null;
+  let front: FastFront | null = null;
+  let countFront: () => void = () => undefined;
   const app = Fastify({
     serverFactory: (handler, factoryOptions) => {
       const opts = factoryOptions as {
@@ -65,6 +70,10 @@ export async function buildHttp(options: BuildHttpOptions): Promise<FastifyInsta
       server.requestTimeout = opts.requestTimeout ?? 0;
       server.setTimeout(opts.connectionTimeout ?? 0);
       if (opts.maxRequestsPerSocket) server.maxRequestsPerSocket = opts.maxRequestsPerSocket;
+      front = installFastFront(server, () => fastLookup, {
+        keepAliveTimeoutMs: server.keepAliveTimeout,
+        counted: () => countFront(),
+      });
       return server;
     },
     logger: options.logger ?? false,
@@ -148,12 +157,13 @@ export async function buildHttp(options: BuildHttpOptions): Promise<FastifyInsta
   let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;
+    front?.close();
     done();
   });
   await app.ready();
   const runtime = services.intel;
   if (runtime && options.fastLookup !== false && app.hasRoute({ method: 'GET', url: '/v1/ip/:ip' })) {
-    fast = createFastLookup({
+    fastLookup = createFastLookup({
       accounts: services.accounts,
       limits: services.limits,
       runtime,
@@ -161,6 +171,8 @@ export async function buildHttp(options: BuildHttpOptions): Promise<FastifyInsta
       closing: () => closing,
       logError: (err, reqId) => app.log.error({ err, reqId }, 'unhandled error'),
     });
+    fast = fastHandlerOf(fastLookup, metrics.fastPathCounter('request'));
+    countFront = metrics.fastPathCounter('socket');
   }
   return app;
 }

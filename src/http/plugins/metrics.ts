@@ -14,7 +14,17 @@ export type RouteRecorder = (status: number, seconds: number) => void;
 export function registerMetrics(
   app: FastifyInstance,
   registry: Registry,
-): { recorderFor(method: string, route: string): RouteRecorder } {
+): {
+  recorderFor(method: string, route: string): RouteRecorder;
+  /** Counts answers of the lookup fast path by how they arrived (`socket` or `request`). */
+  fastPathCounter(transport: 'socket' | 'request'): () => void;
+} {
+  const fastPath = new Counter({
+    name: 'netrep_http_fast_path_total',
+    help: 'Keyed IP lookups answered by the fast path: on the socket front or on the request event',
+    labelNames: ['transport'] as const,
+    registers: [registry],
+  });
   const requests = new Counter({
     name: 'netrep_http_requests_total',
     help: 'HTTP requests by method, route and status',
@@ -39,6 +49,10 @@ export function registerMetrics(
     done();
   });
   return {
+    fastPathCounter(transport) {
+      const child = fastPath.labels({ transport });
+      return () => child.inc();
+    },
     // The same series as the hook's, with the label children resolved once per status.
     recorderFor(method, route) {
       const children = new Map<

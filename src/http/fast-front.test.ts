@@ -1,0 +1,257 @@
+/**
+ * The socket front over raw TCP: pipelined lookups answered in order, a connection handed to
+ * Node at the first request the front does not take (with the bytes it has not answered),
+ * heads split across reads, HTTP/1.0, bodies, missing Host, and a prompt close with idle
+ * keep-alive connections held. readHead is checked on its own against hostile heads.
+ */
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createIntelTestApp, type IntelTestApp } from '../../test/helpers/intel-app.ts';
+import { skipStore } from '../../test/helpers/stores.ts';
+import { readHead } from './fast-front.ts';
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Reads `count` responses (Content-Length framed) from one connection after writing `parts`. */
+async function exchange(
+  port: number,
+  parts: string[],
+  count: number,
+  gapMs = 0,
+): Promise<{ responses: RawResponse[]; closed: boolean }> {
+  const socket = net.connect(port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  let data = Buffer.alloc(0);
+  let closed = false;
+  const responses: RawResponse[] = [];
+  const done = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out with ${responses.length} responses`)), 10_000);
+    const parse = () => {
+      for (;;) {
+        const end = data.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const head = data.toString('latin1', 0, end).split('\r\n');
+        const headers: Record<string, string> = {};
+        for (const line of head.slice(1)) {
+          const c = line.indexOf(':');
+          headers[line.slice(0, c).toLowerCase()] = line.slice(c + 1).trim();
+        }
+        const length = Number(headers['content-length'] ?? 0);
+        if (data.length < end + 4 + length) return;
+        responses.push({
+          status: Number(head[0]?.split(' ')[1]),
+          headers,
+          body: data.toString('utf8', end + 4, end + 4 + length),
+        });
+        data = data.subarray(end + 4 + length);
+        if (responses.length === count) {
+          clearTimeout(timer);
+          resolve();
+        }
+      }
+    };
+    socket.on('data', (chunk: Buffer) => {
+      data = Buffer.concat([data, chunk]);
+      parse();
+    });
+    socket.on('close', () => {
+      closed = true;
+      if (responses.length < count) {
+        clearTimeout(timer);
+        reject(new Error(`closed after ${responses.length} responses`));
+      }
+    });
+  });
+  for (const part of parts) {
+    socket.write(part);
+    if (gapMs) await new Promise((r) => setTimeout(r, gapMs));
+  }
+  await done;
+  socket.destroy();
+  return { responses, closed };
+}
+
+describe('readHead', () => {
+  const ok = 'GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-API-Key: k\r\nAccept: */*';
+  it('takes a plain keyed GET of the lookup route', () => {
+    expect(readHead(ok)).toEqual({ url: '/v1/ip/8.8.8.8', key: 'k' });
+    expect(readHead(`${ok}\r\nConnection: keep-alive`)).toEqual({ url: '/v1/ip/8.8.8.8', key: 'k' });
+    expect(readHead('GET /v1/ip/::1 HTTP/1.1\r\nhost: x\r\nx-api-key:  k \t')).toEqual({
+      url: '/v1/ip/::1',
+      key: 'k',
+    });
+  });
+  it.each([
+    ['another method', ok.replace('GET', 'HEAD')],
+    ['lower-case method', ok.replace('GET', 'get')],
+    ['HTTP/1.0', ok.replace('HTTP/1.1', 'HTTP/1.0')],
+    ['absolute form', ok.replace('/v1/ip/', 'http://x/v1/ip/')],
+    ['another route', ok.replace('/v1/ip/', '/v1/asn/')],
+    ['a space in the target', ok.replace('8.8.8.8', '8.8.8.8 x')],
+    ['no Host', 'GET /v1/ip/8.8.8.8 HTTP/1.1\r\nX-API-Key: k'],
+    ['two Hosts', `${ok}\r\nHost: y`],
+    ['no key', 'GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x'],
+    ['two keys', `${ok}\r\nX-API-Key: j`],
+    ['a body length', `${ok}\r\nContent-Length: 0`],
+    ['chunked', `${ok}\r\nTransfer-Encoding: chunked`],
+    ['Expect', `${ok}\r\nExpect: 100-continue`],
+    ['Upgrade', `${ok}\r\nUpgrade: websocket`],
+    ['Connection: close', `${ok}\r\nConnection: close`],
+    ['obs-fold', `${ok}\r\n folded`],
+    ['space before the colon', `${ok}\r\nAccept : x`],
+    ['no colon', `${ok}\r\nnonsense`],
+    ['an empty name', `${ok}\r\n: x`],
+    ['a control character', `${ok}\r\nX-Other: a\u0001b`],
+    ['no headers at all', 'GET /v1/ip/8.8.8.8 HTTP/1.1'],
+  ])('hands over %s', (_what, head) => {
+    expect(readHead(head)).toBeNull();
+  });
+});
+
+describe.skipIf(skipStore('sqlite'))('socket front (sqlite)', () => {
+  let t: IntelTestApp;
+  let port: number;
+  let key: string;
+  let starter: string;
+  const get = (path: string, k = key, extra = '') =>
+    `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${k}\r\n${extra}\r\n`;
+  const fastCount = async (transport: 'socket' | 'request') => {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const line = text
+      .split('\n')
+      .find((l) => l.startsWith(`netrep_http_fast_path_total{transport="${transport}"}`));
+    return Number(line?.split(' ').at(-1) ?? 0);
+  };
+
+  beforeAll(async () => {
+    t = await createIntelTestApp('sqlite', { config: { quotaOverrides: 'starter=3' } });
+    port = Number(new URL(await t.app.listen()).port);
+    key = await t.key({ tier: 'enterprise', permissions: ['ip:read'] });
+    starter = await t.key({ tier: 'starter', permissions: ['ip:read'] });
+    // First uses authenticate through the store; the keys are then cached.
+    await exchange(port, [get('/v1/ip/8.8.8.8'), get('/v1/ip/8.8.8.8', starter)], 2);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('pipelined lookups in one write: answered in order by the front', async () => {
+    const before = await fastCount('socket');
+    const { responses } = await exchange(
+      port,
+      [get('/v1/ip/8.8.8.8') + get('/v1/ip/1.0.0.1') + get('/v1/ip/10.0.0.1') + get('/v1/ip/223.255.255.1')],
+      4,
+    );
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 404]);
+    expect(responses.map((r) => JSON.parse(r.body).data.ip ?? JSON.parse(r.body).data.code)).toEqual([
+      '8.8.8.8',
+      '1.0.0.1',
+      '10.0.0.1',
+      'NOT_FOUND',
+    ]);
+    for (const r of responses) {
+      expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(r.headers.connection).toBe('keep-alive');
+      expect(r.headers['keep-alive']).toBe('timeout=72');
+      expect(Number.isNaN(Date.parse(r.headers.date ?? ''))).toBe(false);
+      expect(JSON.parse(r.body).meta.request_id).toBe(r.headers['x-request-id']);
+    }
+    expect(await fastCount('socket')).toBe(before + 4);
+  });
+
+  it('a quota check in flight holds the requests behind it: order and counts kept', async () => {
+    const { responses } = await exchange(
+      port,
+      [get('/v1/ip/8.8.8.8', starter) + get('/v1/ip/1.0.0.1', starter) + get('/v1/ip/8.8.8.8', starter)],
+      3,
+    );
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 429]);
+    expect(responses.map((r) => r.headers['x-ratelimit-remaining'])).toEqual(['1', '0', '0']);
+    expect(JSON.parse(responses[1]?.body ?? '').data.ip).toBe('1.0.0.1');
+    expect(Number(responses[2]?.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it('the first request it does not take hands the connection to Node, bytes and order intact', async () => {
+    const before = { socket: await fastCount('socket'), request: await fastCount('request') };
+    const { responses } = await exchange(
+      port,
+      [
+        get('/v1/ip/8.8.8.8') +
+          'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n' +
+          get('/v1/ip/1.0.0.1') +
+          get('/v1/ip/8.8.8.8', 'nrp_invalid'),
+      ],
+      4,
+    );
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 401]);
+    expect(JSON.parse(responses[2]?.body ?? '').data.ip).toBe('1.0.0.1');
+    // One on the front, then Node: the third lookup took the request-event fast path.
+    expect(await fastCount('socket')).toBe(before.socket + 1);
+    expect(await fastCount('request')).toBe(before.request + 1);
+  });
+
+  it('a key not yet cached is authenticated once and answered by the front; an unknown one is the route 401', async () => {
+    const fresh = await t.key({ tier: 'enterprise', permissions: ['ip:read'] });
+    const before = await fastCount('socket');
+    const unknown = `nrp_${'A'.repeat(40)}`;
+    const { responses } = await exchange(
+      port,
+      [get('/v1/ip/8.8.8.8', fresh) + get('/v1/ip/8.8.8.8', fresh) + get('/v1/ip/8.8.8.8', unknown)],
+      3,
+    );
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 401]);
+    expect(await fastCount('socket')).toBe(before + 2);
+  });
+
+  it('heads split across reads, HTTP/1.0, a GET with a body and a missing Host are Node answers', async () => {
+    const split = get('/v1/ip/8.8.8.8');
+    const parted = await exchange(port, [split.slice(0, 20), split.slice(20)], 1, 50);
+    expect(parted.responses[0]?.status).toBe(200);
+    const old = await exchange(
+      port,
+      [`GET /v1/ip/8.8.8.8 HTTP/1.0\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`],
+      1,
+    );
+    expect(old.responses[0]?.status).toBe(200);
+    const body = await exchange(
+      port,
+      [get('/v1/ip/8.8.8.8', key, 'Content-Length: 2\r\n').replace(/\r\n$/, '\r\n{}')],
+      1,
+    );
+    expect(body.responses[0]?.status).toBe(200);
+    const noHost = await exchange(port, [`GET /v1/ip/8.8.8.8 HTTP/1.1\r\nX-API-Key: ${key}\r\n\r\n`], 1);
+    expect(noHost.responses[0]?.status).toBe(400);
+    const smuggle = await exchange(
+      port,
+      [get('/v1/ip/8.8.8.8', key, 'Transfer-Encoding: chunked\r\nContent-Length: 5\r\n')],
+      1,
+    );
+    expect(smuggle.responses[0]?.status).toBe(400);
+  });
+
+  it('close() ends idle keep-alive connections held by the front at once', async () => {
+    const own = await createIntelTestApp('sqlite');
+    const ownPort = Number(new URL(await own.app.listen()).port);
+    const ownKey = await own.key({ permissions: ['ip:read'] });
+    await exchange(ownPort, [get('/v1/ip/8.8.8.8', ownKey)], 1);
+    const socket = net.connect(ownPort, '127.0.0.1');
+    let answered = 0;
+    socket.on('data', (d: Buffer) => {
+      answered += d.toString().split('HTTP/1.1 200').length - 1;
+    });
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.write(get('/v1/ip/8.8.8.8', ownKey));
+    await expect.poll(() => answered).toBe(1);
+    const started = Date.now();
+    await own.close();
+    await closed;
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+});

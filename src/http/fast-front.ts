@@ -1,0 +1,221 @@
+/**
+ * The socket front of the keyed lookup: it reads a new connection's requests itself while they
+ * are plain `GET /v1/ip/{ip}` requests that fast-lookup.ts takes, writing each answer as one
+ * socket write, and hands the connection to Node's HTTP server (with every byte it has not
+ * answered) at the first request that is anything else. Node's own per-request machinery
+ * (request and response streams, events, header objects) costs more than the lookup; this
+ * is what lets the lookup route outrun a bare Fastify server (README "Benchmarks").
+ *
+ * It answers only what it can read without doubt: a whole request head in what has arrived,
+ * the request line exactly `GET /v1/ip/<address> HTTP/1.1`, header names that are tokens, one
+ * Host, one X-API-Key, no body framing (Content-Length, Transfer-Encoding), no Expect, Upgrade
+ * or `Connection` other than keep-alive. Anything else, a head split across reads included,
+ * goes to Node, which applies its own limits, timeouts and errors from there on. Responses are
+ * in request order (a quota check in flight holds the requests behind it), and a closing
+ * server ends the idle connections this front holds.
+ */
+import { type Server, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastLookup } from './fast-lookup.ts';
+
+/** Node's default limit on a request head (--max-http-header-size). */
+const MAX_HEAD = 16 * 1024;
+const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
+const PREFIX = 'GET /v1/ip/';
+const SUFFIX = ' HTTP/1.1';
+/** RFC 9110 §5.6.2 token characters. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
+/** Controls other than HTAB, and DEL, have no place in a field value (RFC 9110 §5.5). */
+function badValue(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if ((c < 32 && c !== 9) || c === 127) return true;
+  }
+  return false;
+}
+
+interface FrontRequest {
+  url: string;
+  key: string;
+}
+
+/** The request head in `head` (without its final CRLFCRLF), when this front may answer it. */
+export function readHead(head: string): FrontRequest | null {
+  const lineEnd = head.indexOf('\r\n');
+  if (lineEnd < 0) return null;
+  if (!head.startsWith(PREFIX) || head.lastIndexOf(SUFFIX, lineEnd) !== lineEnd - SUFFIX.length) return null;
+  const url = head.slice(4, lineEnd - SUFFIX.length);
+  if (url.includes(' ')) return null;
+  let key: string | undefined;
+  let host = false;
+  let i = lineEnd + 2;
+  while (i < head.length) {
+    let end = head.indexOf('\r\n', i);
+    if (end < 0) end = head.length;
+    const colon = head.indexOf(':', i);
+    if (colon <= i || colon > end) return null;
+    const name = head.slice(i, colon).toLowerCase();
+    if (!TOKEN.test(name)) return null;
+    const value = head.slice(colon + 1, end).replace(/^[ \t]+|[ \t]+$/g, '');
+    if (badValue(value)) return null;
+    switch (name) {
+      case 'host':
+        if (host) return null;
+        host = true;
+        break;
+      case 'x-api-key':
+        if (key !== undefined) return null;
+        key = value;
+        break;
+      case 'connection':
+        if (value.toLowerCase() !== 'keep-alive') return null;
+        break;
+      case 'content-length':
+      case 'transfer-encoding':
+      case 'expect':
+      case 'upgrade':
+        return null;
+    }
+    i = end + 2;
+  }
+  return host && key !== undefined ? { url, key } : null;
+}
+
+export interface FastFront {
+  /** Ends the idle connections the front holds (the others after their answer). */
+  close(): void;
+}
+
+export function installFastFront(
+  server: Server,
+  lookup: () => FastLookup | null,
+  options: { keepAliveTimeoutMs: number; counted?: () => void },
+): FastFront {
+  const counted = options.counted ?? (() => undefined);
+  // Node's own connection handling, called when a connection is handed over.
+  const nodeListeners = server.listeners('connection') as ((socket: Socket) => void)[];
+  server.removeAllListeners('connection');
+  const held = new Map<Socket, { busy: () => boolean }>();
+  let closing = false;
+  const keepAlive = `keep-alive\r\nKeep-Alive: timeout=${Math.floor(options.keepAliveTimeoutMs / 1000)}\r\n\r\n`;
+
+  let dateSecond = -1;
+  let dateText = '';
+  const date = (): string => {
+    const now = Date.now();
+    const second = Math.floor(now / 1000);
+    if (second !== dateSecond) {
+      dateSecond = second;
+      dateText = new Date(now).toUTCString();
+    }
+    return dateText;
+  };
+
+  server.on('connection', (socket: Socket) => {
+    let buffered: Buffer | null = null;
+    let waiting = false;
+    let endAfterReply = false;
+    /** The request at the head of `buffered` has had its key authenticated once. */
+    let warmed = false;
+
+    const onTimeout = () => socket.destroy();
+    const onError = () => socket.destroy();
+    const onClose = () => held.delete(socket);
+
+    const handOver = () => {
+      socket.pause();
+      socket.removeListener('data', onData);
+      socket.removeListener('timeout', onTimeout);
+      socket.removeListener('error', onError);
+      socket.removeListener('close', onClose);
+      socket.setTimeout(0);
+      held.delete(socket);
+      if (buffered && buffered.length > 0) socket.unshift(buffered);
+      buffered = null;
+      for (const listener of nodeListeners) listener.call(server, socket);
+      socket.resume();
+    };
+
+    const write = (status: number, headers: Record<string, string>, body: string) => {
+      let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n`;
+      for (const name in headers) head += `${name}: ${headers[name]}\r\n`;
+      head += `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nDate: ${date()}\r\nConnection: ${keepAlive}`;
+      if (!socket.write(head + body)) {
+        // The client is not reading: stop reading its requests until it catches up.
+        socket.pause();
+        socket.once('drain', () => socket.resume());
+      }
+    };
+
+    const drain = () => {
+      while (!waiting && buffered !== null) {
+        if (socket.destroyed) return;
+        if (closing) return handOver();
+        const end = buffered.indexOf(HEAD_END);
+        if (end < 0 || end > MAX_HEAD) return handOver();
+        const request = readHead(buffered.toString('latin1', 0, end));
+        const fast = request ? lookup() : null;
+        if (!request || !fast) return handOver();
+        let sync = true;
+        let replied = false;
+        const outcome = fast.take(request.url, request.key, (status, headers, body) => {
+          replied = true;
+          write(status, headers, body);
+          if (sync) return;
+          waiting = false;
+          if (endAfterReply) socket.destroy();
+          else drain();
+        });
+        if (outcome === 'uncached' && !warmed) {
+          // A key not (or no longer) cached: authenticate it once and read the request again;
+          // a key that stays uncached (unknown, revoked) is the route's 401.
+          waiting = true;
+          warmed = true;
+          fast.warm(request.key).then(
+            () => {
+              waiting = false;
+              drain();
+            },
+            () => {
+              waiting = false;
+              if (!socket.destroyed) handOver();
+            },
+          );
+          return;
+        }
+        if (outcome !== 'taken') return handOver();
+        warmed = false;
+        counted();
+        sync = false;
+        const rest = end + 4;
+        buffered = rest < buffered.length ? buffered.subarray(rest) : null;
+        if (!replied) waiting = true;
+      }
+    };
+
+    const onData = (chunk: Buffer) => {
+      buffered = buffered === null ? chunk : Buffer.concat([buffered, chunk]);
+      drain();
+    };
+
+    socket.setTimeout(options.keepAliveTimeoutMs);
+    socket.on('timeout', onTimeout);
+    socket.on('error', onError);
+    socket.on('close', onClose);
+    socket.on('data', onData);
+    // close() ends an idle connection now and one caught mid-answer after its reply.
+    held.set(socket, {
+      busy: () => {
+        if (waiting) endAfterReply = true;
+        return waiting;
+      },
+    });
+  });
+
+  return {
+    close() {
+      closing = true;
+      for (const [socket, state] of held) if (!state.busy()) socket.destroy();
+    },
+  };
+}
