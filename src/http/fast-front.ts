@@ -128,6 +128,7 @@ export function installFastFront(
       socket.removeListener('timeout', onTimeout);
       socket.removeListener('error', onError);
       socket.removeListener('close', onClose);
+      socket.removeListener('drain', onWritable);
       socket.setTimeout(0);
       held.delete(socket);
       if (buffered && buffered.length > 0) socket.unshift(buffered);
@@ -136,14 +137,30 @@ export function installFastFront(
       socket.resume();
     };
 
+    // While an answer is pending, and while the client does not read its answers, the socket
+    // is not read either: what a client sends ahead waits in the kernel, not in memory here.
+    let blocked = false;
+    const onWritable = () => {
+      blocked = false;
+      if (!waiting) socket.resume();
+    };
+    const hold = () => {
+      waiting = true;
+      socket.pause();
+    };
+    const release = () => {
+      waiting = false;
+      if (!blocked) socket.resume();
+    };
+
     const write = (status: number, headers: Record<string, string>, body: string) => {
       let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n`;
       for (const name in headers) head += `${name}: ${headers[name]}\r\n`;
       head += `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nDate: ${date()}\r\nConnection: ${keepAlive}`;
-      if (!socket.write(head + body)) {
-        // The client is not reading: stop reading its requests until it catches up.
+      if (!socket.write(head + body) && !blocked) {
+        blocked = true;
         socket.pause();
-        socket.once('drain', () => socket.resume());
+        socket.once('drain', onWritable);
       }
     };
 
@@ -162,22 +179,22 @@ export function installFastFront(
           replied = true;
           write(status, headers, body);
           if (sync) return;
-          waiting = false;
+          release();
           if (endAfterReply) socket.destroy();
           else drain();
         });
         if (outcome === 'uncached' && !warmed) {
           // A key not (or no longer) cached: authenticate it once and read the request again;
           // a key that stays uncached (unknown, revoked) is the route's 401.
-          waiting = true;
+          hold();
           warmed = true;
           fast.warm(request.key).then(
             () => {
-              waiting = false;
+              release();
               drain();
             },
             () => {
-              waiting = false;
+              release();
               if (!socket.destroyed) handOver();
             },
           );
@@ -189,7 +206,7 @@ export function installFastFront(
         sync = false;
         const rest = end + 4;
         buffered = rest < buffered.length ? buffered.subarray(rest) : null;
-        if (!replied) waiting = true;
+        if (!replied) hold();
       }
     };
 
