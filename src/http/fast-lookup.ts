@@ -1,6 +1,7 @@
 /**
  * The keyed `GET /v1/ip/{ip}` without the framework: the product's hottest request, answered
- * straight from Node's request event when everything about it is already known in memory.
+ * before Fastify when everything about it is known in memory: on the socket by fast-front.ts,
+ * or on Node's request event (fastHandlerOf) for a connection Node holds.
  *
  * It takes a request only when the path is `/v1/ip/` plus address characters, the X-API-Key
  * is in the accounts cache (valid, not revoked) with `ip:read`, the address parses and a dataset
