@@ -5,6 +5,7 @@
  * keep-alive connections held. readHead is checked on its own against hostile heads.
  */
 import net from 'node:net';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIntelTestApp, type IntelTestApp } from '../../test/helpers/intel-app.ts';
 import { skipStore } from '../../test/helpers/stores.ts';
@@ -234,6 +235,40 @@ describe.skipIf(skipStore('sqlite'))('socket front (sqlite)', () => {
       1,
     );
     expect(smuggle.responses[0]?.status).toBe(400);
+  });
+
+  it('hostile bytes after fast requests: never a 5xx, never a crash, the server keeps answering', async () => {
+    const junk = fc.oneof(
+      fc.string({ maxLength: 200 }),
+      fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b).toString('latin1')),
+      fc.constantFrom(
+        'GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-API-Key: ',
+        'GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n',
+        'GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nX-API-Key: k\r\n\r\nabcGET / HTTP/1.1\r\n\r\n',
+        `GET /v1/ip/${'1'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+        '\r\n\r\n\r\n',
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 3 }), junk, async (fastOnes, tail) => {
+        const socket = net.connect(port, '127.0.0.1');
+        let text = '';
+        socket.on('data', (d: Buffer) => {
+          text += d.toString('latin1');
+        });
+        socket.on('error', () => undefined);
+        const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+        socket.write(get('/v1/ip/8.8.8.8').repeat(fastOnes) + tail);
+        setTimeout(() => socket.destroy(), 200);
+        await closed;
+        const statuses = [...text.matchAll(/HTTP\/1\.[01] (\d{3})/g)].map((m) => Number(m[1]));
+        expect(statuses.slice(0, fastOnes)).toEqual(Array(fastOnes).fill(200));
+        for (const status of statuses) expect(status).toBeLessThan(500);
+      }),
+      { numRuns: 30 },
+    );
+    const after = await exchange(port, [get('/v1/ip/8.8.8.8')], 1);
+    expect(after.responses[0]?.status).toBe(200);
   });
 
   it('close() ends idle keep-alive connections held by the front at once', async () => {
