@@ -37,8 +37,6 @@ export interface BuildHttpOptions {
   /** Serve /metrics on this app (false when it has its own listener or is off). */
   metricsRoute?: boolean;
   metricsRegistry?: Registry;
-  /** Serve the keyed IP lookup through fast-lookup.ts (default true; tests compare both paths). */
-  fastLookup?: boolean;
 }
 
 const API_DESCRIPTION = `netrep: IP intelligence, a DNS blocklist, sending-IP reputation, email authentication checks,
@@ -162,7 +160,7 @@ export async function buildHttp(options: BuildHttpOptions): Promise<FastifyInsta
   });
   await app.ready();
   const runtime = services.intel;
-  if (runtime && options.fastLookup !== false && app.hasRoute({ method: 'GET', url: '/v1/ip/:ip' })) {
+  if (runtime && app.hasRoute({ method: 'GET', url: '/v1/ip/:ip' })) {
     fastLookup = createFastLookup({
       accounts: services.accounts,
       limits: services.limits,
