@@ -89,7 +89,7 @@ export interface FastFront {
 export function installFastFront(
   server: Server,
   lookup: () => FastLookup | null,
-  options: { keepAliveTimeoutMs: number; counted?: () => void },
+  options: { keepAliveTimeoutMs: number; counted?: () => void; onError?: (err: unknown) => void },
 ): FastFront {
   const counted = options.counted ?? (() => undefined);
   // Node's own connection handling, called when a connection is handed over.
@@ -164,7 +164,17 @@ export function installFastFront(
       }
     };
 
+    // A failure here (a bug) costs this connection, never the process or a second answer.
     const drain = () => {
+      try {
+        drainNow();
+      } catch (err) {
+        options.onError?.(err);
+        socket.destroy();
+      }
+    };
+
+    const drainNow = () => {
       while (!waiting && buffered !== null) {
         if (socket.destroyed) return;
         if (closing) return handOver();

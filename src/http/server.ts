@@ -71,6 +71,7 @@ export async function buildHttp(options: BuildHttpOptions): Promise<FastifyInsta
       front = installFastFront(server, () => fastLookup, {
         keepAliveTimeoutMs: server.keepAliveTimeout,
         counted: () => countFront(),
+        onError: (err) => app.log.error({ err }, 'fast front: connection dropped'),
       });
       return server;
     },
