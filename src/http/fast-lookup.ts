@@ -161,13 +161,20 @@ export function createFastLookup(options: FastLookupOptions): FastLookup {
       }
       return 'taken';
     }
+    // One answer whatever fails after it (the catch below must not write a second one).
+    let replied = false;
+    const once: FastReply = (status, headers, body) => {
+      if (replied) return;
+      replied = true;
+      reply(status, headers, body);
+    };
     limits
       .consumeDaily(principal.keyId, quota)
       .then((state) => {
         accounts.recordUse(principal.keyId);
-        answer(reply, started, id, ip, state);
+        answer(once, started, id, ip, state);
       })
-      .catch((err: unknown) => failed(reply, started, id, err));
+      .catch((err: unknown) => failed(once, started, id, err));
     return 'taken';
   };
   // One store read per key at a time: when a cached key expires (PostgreSQL: every second),
