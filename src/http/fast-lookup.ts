@@ -150,24 +150,24 @@ export function createFastLookup(options: FastLookupOptions): FastLookup {
 
     const started = performance.now();
     const id = randomUUID();
-    const quota = principal.tier.dailyQuota;
-    if (quota === null) {
-      // Unlimited tiers are not counted against a quota (as in the access hook).
-      accounts.recordUse(principal.keyId);
-      try {
-        answer(reply, started, id, ip, null);
-      } catch (err) {
-        failed(reply, started, id, err);
-      }
-      return 'taken';
-    }
-    // One answer whatever fails after it (the catch below must not write a second one).
+    // One answer whatever fails after it (a catch below must not write a second one).
     let replied = false;
     const once: FastReply = (status, headers, body) => {
       if (replied) return;
       replied = true;
       reply(status, headers, body);
     };
+    const quota = principal.tier.dailyQuota;
+    if (quota === null) {
+      // Unlimited tiers are not counted against a quota (as in the access hook).
+      accounts.recordUse(principal.keyId);
+      try {
+        answer(once, started, id, ip, null);
+      } catch (err) {
+        failed(once, started, id, err);
+      }
+      return 'taken';
+    }
     limits
       .consumeDaily(principal.keyId, quota)
       .then((state) => {
