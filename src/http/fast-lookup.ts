@@ -20,13 +20,14 @@ import { type Accounts, hashApiKey, KEY_PATTERN, type Principal } from '../accou
 import { AppError } from '../core/errors.ts';
 import { type ParsedIp, parseIp } from '../core/ip.ts';
 import type { IntelRuntime } from '../intel/index.ts';
-import type { LimitState, Limits } from '../limits/index.ts';
+import { type LimitState, type Limits, rateLimitHeaderValues } from '../limits/index.ts';
 import { errorBody } from './plugins/errors.ts';
 import type { RouteRecorder } from './plugins/metrics.ts';
+import { IpParam } from './schemas.ts';
 
 const PREFIX = '/v1/ip/';
-/** The route's own limit on the parameter (IpParam maxLength). */
-const MAX_PARAM = 100;
+/** The route's own limit on the parameter. */
+const MAX_PARAM = IpParam.properties.ip.maxLength ?? 100;
 
 export interface FastLookupOptions {
   accounts: Accounts;
@@ -91,10 +92,7 @@ export function createFastLookup(options: FastLookupOptions): FastLookup {
   }
 
   function rateHeaders(headers: Record<string, string>, state: LimitState | null): void {
-    if (!state) return;
-    headers['x-ratelimit-limit'] = String(state.limit);
-    headers['x-ratelimit-remaining'] = String(state.remaining);
-    headers['x-ratelimit-reset'] = String(state.reset);
+    if (state) Object.assign(headers, rateLimitHeaderValues(state));
   }
 
   const elapsedMs = (started: number) => Math.round(performance.now() - started);

@@ -29,6 +29,15 @@ export interface LimitState {
   reset: number;
 }
 
+/** The X-RateLimit-* headers of a limit state (spec §8), for every path that answers. */
+export function rateLimitHeaderValues(state: LimitState): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(state.limit),
+    'x-ratelimit-remaining': String(state.remaining),
+    'x-ratelimit-reset': String(state.reset),
+  };
+}
+
 export type MinuteBucket = 'public' | 'reputation' | 'warmup' | 'domain_dns' | 'login';
 
 export interface MinuteBucketSpec {
@@ -115,9 +124,7 @@ export function createLimits(options: LimitsOptions) {
     new AppError('RATE_LIMIT_EXCEEDED', undefined, {
       headers: {
         'retry-after': String(Math.max(1, retryAfterSeconds)),
-        'x-ratelimit-limit': String(state.limit),
-        'x-ratelimit-remaining': '0',
-        'x-ratelimit-reset': String(state.reset),
+        ...rateLimitHeaderValues({ ...state, remaining: 0 }),
       },
     });
 

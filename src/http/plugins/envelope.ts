@@ -4,6 +4,7 @@
  * (plus meta extras); the feed catalog opts out with `config.envelope: false`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { rateLimitHeaderValues } from '../../limits/index.ts';
 
 export function elapsedMs(request: FastifyRequest): number {
   // Errors raised by the router arrive before the onRequest hook set the start time.
@@ -12,11 +13,7 @@ export function elapsedMs(request: FastifyRequest): number {
 }
 
 export function rateLimitHeaders(request: FastifyRequest, reply: FastifyReply): void {
-  const s = request.limitState;
-  if (!s) return;
-  reply.header('x-ratelimit-limit', String(s.limit));
-  reply.header('x-ratelimit-remaining', String(s.remaining));
-  reply.header('x-ratelimit-reset', String(s.reset));
+  if (request.limitState) reply.headers(rateLimitHeaderValues(request.limitState));
 }
 
 export function registerEnvelope(app: FastifyInstance): void {
