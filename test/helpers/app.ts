@@ -9,6 +9,7 @@ import { type Config, loadConfig } from '../../src/config.ts';
 import { createManualClock, type ManualClock } from '../../src/core/clock.ts';
 import type { HttpServices } from '../../src/http/context.ts';
 import type { RouteModule } from '../../src/http/server.ts';
+import type { IntelFacts } from '../../src/reputation/index.ts';
 import { TEST_REDIS_URL } from './backends.ts';
 import { createTestStore, type StoreKind, type TestStoreHandle } from './stores.ts';
 
@@ -48,6 +49,8 @@ export async function createTestApp(
     handle?: TestStoreHandle;
     /** Header hop enrichment (services.enrichIp). */
     enrichIp?: HttpServices['enrichIp'];
+    /** Dataset facts for reputation, given as data (reputation-app.ts). */
+    intelFacts?: IntelFacts;
   } = {},
 ): Promise<TestApp> {
   const handle = options.handle ?? (await createTestStore(kind));
@@ -72,6 +75,7 @@ export async function createTestApp(
     limitPrefix: options.limitPrefix ?? `t${crypto.randomBytes(4).toString('hex')}`,
     ...(options.routes ? { routes: options.routes } : {}),
     ...(options.enrichIp ? { enrichIp: options.enrichIp } : {}),
+    ...(options.intelFacts ? { intelFacts: options.intelFacts } : {}),
   });
   const { user } = await app.services.accounts.createUser({
     email: `admin-${crypto.randomBytes(3).toString('hex')}@example.test`,
