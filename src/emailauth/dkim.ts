@@ -73,8 +73,9 @@ function keyBits(type: 'rsa' | 'ed25519', der: Buffer, errors: string[]): number
   }
 }
 
-export function parseDkimRecord(raw: string): ParsedDkim {
-  const out: ParsedDkim = {
+/** A key record's fields before any tag is read (fresh lists each call). */
+function dkimDefaults(): Omit<ParsedDkim, 'tags' | 'errors' | 'warnings'> {
+  return {
     version: null,
     key_type: null,
     key_bits: null,
@@ -84,6 +85,12 @@ export function parseDkimRecord(raw: string): ParsedDkim {
     testing: false,
     revoked: false,
     notes: null,
+  };
+}
+
+export function parseDkimRecord(raw: string): ParsedDkim {
+  const out: ParsedDkim = {
+    ...dkimDefaults(),
     tags: {},
     errors: [],
     warnings: [],
@@ -156,15 +163,7 @@ export function emptyDkim(selector: string, domain: string): DkimResult {
     record_domain: `${selector}._domainkey.${domain}`,
     found: false,
     raw: null,
-    version: null,
-    key_type: null,
-    key_bits: null,
-    hash_algorithms: [],
-    service_type: null,
-    flags: [],
-    testing: false,
-    revoked: false,
-    notes: null,
+    ...dkimDefaults(),
     is_valid: false,
     validation_errors: [],
   };

@@ -66,8 +66,9 @@ function parseUris(tag: string, value: string, errors: string[], warnings: strin
   return uris;
 }
 
-export function parseDmarc(raw: string): ParsedDmarc {
-  const out: ParsedDmarc = {
+/** A record's fields before any tag is read: RFC 7489 §6.3 defaults (fresh lists each call). */
+function dmarcDefaults(): Omit<ParsedDmarc, 'tags' | 'errors' | 'warnings'> {
+  return {
     version: null,
     policy: null,
     subdomain_policy: null,
@@ -79,6 +80,12 @@ export function parseDmarc(raw: string): ParsedDmarc {
     failure_options: '0',
     report_format: 'afrf',
     report_interval: 86400,
+  };
+}
+
+export function parseDmarc(raw: string): ParsedDmarc {
+  const out: ParsedDmarc = {
+    ...dmarcDefaults(),
     tags: {},
     errors: [],
     warnings: [],
@@ -173,18 +180,8 @@ export function emptyDmarc(orgDomain: string): DmarcResult {
   return {
     found: false,
     raw: null,
-    version: null,
-    policy: null,
-    subdomain_policy: null,
+    ...dmarcDefaults(),
     effective_policy: null,
-    percentage: 100,
-    aggregate_report_uris: [],
-    forensic_report_uris: [],
-    dkim_alignment: 'r',
-    spf_alignment: 'r',
-    failure_options: '0',
-    report_format: 'afrf',
-    report_interval: 86400,
     organizational_domain: orgDomain,
     record_domain: null,
     inherited: false,

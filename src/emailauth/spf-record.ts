@@ -85,6 +85,15 @@ function parseMechanism(term: string, errors: string[]): SpfMechanism | null {
     errors.push(`invalid ${type} mechanism "${term}": ${why}`);
     return null;
   };
+  /** `[":" domain-spec]` after a ptr, a or mx mechanism (RFC 7208 §5.3-5.5). */
+  const optionalDomain = (tail: string) => {
+    if (tail === '') return mech;
+    if (!tail.startsWith(':')) return fail('expected ":" before the domain-spec');
+    const err = domainSpecError(tail.slice(1));
+    if (err) return fail(err);
+    mech.value = tail.slice(1);
+    return mech;
+  };
   switch (type) {
     case 'all':
       return rest === '' ? mech : fail('"all" takes no argument');
@@ -97,14 +106,8 @@ function parseMechanism(term: string, errors: string[]): SpfMechanism | null {
       mech.value = spec;
       return mech;
     }
-    case 'ptr': {
-      if (rest === '') return mech;
-      if (!rest.startsWith(':')) return fail('expected ":" before the domain-spec');
-      const err = domainSpecError(rest.slice(1));
-      if (err) return fail(err);
-      mech.value = rest.slice(1);
-      return mech;
-    }
+    case 'ptr':
+      return optionalDomain(rest);
     case 'a':
     case 'mx': {
       const cidr = DUAL_CIDR.exec(rest);
@@ -115,12 +118,7 @@ function parseMechanism(term: string, errors: string[]): SpfMechanism | null {
         if ((mech.cidr4 ?? 0) > 32 || (mech.cidr6 ?? 0) > 128) return fail('prefix length out of range');
         rest = rest.slice(0, rest.length - cidrText.length);
       }
-      if (rest === '') return mech;
-      if (!rest.startsWith(':')) return fail('expected ":" before the domain-spec');
-      const err = domainSpecError(rest.slice(1));
-      if (err) return fail(err);
-      mech.value = rest.slice(1);
-      return mech;
+      return optionalDomain(rest);
     }
     case 'ip4':
     case 'ip6': {
