@@ -82,6 +82,24 @@ function matches(id: number, name: string, type: string, msg: Buffer): dnsPacket
   }
 }
 
+/** The first reply wins: it stops the timer, releases the socket and resolves; a timeout is a reply. */
+function settleOnce(
+  resolve: (reply: Reply) => void,
+  timeoutMs: number,
+  release: () => void,
+): (reply: Reply) => void {
+  let done = false;
+  const finish = (reply: Reply) => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    release();
+    resolve(reply);
+  };
+  const timer = setTimeout(() => finish({ kind: 'timeout' }), timeoutMs);
+  return finish;
+}
+
 function askUdp(
   server: Server,
   query: Buffer,
@@ -92,15 +110,7 @@ function askUdp(
 ): Promise<Reply> {
   return new Promise((resolve) => {
     const socket = dgram.createSocket(server.family === 6 ? 'udp6' : 'udp4');
-    let done = false;
-    const finish = (reply: Reply) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      socket.close();
-      resolve(reply);
-    };
-    const timer = setTimeout(() => finish({ kind: 'timeout' }), timeoutMs);
+    const finish = settleOnce(resolve, timeoutMs, () => socket.close());
     socket.on('error', () => finish({ kind: 'unreachable' }));
     socket.on('message', (msg) => {
       const packet = matches(id, name, type, msg);
@@ -125,16 +135,8 @@ function askTcp(
 ): Promise<Reply> {
   return new Promise((resolve) => {
     const socket = net.connect({ host: server.host, port: server.port });
-    let done = false;
     let buffered = Buffer.alloc(0);
-    const finish = (reply: Reply) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(reply);
-    };
-    const timer = setTimeout(() => finish({ kind: 'timeout' }), timeoutMs);
+    const finish = settleOnce(resolve, timeoutMs, () => socket.destroy());
     socket.on('error', () => finish({ kind: 'unreachable' }));
     socket.on('close', () => finish({ kind: 'unreachable' }));
     socket.on('connect', () => {
