@@ -36,10 +36,35 @@ function cmp6(s: Uint32Array, i: number, w0: number, w1: number, w2: number, w3:
 }
 
 /**
- * Index of the interval containing the IPv6 address given as four big-endian words, or -1.
- * `firstWords` (the first word of every start, see firstWordsOf) keeps most probes on one
+ * The last interval in [lo, hi] whose start is at or below the address (four big-endian words),
+ * or -1. `firstWords` (the first word of every start, see firstWordsOf) keeps most probes on one
  * compact array; the other words are read only when the first ones are equal.
  */
+function searchV6(
+  t: FamilyTable,
+  firstWords: Uint32Array | undefined,
+  from: number,
+  to: number,
+  w0: number,
+  w1: number,
+  w2: number,
+  w3: number,
+): number {
+  let lo = from;
+  let hi = to;
+  if (hi < 0) return -1;
+  if (lo < 0) lo = 0;
+  const s = t.starts;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    const a = (firstWords ? firstWords[mid] : s[mid << 2]) as number;
+    if (a < w0 || (a === w0 && cmp6(s, mid, w0, w1, w2, w3) <= 0)) lo = mid;
+    else hi = mid - 1;
+  }
+  return cmp6(s, lo, w0, w1, w2, w3) <= 0 ? lo : -1;
+}
+
+/** Index of the interval containing the IPv6 address given as four big-endian words, or -1. */
 export function findV6(
   t: FamilyTable,
   w0: number,
@@ -49,26 +74,8 @@ export function findV6(
   firstWords?: Uint32Array,
 ): number {
   const top = w0 >>> 16;
-  let lo = (t.buckets[top] as number) - 1;
-  let hi = (t.buckets[top + 1] as number) - 1;
-  if (hi < 0) return -1;
-  if (lo < 0) lo = 0;
-  const s = t.starts;
-  if (firstWords) {
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      const a = firstWords[mid] as number;
-      if (a < w0 || (a === w0 && cmp6(s, mid, w0, w1, w2, w3) <= 0)) lo = mid;
-      else hi = mid - 1;
-    }
-    return cmp6(s, lo, w0, w1, w2, w3) <= 0 ? lo : -1;
-  }
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if (cmp6(s, mid, w0, w1, w2, w3) <= 0) lo = mid;
-    else hi = mid - 1;
-  }
-  return cmp6(s, lo, w0, w1, w2, w3) <= 0 ? lo : -1;
+  const from = (t.buckets[top] as number) - 1;
+  return searchV6(t, firstWords, from, (t.buckets[top + 1] as number) - 1, w0, w1, w2, w3);
 }
 
 /** Bits of the finer IPv6 bucket index (fineIndexV6): 2^20 buckets, 4 MB. */
@@ -103,18 +110,8 @@ export function findV6Fine(
   w3: number,
 ): number {
   const top = w0 >>> (32 - FINE_BITS_V6);
-  let lo = (fine[top] as number) - 1;
-  let hi = (fine[top + 1] as number) - 1;
-  if (hi < 0) return -1;
-  if (lo < 0) lo = 0;
-  const s = t.starts;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    const a = firstWords[mid] as number;
-    if (a < w0 || (a === w0 && cmp6(s, mid, w0, w1, w2, w3) <= 0)) lo = mid;
-    else hi = mid - 1;
-  }
-  return cmp6(s, lo, w0, w1, w2, w3) <= 0 ? lo : -1;
+  const from = (fine[top] as number) - 1;
+  return searchV6(t, firstWords, from, (fine[top + 1] as number) - 1, w0, w1, w2, w3);
 }
 
 /** The first word of every IPv6 interval start, for findV6. */
