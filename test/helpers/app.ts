@@ -3,7 +3,7 @@
  * schema, optional Redis, a manual clock. `key()` makes API keys the way `netrep keys create` does.
  */
 import crypto from 'node:crypto';
-import type { Feature, Permission, TierName } from '../../src/accounts/index.ts';
+import { type Feature, PERMISSIONS, type Permission, type TierName } from '../../src/accounts/index.ts';
 import { type App, createApp } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createManualClock, type ManualClock } from '../../src/core/clock.ts';
@@ -28,15 +28,8 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export const ALL_PERMISSIONS: Permission[] = [
-  'ip:read',
-  'asn:read',
-  'blocklist:read',
-  'email:read',
-  'telemetry:write',
-  'feeds:read',
-  'audit:write',
-];
+/** Every permission but `admin`: a key that may call each route by its own permission. */
+export const ALL_PERMISSIONS: Permission[] = PERMISSIONS.filter((p) => p !== 'admin');
 
 export async function createTestApp(
   kind: StoreKind,
