@@ -43,17 +43,19 @@ export function ipv4TextToInt(text: string): number {
   return value * 256 + part;
 }
 
-type Key = { v4: number } | { v6: string };
-
-function keyOf(ip: string): Key | null {
+/**
+ * An address's key: IPv4 as its unsigned integer, IPv6 as 32 hex digits (no object per
+ * lookup: the IP answer cache asks for every address it serves).
+ */
+function keyOf(ip: string): number | string | null {
   const fast = ipv4TextToInt(ip);
-  if (fast >= 0) return { v4: fast };
+  if (fast >= 0) return fast;
   const parsed = parseIp(ip);
   if (!parsed) return null;
-  if (parsed.family === 4) return { v4: ipv4TextToInt(parsed.address) };
+  if (parsed.family === 4) return ipv4TextToInt(parsed.address);
   let hex = '';
   for (const b of parsed.bytes) hex += HEX[b];
-  return { v6: hex };
+  return hex;
 }
 
 /**
@@ -220,10 +222,10 @@ interface Tables {
 
 function setIn(t: Tables, ip: string, listing: ListingValue): void {
   const key = keyOf(ip);
-  if (!key) throw new AppError('INVALID_IP', `not an IP address: ${ip}`);
+  if (key === null) throw new AppError('INVALID_IP', `not an IP address: ${ip}`);
   const id = t.values.intern(listing);
-  const previous = 'v4' in key ? t.v4.set(key.v4, id) : (t.v6.get(key.v6) ?? -1);
-  if ('v6' in key) t.v6.set(key.v6, id);
+  const previous = typeof key === 'number' ? t.v4.set(key, id) : (t.v6.get(key) ?? -1);
+  if (typeof key === 'string') t.v6.set(key, id);
   if (previous >= 0) t.values.release(previous);
 }
 
@@ -241,15 +243,9 @@ export function createListingIndex(initial?: Iterable<DnsblListing>): FastListin
 
   return {
     get(ip) {
-      // The normalized IPv4 form straight to the integer table (no key object).
-      const n = ipv4TextToInt(ip);
-      if (n >= 0) {
-        const id = t.v4.get(n);
-        return id < 0 ? undefined : t.values.values[id];
-      }
       const key = keyOf(ip);
-      if (!key) return undefined;
-      const id = 'v4' in key ? t.v4.get(key.v4) : (t.v6.get(key.v6) ?? -1);
+      if (key === null) return undefined;
+      const id = typeof key === 'number' ? t.v4.get(key) : (t.v6.get(key) ?? -1);
       return id < 0 ? undefined : t.values.values[id];
     },
     getIpv4(int) {
@@ -268,12 +264,12 @@ export function createListingIndex(initial?: Iterable<DnsblListing>): FastListin
     },
     delete(ip) {
       const key = keyOf(ip);
-      if (!key) return false;
+      if (key === null) return false;
       let id: number;
-      if ('v4' in key) id = t.v4.delete(key.v4);
+      if (typeof key === 'number') id = t.v4.delete(key);
       else {
-        id = t.v6.get(key.v6) ?? -1;
-        t.v6.delete(key.v6);
+        id = t.v6.get(key) ?? -1;
+        t.v6.delete(key);
       }
       if (id >= 0) t.values.release(id);
       return id >= 0;
