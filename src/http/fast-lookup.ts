@@ -181,11 +181,12 @@ export function createFastLookup(options: FastLookupOptions): FastLookup {
   return {
     take,
     warm(presented) {
-      const hash = hashApiKey(presented.trim());
+      const key = presented.trim();
+      const hash = hashApiKey(key);
       let pending = warming.get(hash);
       if (!pending) {
         pending = accounts
-          .authenticate(presented.trim())
+          .authenticate(key)
           .then(() => undefined)
           .finally(() => warming.delete(hash));
         warming.set(hash, pending);
