@@ -1,8 +1,11 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { FamilyTable } from '../dataset/index.ts';
+import { type FamilyTable, rangeToCidrs } from '../dataset/index.ts';
 import {
+  blockLengthV4,
   cidrAround,
   cidrAroundV6,
+  coverIndexV4,
   findV4,
   findV6,
   findV6Fine,
@@ -98,6 +101,56 @@ describe('engine search', () => {
     });
     expect(cidrAround(4, 5n, 5n, 5n)).toEqual({ network: 5n, length: 32 });
     expect(cidrAround(4, 7n, 0n, 0xffffffffn)).toEqual({ network: 0n, length: 0 });
+  });
+});
+
+describe('IPv4 cover index', () => {
+  /** The block of rangeToCidrs(lo, hi) holding ip, found by scanning the list. */
+  function scan(lo: number, hi: number, ip: number): { index: number; length: number } {
+    const cover = rangeToCidrs(4, BigInt(lo), BigInt(hi));
+    let at = lo;
+    for (let k = 0; k < cover.length; k++) {
+      const length = Number((cover[k] as string).split('/')[1]);
+      const size = 2 ** (32 - length);
+      if (ip < at + size) return { index: k, length };
+      at += size;
+    }
+    throw new Error('ip outside the range');
+  }
+
+  it('names the block of the minimal cover holding the address, edges included', () => {
+    const cases: [number, number][] = [
+      [1, 6],
+      [0, 0xffffffff],
+      [1, 0xffffffff],
+      [0, 0xfffffffe],
+      [0xd7000000, 0xd70103ff],
+      [0xd65f0000, 0xd700ffff], // 214.95.0.0-215.0.255.255, an overlap row of the ASN data
+      [0x80000000, 0x80000000],
+      [0x7fffffff, 0x80000000],
+      [5, 5],
+    ];
+    for (const [lo, hi] of cases) {
+      for (const ip of [lo, hi, lo + Math.floor((hi - lo) / 2), Math.min(hi, lo + 1), Math.max(lo, hi - 1)]) {
+        const ref = scan(lo, hi, ip);
+        expect(coverIndexV4(lo, hi, ip), `${lo}-${hi} @ ${ip}`).toBe(ref.index);
+        expect(blockLengthV4(lo, hi, ip)).toBe(ref.length);
+      }
+    }
+  });
+
+  it('agrees with a scan of rangeToCidrs on random ranges', () => {
+    const u32 = fc.integer({ min: 0, max: 0xffffffff });
+    fc.assert(
+      fc.property(u32, u32, fc.double({ min: 0, max: 1, noNaN: true }), (a, b, f) => {
+        const lo = Math.min(a, b);
+        const hi = Math.max(a, b);
+        const ip = Math.min(hi, lo + Math.floor((hi - lo + 1) * f));
+        const ref = scan(lo, hi, ip);
+        return coverIndexV4(lo, hi, ip) === ref.index && blockLengthV4(lo, hi, ip) === ref.length;
+      }),
+      { numRuns: 2000, seed: 5 },
+    );
   });
 });
 

@@ -121,6 +121,42 @@ export function firstWordsOf(t: FamilyTable): Uint32Array {
   return out;
 }
 
+/** Set bits of a 32-bit word. */
+function popcount32(x: number): number {
+  let v = x - ((x >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 63;
+}
+
+/** Prefix length of the largest aligned IPv4 block inside [lo, hi] that holds ip. */
+export function blockLengthV4(lo: number, hi: number, ip: number): number {
+  // No block is wider than the one spanning both ends, so the search starts at that length.
+  for (let len = Math.clz32((lo ^ hi) >>> 0); len < 32; len++) {
+    const host = len === 0 ? 0xffffffff : (0xffffffff >>> len) >>> 0;
+    const network = (ip & ~host) >>> 0;
+    if (network >= lo && (network | host) >>> 0 <= hi) return len;
+  }
+  return 32;
+}
+
+/**
+ * Index, in the minimal CIDR cover of [lo, hi] (rangeToCidrs order), of the block holding ip:
+ * arithmetic only, so a cached cover is one array read. The cover's block sizes rise up to a
+ * pivot (the most aligned boundary in (lo, hi + 1]) and fall after it, each size at most once
+ * on each side, so the blocks before a block on the rising side are the set bits of its
+ * distance from lo, and on the falling side those of the rise plus its distance from the pivot.
+ */
+export function coverIndexV4(lo: number, hi: number, ip: number): number {
+  const len = blockLengthV4(lo, hi, ip);
+  const network = len === 0 ? 0 : (ip & (0xffffffff << (32 - len))) >>> 0;
+  if (hi === 0xffffffff) return popcount32((network - lo) >>> 0); // pivot 2^32: rising only
+  const end = hi + 1;
+  const h = 31 - Math.clz32((lo ^ end) >>> 0);
+  const pivot = ((end >>> h) << h) >>> 0;
+  if (network < pivot) return popcount32((network - lo) >>> 0);
+  return popcount32((pivot - lo) >>> 0) + popcount32((network - pivot) >>> 0);
+}
+
 /** Words of a 16-byte address, written into `out` (reused by callers to avoid allocation). */
 export function v6Words(bytes: readonly number[], out: Uint32Array): void {
   for (let i = 0; i < 4; i++) {

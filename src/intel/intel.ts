@@ -20,6 +20,7 @@ import {
 import { bogonV4, bogonV6 } from './bogon.ts';
 import {
   cidrAroundV6,
+  coverIndexV4,
   findV4,
   findV6,
   findV6Fine,
@@ -52,11 +53,6 @@ import type {
 interface Cover {
   starts: Uint32Array;
   texts: string[];
-}
-
-function ipv4Value(cidr: string): number {
-  const addr = cidr.slice(0, cidr.indexOf('/'));
-  return addr.split('.').reduce((a, o) => a * 256 + Number(o), 0);
 }
 
 export interface IntelOptions {
@@ -117,11 +113,24 @@ function bogonAnswer(ip: ParsedIp, prefix: string): IpAnswer {
   };
 }
 
+/** What an answer takes from a record's profile. */
+type AnswerProfile = Pick<
+  Profile,
+  'asn' | 'asnName' | 'country' | 'rir' | 'connectionType' | 'netrep' | 'contributions' | 'threat'
+>;
+
 /** A record's profile copied per interval (one object read on the hot path, not two). */
-interface IntervalTemplate extends Profile {
+interface IntervalTemplate extends AnswerProfile {
   /** The prefix of every address of the interval, or null when it differs inside it. */
   prefix: string | null;
-  /** Otherwise the CIDR blocks covering the interval's piece (its largest aligned blocks). */
+  /**
+   * Otherwise, IPv4: the bounds of the interval's piece as int32 (so they stay small integers
+   * in the object; read back with >>> 0) and the text of the piece's CIDR cover, indexed by
+   * coverIndexV4; IPv6: the piece's cover, searched by words.
+   */
+  lo: number;
+  hi: number;
+  texts4: string[] | null;
   cover: Cover | null;
 }
 
@@ -174,7 +183,7 @@ export function createIntel(options: IntelOptions): Intel {
 
   const hasSignals = options.signals !== undefined;
 
-  function threatFor(ip: string, p: Profile): Threat {
+  function threatFor(ip: string, p: AnswerProfile): Threat {
     if (!hasSignals) return p.threat;
     const listing = signals.listingFor(ip);
     const trap = signals.pristineTrapHitRecent(ip);
@@ -192,7 +201,7 @@ export function createIntel(options: IntelOptions): Intel {
     return scoreThreat(c);
   }
 
-  function answerOf(ip: ParsedIp, p: Profile, prefix: string): IpAnswer {
+  function answerOf(ip: ParsedIp, p: AnswerProfile, prefix: string): IpAnswer {
     return {
       ip: ip.address,
       prefix,
@@ -207,61 +216,27 @@ export function createIntel(options: IntelOptions): Intel {
     };
   }
 
-  // Per IPv4 network piece: its CIDR blocks (the minimal cover), built on first use, so a
-  // prefix is a cached string: the block of the cover holding the address is the largest
-  // aligned block inside the piece that holds it.
-  const covers4 = lazyTable<Cover>(s.v4.netStarts.length);
+  // Per IPv4 network piece: the text of its CIDR blocks (the minimal cover), built on first
+  // use. The block holding an address is found by arithmetic (coverIndexV4), so its prefix is
+  // a cached string read from one array.
+  const covers4 = lazyTable<string[]>(s.v4.netStarts.length);
 
-  function coverOf(net: number): Cover {
-    let c = covers4.get(net);
-    if (!c) {
-      const texts = rangeToCidrs(
-        4,
-        BigInt(s.v4.netStarts[net] as number),
-        BigInt(s.v4.netEnds[net] as number),
-      );
-      c = { starts: Uint32Array.from(texts, (t) => ipv4Value(t)), texts };
-      covers4.set(net, c);
+  function coverTexts4(net: number): string[] {
+    let texts = covers4.get(net);
+    if (!texts) {
+      texts = rangeToCidrs(4, BigInt(s.v4.netStarts[net] as number), BigInt(s.v4.netEnds[net] as number));
+      covers4.set(net, texts);
     }
-    return c;
+    return texts;
   }
 
-  /** The block of the cover holding ip: the last one starting at or below it. */
-  function inCover4(c: Cover, ip: number): string {
-    let lo = 0;
-    let hi = c.starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if ((c.starts[mid] as number) <= ip) lo = mid;
-      else hi = mid - 1;
-    }
-    return c.texts[lo] as string;
-  }
-
-  // Text of IPv4 pieces that are exactly one CIDR: one array read on the hot path.
-  const single4 = lazyTable<string | null>(s.v4.netStarts.length);
-
-  function prefixV4(t: FamilyTable, i: number, ip: number): string {
+  /** The range an IPv4 interval's prefixes are cut from: its ASN piece, or the interval itself. */
+  function pieceOf4(i: number): { lo: number; hi: number; net: number } {
+    const t = s.v4;
     const net = t.nets[i] as number;
-    if (net >= 0) {
-      const one = single4.get(net);
-      if (one) return one;
-      const c = coverOf(net);
-      if (one === undefined) single4.set(net, c.texts.length === 1 ? (c.texts[0] as string) : null);
-      return inCover4(c, ip);
-    }
-    const start = t.starts[i] as number;
-    const end = i + 1 < t.size ? (t.starts[i + 1] as number) - 1 : 0xffffffff;
-    // The largest aligned block inside [start, end] holding ip: no block is wider than the
-    // one spanning both ends, so the search starts at that prefix length.
-    let len = Math.clz32((start ^ end) >>> 0);
-    let network = ip;
-    for (; len <= 32; len++) {
-      const mask = len === 0 ? 0 : (0xffffffff << (32 - len)) >>> 0;
-      network = (ip & mask) >>> 0;
-      if (network >= start && (network | ~mask) >>> 0 <= end) break;
-    }
-    return `${network >>> 24}.${(network >>> 16) & 255}.${(network >>> 8) & 255}.${network & 255}/${len}`;
+    if (net >= 0) return { lo: t.netStarts[net] as number, hi: t.netEnds[net] as number, net };
+    const hi = i + 1 < t.size ? (t.starts[i + 1] as number) - 1 : 0xffffffff;
+    return { lo: t.starts[i] as number, hi, net };
   }
 
   const rangeStart = new Uint32Array(4);
@@ -354,7 +329,12 @@ export function createIntel(options: IntelOptions): Intel {
   const templates4 = packed(s.v4.size);
   const templates6 = packed(s.v6.size);
 
-  function templateOf(p: Profile, prefix: string | null, cover: Cover | null): IntervalTemplate {
+  function templateOf(
+    p: Profile,
+    prefix: string | null,
+    cover: Cover | null,
+    piece4?: { lo: number; hi: number; texts: string[] },
+  ): IntervalTemplate {
     return {
       asn: p.asn,
       asnName: p.asnName,
@@ -364,28 +344,24 @@ export function createIntel(options: IntelOptions): Intel {
       netrep: p.netrep,
       contributions: p.contributions,
       threat: p.threat,
-      flags: p.flags,
-      asnDrop: p.asnDrop,
       prefix,
+      lo: piece4 ? piece4.lo | 0 : 0,
+      hi: piece4 ? piece4.hi | 0 : 0,
+      texts4: piece4?.texts ?? null,
       cover,
     };
   }
 
   function template4(i: number, rec: number): IntervalTemplate {
+    const { lo, hi, net } = pieceOf4(i);
+    const texts = net >= 0 ? coverTexts4(net) : rangeToCidrs(4, BigInt(lo), BigInt(hi));
     const start = s.v4.starts[i] as number;
     const end = i + 1 < s.v4.size ? (s.v4.starts[i + 1] as number) - 1 : 0xffffffff;
-    const first = prefixV4(s.v4, i, start);
-    const prefix = prefixV4(s.v4, i, end) === first ? first : null;
-    const net = s.v4.nets[i] as number;
-    let cover: Cover | null = null;
-    if (prefix === null) {
-      if (net >= 0) cover = coverOf(net);
-      else {
-        const texts = rangeToCidrs(4, BigInt(start), BigInt(end));
-        cover = { starts: Uint32Array.from(texts, (t) => ipv4Value(t)), texts };
-      }
-    }
-    const t = templateOf(profileOf(rec), prefix, cover);
+    const first = coverIndexV4(lo, hi, start);
+    const t =
+      coverIndexV4(lo, hi, end) === first
+        ? templateOf(profileOf(rec), texts[first] as string, null)
+        : templateOf(profileOf(rec), null, null, { lo, hi, texts });
     templates4[i] = t;
     return t;
   }
@@ -431,7 +407,11 @@ export function createIntel(options: IntelOptions): Intel {
         if (rec === NO_RECORD) return null;
         t = template4(i, rec);
       }
-      return answerOf(ip, t, t.prefix ?? (t.cover ? inCover4(t.cover, n) : prefixV4(s.v4, i, n)));
+      return answerOf(
+        ip,
+        t,
+        t.prefix ?? ((t.texts4 as string[])[coverIndexV4(t.lo >>> 0, t.hi >>> 0, n)] as string),
+      );
     }
     v6Words(b, words);
     const w0 = words[0] as number;
