@@ -2,7 +2,8 @@
  * Truth from the source: 100,000 random addresses (fixed seed, IPv4 and IPv6) answered from a
  * snapshot built from the installed npm packages must agree with the CSV rows read here
  * directly (csv-parse + ipaddr.js, not the importers): ASN, organization and country of the
- * narrowest covering row, the first row on a tie.
+ * narrowest covering row, the first row on a tie; the answer's prefix holds the address inside
+ * that row.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,6 +52,11 @@ function readRows(file: string): Rows {
 }
 
 function narrowest(rows: Rows, x: bigint): string[] | null {
+  const i = narrowestIndex(rows, x);
+  return i === null ? null : (rows.values[i] as string[]);
+}
+
+function narrowestIndex(rows: Rows, x: bigint): number | null {
   let lo = 0;
   let hi = rows.starts.length - 1;
   if (hi < 0 || (rows.starts[0] as bigint) > x) return null;
@@ -70,7 +76,15 @@ function narrowest(rows: Rows, x: bigint): string[] | null {
       if (size < bs || (size === bs && i < best)) best = i;
     }
   }
-  return best === null ? null : (rows.values[best] as string[]);
+  return best;
+}
+
+/** The CIDR text as [first, last] addresses. */
+function cidrBounds(cidr: string): [bigint, bigint] {
+  const [addr, len] = ipaddr.parseCIDR(cidr);
+  const bits = addr.kind() === 'ipv4' ? 32 : 128;
+  const first = toBig(addr.toString());
+  return [first, first + (1n << BigInt(bits - len)) - 1n];
 }
 
 let dataDir: string;
@@ -137,8 +151,21 @@ describe('npm-only build', () => {
           bogons++;
           continue;
         }
-        const a = narrowest(asn, x);
+        const ai = narrowestIndex(asn, x);
+        const a = ai === null ? null : (asn.values[ai] as string[]);
         const c = narrowest(whois, x) ?? narrowest(asnCountry, x);
+        if (ai !== null && got) {
+          // The prefix holds the address and lies inside the row that answered.
+          const [first, last] = cidrBounds(got.prefix);
+          if (
+            first > x ||
+            last < x ||
+            first < (asn.starts[ai] as bigint) ||
+            last > (asn.ends[ai] as bigint)
+          ) {
+            mismatches.push(`${ip.address}: prefix ${got.prefix} outside row ${ai}`);
+          }
+        }
         const expected = {
           asn: a ? Number(a[0]) : null,
           org: a ? (a[1] as string).trim() : null,
