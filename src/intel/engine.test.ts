@@ -6,12 +6,14 @@ import {
   cidrAround,
   cidrAroundV6,
   coverIndexV4,
+  findPairV4,
   findV4,
   findV6,
   findV6Fine,
   fineIndexV6,
   firstWordsOf,
   formatV6Words,
+  pairsV4,
 } from './engine.ts';
 
 function table4(starts: number[]): FamilyTable {
@@ -47,6 +49,23 @@ describe('engine search', () => {
     expect(findV4(t, 0x7f000000)).toBe(3);
     expect(findV4(t, 0xffffffff)).toBe(4);
     expect(findV4(table4([]), 5)).toBe(-1);
+  });
+
+  it('findPairV4 over pairsV4 finds what findV4 finds, on both sides of 2^31', () => {
+    const starts = [0x01000000, 0x0100ff00, 0x01010000, 0x7fffff00, 0x80000000, 0x80000100, 0xfffffff0];
+    const t = table4(starts);
+    const pairs = pairsV4<string>(t);
+    expect(pairs.length).toBe(2 * starts.length);
+    const probes = [0, 0x00ffffff, 0x01000000, 0x0100ffff, 0x7fffffff, 0x80000000, 0x800000ff, 0xffffffff];
+    for (const ip of probes) expect(findPairV4(pairs, t.buckets, ip), `${ip}`).toBe(findV4(t, ip));
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 0xffffffff }),
+        (ip) => findPairV4(pairs, t.buckets, ip) === findV4(t, ip),
+      ),
+      { numRuns: 5000, seed: 3 },
+    );
+    expect(findPairV4(pairsV4(table4([])), table4([]).buckets, 5)).toBe(-1);
   });
 
   it('IPv6 four-word compare', () => {

@@ -23,6 +23,35 @@ export function findV4(t: FamilyTable, ip: number): number {
   return (starts[lo] as number) <= ip ? lo : -1;
 }
 
+/**
+ * An IPv4 interval table as one JS array of pairs [key, slot]: the interval start as an int32
+ * with its top bit flipped (a small integer, ordered as the unsigned start), then a value kept
+ * for the interval (null until the caller fills it). The search's last probe reads the cache
+ * line that holds the slot, so a lookup does not take a second, dependent miss on a separate
+ * array of values. (A JS array: a typed array cannot hold object references.)
+ */
+export function pairsV4<T>(t: FamilyTable): (number | T | null)[] {
+  const out: (number | T | null)[] = [];
+  for (let i = 0; i < t.size; i++) out.push(((t.starts[i] as number) ^ 0x80000000) | 0, null);
+  return out;
+}
+
+/** findV4 over pairsV4 of the same table: the interval index (its slot is at 2i + 1), or -1. */
+export function findPairV4(pairs: readonly unknown[], buckets: Uint32Array, ip: number): number {
+  const key = (ip ^ 0x80000000) | 0;
+  const top = ip >>> 16;
+  let lo = (buckets[top] as number) - 1;
+  let hi = (buckets[top + 1] as number) - 1;
+  if (hi < 0) return -1;
+  if (lo < 0) lo = 0;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if ((pairs[mid << 1] as number) <= key) lo = mid;
+    else hi = mid - 1;
+  }
+  return (pairs[lo << 1] as number) <= key ? lo : -1;
+}
+
 function cmp6(s: Uint32Array, i: number, w0: number, w1: number, w2: number, w3: number): number {
   const o = i << 2;
   const a = s[o] as number;

@@ -21,6 +21,7 @@ import { bogonV4, bogonV6 } from './bogon.ts';
 import {
   cidrAroundV6,
   coverIndexV4,
+  findPairV4,
   findV4,
   findV6,
   findV6Fine,
@@ -29,6 +30,7 @@ import {
   formatV6Words,
   intervalEnd,
   intervalStart,
+  pairsV4,
   v6Words,
   wordsAt,
 } from './engine.ts';
@@ -320,14 +322,12 @@ export function createIntel(options: IntelOptions): Intel {
   // Per interval, built on first use: its profile and, when every address of the interval has
   // the same prefix, that prefix. One slot read and one object on the hot path instead of the
   // record, piece, cover and profile tables (each a likely cache miss on random addresses).
-  // Packed arrays of object slots (filled by push: `new Array(n)` of this size is a dictionary).
-  const packed = (n: number): (IntervalTemplate | null)[] => {
-    const out: (IntervalTemplate | null)[] = [];
-    for (let k = 0; k < n; k++) out.push(null);
-    return out;
-  };
-  const templates4 = packed(s.v4.size);
-  const templates6 = packed(s.v6.size);
+  // IPv4: the slots sit beside the interval starts they are searched by (pairsV4), so the slot
+  // is in a cache line the search already read. IPv6: a packed array of slots (filled by push:
+  // `new Array(n)` of this size is a dictionary).
+  const pairs4 = pairsV4<IntervalTemplate>(s.v4);
+  const templates6: (IntervalTemplate | null)[] = [];
+  for (let k = 0; k < s.v6.size; k++) templates6.push(null);
 
   function templateOf(
     p: Profile,
@@ -362,7 +362,7 @@ export function createIntel(options: IntelOptions): Intel {
       coverIndexV4(lo, hi, end) === first
         ? templateOf(profileOf(rec), texts[first] as string, null)
         : templateOf(profileOf(rec), null, null, { lo, hi, texts });
-    templates4[i] = t;
+    pairs4[2 * i + 1] = t;
     return t;
   }
 
@@ -399,9 +399,9 @@ export function createIntel(options: IntelOptions): Intel {
         0;
       const bogon = bogonV4(n);
       if (bogon) return bogonAnswer(ip, bogon);
-      const i = findV4(s.v4, n);
+      const i = findPairV4(pairs4, s.v4.buckets, n);
       if (i < 0) return null;
-      let t = templates4[i] as IntervalTemplate | null;
+      let t = pairs4[2 * i + 1] as IntervalTemplate | null;
       if (t === null) {
         const rec = s.v4.recs[i] as number;
         if (rec === NO_RECORD) return null;
