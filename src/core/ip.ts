@@ -198,8 +198,41 @@ function isSpaceEdge(c: number): boolean {
   return c <= 32 || c >= 127;
 }
 
+/**
+ * The common case in one pass: a plain dotted quad (no spaces, no colon, no leading zeros).
+ * Null hands the text to the full parser below, which decides it by the same rules.
+ */
+function quickV4(text: string): ParsedIp | null {
+  const n = text.length;
+  if (n < 7 || n > 15) return null;
+  const bytes = [0, 0, 0, 0];
+  let part = 0;
+  let value = 0;
+  let digits = 0;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46) {
+      if (digits === 0 || part === 3) return null;
+      bytes[part++] = value;
+      value = 0;
+      digits = 0;
+      continue;
+    }
+    const v = c - 48;
+    if (v < 0 || v > 9 || (digits > 0 && value === 0)) return null;
+    value = value * 10 + v;
+    if (value > 255) return null;
+    digits++;
+  }
+  if (digits === 0 || part !== 3) return null;
+  bytes[3] = value;
+  return { family: 4, address: text, bytes };
+}
+
 export function parseIp(input: unknown): ParsedIp | null {
   if (typeof input !== 'string') return null;
+  const quick = quickV4(input);
+  if (quick) return quick;
   let text = input;
   if (text.length === 0) return null;
   if (isSpaceEdge(text.charCodeAt(0)) || isSpaceEdge(text.charCodeAt(text.length - 1))) text = text.trim();
