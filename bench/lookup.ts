@@ -126,7 +126,7 @@ function sample(family: 4 | 6, routed: boolean, seed: number): { parsed: ParsedI
 }
 
 /**
- * Best-of-7 rate of each loop, one loop at a time (warm-up first, then a forced GC so that one
+ * Best-of-15 rate of each loop, one loop at a time (warm-up first, then a forced GC so that one
  * contender's garbage is not collected on the other's clock).
  */
 function rates(fns: (() => number)[]): number[] {
@@ -134,7 +134,7 @@ function rates(fns: (() => number)[]): number[] {
     fn();
     globalThis.gc?.();
     let best = 0;
-    for (let round = 0; round < 7; round++) {
+    for (let round = 0; round < 15; round++) {
       const start = performance.now();
       const n = fn();
       best = Math.max(best, n / ((performance.now() - start) / 1000));

@@ -5,7 +5,6 @@ import {
   blockLengthV4,
   cidrAround,
   cidrAroundV6,
-  coverIndexV4,
   findPairV4,
   findV4,
   findV6,
@@ -14,6 +13,7 @@ import {
   firstWordsOf,
   formatV6Words,
   pairsV4,
+  splitByPrefixV4,
 } from './engine.ts';
 
 function table4(starts: number[]): FamilyTable {
@@ -54,7 +54,7 @@ describe('engine search', () => {
   it('findPairV4 over pairsV4 finds what findV4 finds, on both sides of 2^31', () => {
     const starts = [0x01000000, 0x0100ff00, 0x01010000, 0x7fffff00, 0x80000000, 0x80000100, 0xfffffff0];
     const t = table4(starts);
-    const pairs = pairsV4<string>(t);
+    const pairs = pairsV4<string>(t.starts);
     expect(pairs.length).toBe(2 * starts.length);
     const probes = [0, 0x00ffffff, 0x01000000, 0x0100ffff, 0x7fffffff, 0x80000000, 0x800000ff, 0xffffffff];
     for (const ip of probes) expect(findPairV4(pairs, t.buckets, ip), `${ip}`).toBe(findV4(t, ip));
@@ -65,7 +65,7 @@ describe('engine search', () => {
       ),
       { numRuns: 5000, seed: 3 },
     );
-    expect(findPairV4(pairsV4(table4([])), table4([]).buckets, 5)).toBe(-1);
+    expect(findPairV4(pairsV4(new Uint32Array(0)), table4([]).buckets, 5)).toBe(-1);
   });
 
   it('IPv6 four-word compare', () => {
@@ -123,21 +123,20 @@ describe('engine search', () => {
   });
 });
 
-describe('IPv4 cover index', () => {
-  /** The block of rangeToCidrs(lo, hi) holding ip, found by scanning the list. */
-  function scan(lo: number, hi: number, ip: number): { index: number; length: number } {
-    const cover = rangeToCidrs(4, BigInt(lo), BigInt(hi));
+describe('IPv4 prefix blocks', () => {
+  /** Length and start of the block of rangeToCidrs(lo, hi) holding ip, by scanning the list. */
+  function scan(lo: number, hi: number, ip: number): { start: number; length: number } {
     let at = lo;
-    for (let k = 0; k < cover.length; k++) {
-      const length = Number((cover[k] as string).split('/')[1]);
+    for (const cidr of rangeToCidrs(4, BigInt(lo), BigInt(hi))) {
+      const length = Number(cidr.split('/')[1]);
       const size = 2 ** (32 - length);
-      if (ip < at + size) return { index: k, length };
+      if (ip < at + size) return { start: at, length };
       at += size;
     }
     throw new Error('ip outside the range');
   }
 
-  it('names the block of the minimal cover holding the address, edges included', () => {
+  it('blockLengthV4 names the block of the minimal cover holding the address, edges included', () => {
     const cases: [number, number][] = [
       [1, 6],
       [0, 0xffffffff],
@@ -151,25 +150,68 @@ describe('IPv4 cover index', () => {
     ];
     for (const [lo, hi] of cases) {
       for (const ip of [lo, hi, lo + Math.floor((hi - lo) / 2), Math.min(hi, lo + 1), Math.max(lo, hi - 1)]) {
-        const ref = scan(lo, hi, ip);
-        expect(coverIndexV4(lo, hi, ip), `${lo}-${hi} @ ${ip}`).toBe(ref.index);
-        expect(blockLengthV4(lo, hi, ip)).toBe(ref.length);
+        expect(blockLengthV4(lo, hi, ip), `${lo}-${hi} @ ${ip}`).toBe(scan(lo, hi, ip).length);
       }
     }
-  });
-
-  it('agrees with a scan of rangeToCidrs on random ranges', () => {
     const u32 = fc.integer({ min: 0, max: 0xffffffff });
     fc.assert(
       fc.property(u32, u32, fc.double({ min: 0, max: 1, noNaN: true }), (a, b, f) => {
         const lo = Math.min(a, b);
         const hi = Math.max(a, b);
         const ip = Math.min(hi, lo + Math.floor((hi - lo + 1) * f));
-        const ref = scan(lo, hi, ip);
-        return coverIndexV4(lo, hi, ip) === ref.index && blockLengthV4(lo, hi, ip) === ref.length;
+        return blockLengthV4(lo, hi, ip) === scan(lo, hi, ip).length;
       }),
       { numRuns: 2000, seed: 5 },
     );
+  });
+
+  /** One interval [start, end] in piece [lo, hi] (net 0), then a gap to the top. */
+  function oneInterval(lo: number, hi: number, start: number, end: number): FamilyTable {
+    const starts = end === 0xffffffff ? [start] : [start, end + 1];
+    const t = table4(starts);
+    t.nets = Int32Array.from(starts, (_, k) => (k === 0 ? 0 : -1));
+    t.netStarts = Uint32Array.of(lo);
+    t.netEnds = Uint32Array.of(hi);
+    return t;
+  }
+
+  it('splitByPrefixV4 cuts an interval at the block starts of its piece inside it', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 0xffffffff }), { minLength: 4, maxLength: 4 }), (xs) => {
+        const [lo, start, end, hi] = [...xs].sort((a, b) => a - b) as [number, number, number, number];
+        const t = oneInterval(lo, hi, start, end);
+        const cut = splitByPrefixV4(t, (i) => i === 0);
+        // Expected: the interval's start, then every block start of the piece's cover inside it.
+        const expected = [start];
+        let at = lo;
+        for (const cidr of rangeToCidrs(4, BigInt(lo), BigInt(hi))) {
+          if (at > start && at <= end) expected.push(at);
+          at += 2 ** (32 - Number(cidr.split('/')[1]));
+        }
+        if (end !== 0xffffffff) expected.push(end + 1); // the gap after it, whole
+        expect([...cut.starts]).toEqual(expected);
+        expect([...cut.origin]).toEqual(expected.map((x) => (x <= end ? 0 : 1)));
+        // Every cut interval lies in one block: its start and its end have the same block.
+        for (let j = 0; j + 1 < expected.length - (end === 0xffffffff ? 0 : 1); j++) {
+          const a = scan(lo, hi, expected[j] as number);
+          const b = scan(lo, hi, (expected[j + 1] as number) - 1);
+          expect(a).toEqual(b);
+        }
+        // The buckets narrow a search over the cut starts as the snapshot's do over its own.
+        const ref = table4(expected);
+        expect([...cut.buckets]).toEqual([...ref.buckets]);
+      }),
+      { numRuns: 100, seed: 11 },
+    );
+  });
+
+  it('leaves intervals without a record whole', () => {
+    // 10.0.0.1-10.0.0.254: 14 blocks (.1/32, .2/31, ... .128/26, ... .254/32), then the gap.
+    const t = oneInterval(0x0a000001, 0x0a0000fe, 0x0a000001, 0x0a0000fe);
+    expect([...splitByPrefixV4(t, () => false).starts]).toEqual([0x0a000001, 0x0a0000ff]);
+    const cut = splitByPrefixV4(t, (i) => i === 0);
+    expect(cut.starts.length).toBe(15);
+    expect([...cut.starts.slice(0, 3)]).toEqual([0x0a000001, 0x0a000002, 0x0a000004]);
   });
 });
 

@@ -24,16 +24,89 @@ export function findV4(t: FamilyTable, ip: number): number {
 }
 
 /**
- * An IPv4 interval table as one JS array of pairs [key, slot]: the interval start as an int32
- * with its top bit flipped (a small integer, ordered as the unsigned start), then a value kept
- * for the interval (null until the caller fills it). The search's last probe reads the cache
- * line that holds the slot, so a lookup does not take a second, dependent miss on a separate
- * array of values. (A JS array: a typed array cannot hold object references.)
+ * An IPv4 search table as one JS array of pairs [key, slot]: each start as an int32 with its
+ * top bit flipped (a small integer, ordered as the unsigned start), then a value kept for the
+ * interval (null until the caller fills it). The search's last probe reads the cache line that
+ * holds the slot, so a lookup does not take a second, dependent miss on a separate array of
+ * values. (A JS array: a typed array cannot hold object references.)
  */
-export function pairsV4<T>(t: FamilyTable): (number | T | null)[] {
+export function pairsV4<T>(starts: Uint32Array): (number | T | null)[] {
   const out: (number | T | null)[] = [];
-  for (let i = 0; i < t.size; i++) out.push(((t.starts[i] as number) ^ 0x80000000) | 0, null);
+  for (let i = 0; i < starts.length; i++) out.push(((starts[i] as number) ^ 0x80000000) | 0, null);
   return out;
+}
+
+/** IPv4 intervals cut where the prefix changes (splitByPrefixV4). */
+export interface PrefixCutV4 {
+  /** Start of every cut interval, ascending. */
+  starts: Uint32Array;
+  /** The snapshot interval each cut interval lies in. */
+  origin: Uint32Array;
+  /** 65537 bucket bounds by top 16 bits, as in the snapshot (first start >= k << 16). */
+  buckets: Uint32Array;
+}
+
+/**
+ * The range an IPv4 interval's prefixes are cut from: its ASN piece (the network row it belongs
+ * to), or the interval itself when no ASN row covers it.
+ */
+export function pieceV4(t: FamilyTable, i: number): { lo: number; hi: number; net: number } {
+  const net = t.nets[i] as number;
+  if (net >= 0) return { lo: t.netStarts[net] as number, hi: t.netEnds[net] as number, net };
+  const hi = i + 1 < t.size ? (t.starts[i + 1] as number) - 1 : 0xffffffff;
+  return { lo: t.starts[i] as number, hi, net };
+}
+
+/**
+ * The snapshot's IPv4 intervals cut at every CIDR block boundary of their piece (its minimal
+ * cover, the largest aligned blocks) that falls inside them, so that every address of a cut
+ * interval has the same prefix and a lookup reads it instead of computing it. Gaps (no record)
+ * stay whole. On the npm dataset: 627,400 intervals become about 808,000.
+ */
+export function splitByPrefixV4(t: FamilyTable, hasRecord: (i: number) => boolean): PrefixCutV4 {
+  // Grown by doubling (typed arrays: a number[] of this size costs twice the time).
+  let starts = new Uint32Array(t.size + (t.size >>> 2) + 16);
+  let origin = new Uint32Array(starts.length);
+  let n = 0;
+  const push = (start: number, i: number) => {
+    if (n === starts.length) {
+      const grown = new Uint32Array(n * 2);
+      grown.set(starts);
+      starts = grown;
+      const o = new Uint32Array(n * 2);
+      o.set(origin);
+      origin = o;
+    }
+    starts[n] = start;
+    origin[n++] = i;
+  };
+  for (let i = 0; i < t.size; i++) {
+    const start = t.starts[i] as number;
+    push(start, i);
+    if (!hasRecord(i)) continue;
+    const end = i + 1 < t.size ? (t.starts[i + 1] as number) - 1 : 0xffffffff;
+    const net = t.nets[i] as number;
+    const lo = net >= 0 ? (t.netStarts[net] as number) : start;
+    const hi = net >= 0 ? (t.netEnds[net] as number) : end;
+    if (start === lo && end === hi && ((hi - lo + 1) & (hi - lo)) === 0 && lo % (hi - lo + 1) === 0) continue; // one block
+    let p = start;
+    for (;;) {
+      const len = blockLengthV4(lo, hi, p);
+      const network = len === 0 ? 0 : (p & (0xffffffff << (32 - len))) >>> 0;
+      const next = network + 2 ** (32 - len); // may be 2^32: past every end
+      if (next > end) break;
+      push(next, i);
+      p = next;
+    }
+  }
+  const buckets = new Uint32Array(65537);
+  let k = 0;
+  for (let top = 0; top <= 65536; top++) {
+    const bound = top * 65536;
+    while (k < n && (starts[k] as number) < bound) k++;
+    buckets[top] = k;
+  }
+  return { starts: starts.slice(0, n), origin: origin.slice(0, n), buckets };
 }
 
 /** findV4 over pairsV4 of the same table: the interval index (its slot is at 2i + 1), or -1. */
@@ -150,13 +223,6 @@ export function firstWordsOf(t: FamilyTable): Uint32Array {
   return out;
 }
 
-/** Set bits of a 32-bit word. */
-function popcount32(x: number): number {
-  let v = x - ((x >>> 1) & 0x55555555);
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 63;
-}
-
 /** Prefix length of the largest aligned IPv4 block inside [lo, hi] that holds ip. */
 export function blockLengthV4(lo: number, hi: number, ip: number): number {
   // No block is wider than the one spanning both ends, so the search starts at that length.
@@ -166,24 +232,6 @@ export function blockLengthV4(lo: number, hi: number, ip: number): number {
     if (network >= lo && (network | host) >>> 0 <= hi) return len;
   }
   return 32;
-}
-
-/**
- * Index, in the minimal CIDR cover of [lo, hi] (rangeToCidrs order), of the block holding ip:
- * arithmetic only, so a cached cover is one array read. The cover's block sizes rise up to a
- * pivot (the most aligned boundary in (lo, hi + 1]) and fall after it, each size at most once
- * on each side, so the blocks before a block on the rising side are the set bits of its
- * distance from lo, and on the falling side those of the rise plus its distance from the pivot.
- */
-export function coverIndexV4(lo: number, hi: number, ip: number): number {
-  const len = blockLengthV4(lo, hi, ip);
-  const network = len === 0 ? 0 : (ip & (0xffffffff << (32 - len))) >>> 0;
-  if (hi === 0xffffffff) return popcount32((network - lo) >>> 0); // pivot 2^32: rising only
-  const end = hi + 1;
-  const h = 31 - Math.clz32((lo ^ end) >>> 0);
-  const pivot = ((end >>> h) << h) >>> 0;
-  if (network < pivot) return popcount32((network - lo) >>> 0);
-  return popcount32((pivot - lo) >>> 0) + popcount32((network - pivot) >>> 0);
 }
 
 /** Words of a 16-byte address, written into `out` (reused by callers to avoid allocation). */

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { type Clock, systemClock } from '../core/clock.ts';
-import type { ParsedIp } from '../core/ip.ts';
+import { intToIpv4, type ParsedIp } from '../core/ip.ts';
 import {
   type AsnEntry,
   type DbipCityReader,
@@ -19,8 +19,8 @@ import {
 } from '../dataset/index.ts';
 import { bogonV4, bogonV6 } from './bogon.ts';
 import {
+  blockLengthV4,
   cidrAroundV6,
-  coverIndexV4,
   findPairV4,
   findV4,
   findV6,
@@ -31,6 +31,8 @@ import {
   intervalEnd,
   intervalStart,
   pairsV4,
+  pieceV4,
+  splitByPrefixV4,
   v6Words,
   wordsAt,
 } from './engine.ts';
@@ -123,16 +125,12 @@ type AnswerProfile = Pick<
 
 /** A record's profile copied per interval (one object read on the hot path, not two). */
 interface IntervalTemplate extends AnswerProfile {
-  /** The prefix of every address of the interval, or null when it differs inside it. */
-  prefix: string | null;
   /**
-   * Otherwise, IPv4: the bounds of the interval's piece as int32 (so they stay small integers
-   * in the object; read back with >>> 0) and the text of the piece's CIDR cover, indexed by
-   * coverIndexV4; IPv6: the piece's cover, searched by words.
+   * The prefix of every address of the interval, or null when it differs inside it (IPv6 only:
+   * IPv4 intervals are cut where it changes, splitByPrefixV4).
    */
-  lo: number;
-  hi: number;
-  texts4: string[] | null;
+  prefix: string | null;
+  /** Otherwise the CIDR blocks covering the interval's piece (its largest aligned blocks). */
   cover: Cover | null;
 }
 
@@ -218,29 +216,6 @@ export function createIntel(options: IntelOptions): Intel {
     };
   }
 
-  // Per IPv4 network piece: the text of its CIDR blocks (the minimal cover), built on first
-  // use. The block holding an address is found by arithmetic (coverIndexV4), so its prefix is
-  // a cached string read from one array.
-  const covers4 = lazyTable<string[]>(s.v4.netStarts.length);
-
-  function coverTexts4(net: number): string[] {
-    let texts = covers4.get(net);
-    if (!texts) {
-      texts = rangeToCidrs(4, BigInt(s.v4.netStarts[net] as number), BigInt(s.v4.netEnds[net] as number));
-      covers4.set(net, texts);
-    }
-    return texts;
-  }
-
-  /** The range an IPv4 interval's prefixes are cut from: its ASN piece, or the interval itself. */
-  function pieceOf4(i: number): { lo: number; hi: number; net: number } {
-    const t = s.v4;
-    const net = t.nets[i] as number;
-    if (net >= 0) return { lo: t.netStarts[net] as number, hi: t.netEnds[net] as number, net };
-    const hi = i + 1 < t.size ? (t.starts[i + 1] as number) - 1 : 0xffffffff;
-    return { lo: t.starts[i] as number, hi, net };
-  }
-
   const rangeStart = new Uint32Array(4);
   const rangeEnd = new Uint32Array(4);
   const network6 = new Uint32Array(4);
@@ -322,19 +297,16 @@ export function createIntel(options: IntelOptions): Intel {
   // Per interval, built on first use: its profile and, when every address of the interval has
   // the same prefix, that prefix. One slot read and one object on the hot path instead of the
   // record, piece, cover and profile tables (each a likely cache miss on random addresses).
-  // IPv4: the slots sit beside the interval starts they are searched by (pairsV4), so the slot
-  // is in a cache line the search already read. IPv6: a packed array of slots (filled by push:
-  // `new Array(n)` of this size is a dictionary).
-  const pairs4 = pairsV4<IntervalTemplate>(s.v4);
+  // IPv4: the intervals are cut where the prefix changes (so every template has its prefix, and
+  // an answer reads it), and the slots sit beside the cut starts they are searched by
+  // (pairsV4), so the slot is in a cache line the search already read. IPv6: a packed array of
+  // slots (filled by push: `new Array(n)` of this size is a dictionary).
+  const cut4 = splitByPrefixV4(s.v4, (i) => s.v4.recs[i] !== NO_RECORD);
+  const pairs4 = pairsV4<IntervalTemplate>(cut4.starts);
   const templates6: (IntervalTemplate | null)[] = [];
   for (let k = 0; k < s.v6.size; k++) templates6.push(null);
 
-  function templateOf(
-    p: Profile,
-    prefix: string | null,
-    cover: Cover | null,
-    piece4?: { lo: number; hi: number; texts: string[] },
-  ): IntervalTemplate {
+  function templateOf(p: Profile, prefix: string | null, cover: Cover | null): IntervalTemplate {
     return {
       asn: p.asn,
       asnName: p.asnName,
@@ -345,24 +317,18 @@ export function createIntel(options: IntelOptions): Intel {
       contributions: p.contributions,
       threat: p.threat,
       prefix,
-      lo: piece4 ? piece4.lo | 0 : 0,
-      hi: piece4 ? piece4.hi | 0 : 0,
-      texts4: piece4?.texts ?? null,
       cover,
     };
   }
 
-  function template4(i: number, rec: number): IntervalTemplate {
-    const { lo, hi, net } = pieceOf4(i);
-    const texts = net >= 0 ? coverTexts4(net) : rangeToCidrs(4, BigInt(lo), BigInt(hi));
-    const start = s.v4.starts[i] as number;
-    const end = i + 1 < s.v4.size ? (s.v4.starts[i + 1] as number) - 1 : 0xffffffff;
-    const first = coverIndexV4(lo, hi, start);
-    const t =
-      coverIndexV4(lo, hi, end) === first
-        ? templateOf(profileOf(rec), texts[first] as string, null)
-        : templateOf(profileOf(rec), null, null, { lo, hi, texts });
-    pairs4[2 * i + 1] = t;
+  /** The template of cut interval j (in snapshot interval i, record rec). */
+  function template4(j: number, i: number, rec: number): IntervalTemplate {
+    const { lo, hi } = pieceV4(s.v4, i);
+    const start = cut4.starts[j] as number;
+    const len = blockLengthV4(lo, hi, start);
+    const network = len === 0 ? 0 : (start & (0xffffffff << (32 - len))) >>> 0;
+    const t = templateOf(profileOf(rec), `${intToIpv4(network)}/${len}`, null);
+    pairs4[2 * j + 1] = t;
     return t;
   }
 
@@ -399,19 +365,16 @@ export function createIntel(options: IntelOptions): Intel {
         0;
       const bogon = bogonV4(n);
       if (bogon) return bogonAnswer(ip, bogon);
-      const i = findPairV4(pairs4, s.v4.buckets, n);
-      if (i < 0) return null;
-      let t = pairs4[2 * i + 1] as IntervalTemplate | null;
+      const j = findPairV4(pairs4, cut4.buckets, n);
+      if (j < 0) return null;
+      let t = pairs4[2 * j + 1] as IntervalTemplate | null;
       if (t === null) {
+        const i = cut4.origin[j] as number;
         const rec = s.v4.recs[i] as number;
         if (rec === NO_RECORD) return null;
-        t = template4(i, rec);
+        t = template4(j, i, rec);
       }
-      return answerOf(
-        ip,
-        t,
-        t.prefix ?? ((t.texts4 as string[])[coverIndexV4(t.lo >>> 0, t.hi >>> 0, n)] as string),
-      );
+      return answerOf(ip, t, t.prefix as string);
     }
     v6Words(b, words);
     const w0 = words[0] as number;
