@@ -14,6 +14,7 @@ import {
   formatV6Words,
   pairsV4,
   splitByPrefixV4,
+  splitByPrefixV6,
 } from './engine.ts';
 
 function table4(starts: number[]): FamilyTable {
@@ -95,7 +96,7 @@ describe('engine search', () => {
     expect(findV6(t, 0x20010000, 0, 0, 5)).toBe(1);
     expect(findV6(t, 0x2a001450, 0, 1, 0)).toBe(2);
     expect(findV6(t, 0x1fffffff, 0, 0, 0)).toBe(-1);
-    const first = firstWordsOf(t);
+    const first = firstWordsOf(t.starts);
     const queries: [number, number, number, number][] = [
       [0x20010000, 0, 0, 4],
       [0x20010000, 0, 0, 5],
@@ -106,7 +107,7 @@ describe('engine search', () => {
     for (const [a, b, c, d] of queries) expect(findV6(t, a, b, c, d, first)).toBe(findV6(t, a, b, c, d));
     const fine = fineIndexV6(first);
     for (const [a, b, c, d] of queries)
-      expect(findV6Fine(t, fine, first, a, b, c, d)).toBe(findV6(t, a, b, c, d));
+      expect(findV6Fine(t.starts, fine, first, a, b, c, d)).toBe(findV6(t, a, b, c, d));
   });
 
   it('cidrAround picks the largest aligned block inside the range', () => {
@@ -212,6 +213,65 @@ describe('IPv4 prefix blocks', () => {
     const cut = splitByPrefixV4(t, (i) => i === 0);
     expect(cut.starts.length).toBe(15);
     expect([...cut.starts.slice(0, 3)]).toEqual([0x0a000001, 0x0a000002, 0x0a000004]);
+  });
+});
+
+describe('IPv6 prefix cuts', () => {
+  const words = (v: bigint) => [96n, 64n, 32n, 0n].map((sh) => Number((v >> sh) & 0xffffffffn));
+  const value = (w: ArrayLike<number>, k: number) =>
+    [0, 1, 2, 3].reduce((acc, x) => (acc << 32n) | BigInt(w[k * 4 + x] as number), 0n);
+
+  /** One interval [start, end] in piece [lo, hi] (net 0), then a gap to the top. */
+  function oneInterval6(lo: bigint, hi: bigint, start: bigint, end: bigint): FamilyTable {
+    const top = (1n << 128n) - 1n;
+    const starts = end === top ? [start] : [start, end + 1n];
+    return {
+      family: 6,
+      size: starts.length,
+      starts: Uint32Array.from(starts.flatMap(words)),
+      recs: new Uint32Array(starts.length),
+      nets: Int32Array.from(starts, (_, k) => (k === 0 ? 0 : -1)),
+      netStarts: Uint32Array.from(words(lo)),
+      netEnds: Uint32Array.from(words(hi)),
+      netAsns: new Uint32Array(1),
+      buckets: new Uint32Array(65537),
+    };
+  }
+
+  it('splitByPrefixV6 cuts an interval at the block starts of its piece inside it', () => {
+    const big = fc.bigInt({ min: 0n, max: (1n << 128n) - 1n });
+    // Mostly near one another (so that covers have many blocks), sometimes anywhere.
+    const near = fc.tuple(
+      big,
+      fc.array(fc.bigInt({ min: 0n, max: 1n << 70n }), { minLength: 3, maxLength: 3 }),
+    );
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          near.map(([b, ds]) => [b, ...ds.map((d) => b + d)]),
+          fc.array(big, { minLength: 4, maxLength: 4 }),
+        ),
+        (xs) => {
+          const top = (1n << 128n) - 1n;
+          const [lo, start, end, hi] = xs
+            .map((x) => (x > top ? top : x))
+            .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)) as [bigint, bigint, bigint, bigint];
+          const cut = splitByPrefixV6(oneInterval6(lo, hi, start, end), (i) => i === 0);
+          const expected = [start];
+          let at = lo;
+          for (const cidr of rangeToCidrs(6, lo, hi)) {
+            if (at > start && at <= end) expected.push(at);
+            at += 1n << BigInt(128 - Number(cidr.split('/')[1]));
+          }
+          if (end !== top) expected.push(end + 1n);
+          const got = Array.from({ length: cut.origin.length }, (_, k) => value(cut.starts, k));
+          expect(got).toEqual(expected);
+          expect([...cut.origin]).toEqual(expected.map((x) => (x <= end ? 0 : 1)));
+          expect([...cut.firstWords]).toEqual(expected.map((x) => words(x)[0]));
+        },
+      ),
+      { numRuns: 200, seed: 13 },
+    );
   });
 });
 

@@ -109,6 +109,95 @@ export function splitByPrefixV4(t: FamilyTable, hasRecord: (i: number) => boolea
   return { starts: starts.slice(0, n), origin: origin.slice(0, n), buckets };
 }
 
+/** IPv6 intervals cut where the prefix changes (splitByPrefixV6), with their search indexes. */
+export interface PrefixCutV6 {
+  /** Start of every cut interval, four big-endian words each, ascending. */
+  starts: Uint32Array;
+  /** The snapshot interval each cut interval lies in. */
+  origin: Uint32Array;
+  /** firstWordsOf(starts) and its fineIndexV6, for findV6Fine. */
+  firstWords: Uint32Array;
+  fine: Uint32Array;
+}
+
+/** Words k*4..k*4+3 of `from` into `to` at `at`. */
+function copyWords(from: Uint32Array, k: number, to: Uint32Array, at = 0): void {
+  for (let w = 0; w < 4; w++) to[at + w] = from[k * 4 + w] as number;
+}
+
+/** The words of the range an IPv6 interval's prefixes are cut from (as pieceV4), into lo/hi. */
+export function pieceV6(t: FamilyTable, i: number, lo: Uint32Array, hi: Uint32Array): void {
+  const net = t.nets[i] as number;
+  if (net >= 0) {
+    copyWords(t.netStarts, net, lo);
+    copyWords(t.netEnds, net, hi);
+    return;
+  }
+  copyWords(t.starts, i, lo);
+  intervalEndWords(t, i, hi);
+}
+
+/** Inclusive end of IPv6 interval i as words (next start - 1, or all ones). */
+function intervalEndWords(t: FamilyTable, i: number, out: Uint32Array): void {
+  if (i + 1 >= t.size) {
+    out.fill(0xffffffff);
+    return;
+  }
+  copyWords(t.starts, i + 1, out);
+  for (let k = 3; k >= 0; k--) {
+    const v = out[k] as number;
+    out[k] = (v - 1) >>> 0;
+    if (v !== 0) break;
+  }
+}
+
+/** splitByPrefixV4 for IPv6: cuts at the block starts of each interval's piece inside it. */
+export function splitByPrefixV6(t: FamilyTable, hasRecord: (i: number) => boolean): PrefixCutV6 {
+  let starts = new Uint32Array((t.size + (t.size >>> 1) + 16) * 4);
+  let origin = new Uint32Array(starts.length >>> 2);
+  let n = 0;
+  const push = (words: Uint32Array, k: number, i: number) => {
+    if (n === origin.length) {
+      const grown = new Uint32Array(starts.length * 2);
+      grown.set(starts);
+      starts = grown;
+      const o = new Uint32Array(origin.length * 2);
+      o.set(origin);
+      origin = o;
+    }
+    copyWords(words, k, starts, n * 4);
+    origin[n++] = i;
+  };
+  const p = new Uint32Array(4);
+  const lo = new Uint32Array(4);
+  const hi = new Uint32Array(4);
+  const end = new Uint32Array(4);
+  const network = new Uint32Array(4);
+  const bcast = new Uint32Array(4);
+  for (let i = 0; i < t.size; i++) {
+    push(t.starts, i, i);
+    if (!hasRecord(i)) continue;
+    intervalEndWords(t, i, end);
+    pieceV6(t, i, lo, hi);
+    copyWords(t.starts, i, p);
+    for (;;) {
+      cidrAroundV6(p, lo, hi, network, bcast);
+      if (cmpWords(bcast, end) >= 0) break;
+      // next = bcast + 1 (no overflow: bcast is below end)
+      p.set(bcast);
+      for (let k = 3; k >= 0; k--) {
+        const v = ((p[k] as number) + 1) >>> 0;
+        p[k] = v;
+        if (v !== 0) break;
+      }
+      push(p, 0, i);
+    }
+  }
+  const cutStarts = starts.slice(0, n * 4);
+  const firstWords = firstWordsOf(cutStarts);
+  return { starts: cutStarts, origin: origin.slice(0, n), firstWords, fine: fineIndexV6(firstWords) };
+}
+
 /** findV4 over pairsV4 of the same table: the interval index (its slot is at 2i + 1), or -1. */
 export function findPairV4(pairs: readonly unknown[], buckets: Uint32Array, ip: number): number {
   const key = (ip ^ 0x80000000) | 0;
@@ -143,7 +232,7 @@ function cmp6(s: Uint32Array, i: number, w0: number, w1: number, w2: number, w3:
  * compact array; the other words are read only when the first ones are equal.
  */
 function searchV6(
-  t: FamilyTable,
+  s: Uint32Array,
   firstWords: Uint32Array | undefined,
   from: number,
   to: number,
@@ -156,7 +245,6 @@ function searchV6(
   let hi = to;
   if (hi < 0) return -1;
   if (lo < 0) lo = 0;
-  const s = t.starts;
   while (lo < hi) {
     const mid = (lo + hi + 1) >>> 1;
     const a = (firstWords ? firstWords[mid] : s[mid << 2]) as number;
@@ -177,7 +265,7 @@ export function findV6(
 ): number {
   const top = w0 >>> 16;
   const from = (t.buckets[top] as number) - 1;
-  return searchV6(t, firstWords, from, (t.buckets[top + 1] as number) - 1, w0, w1, w2, w3);
+  return searchV6(t.starts, firstWords, from, (t.buckets[top + 1] as number) - 1, w0, w1, w2, w3);
 }
 
 /** Bits of the finer IPv6 bucket index (fineIndexV6): 2^20 buckets, 4 MB. */
@@ -201,9 +289,9 @@ export function fineIndexV6(firstWords: Uint32Array): Uint32Array {
   return out;
 }
 
-/** findV6 over the fine index (same answer, shorter search in dense space). */
+/** findV6 over the fine index of `starts` (same answer, shorter search in dense space). */
 export function findV6Fine(
-  t: FamilyTable,
+  starts: Uint32Array,
   fine: Uint32Array,
   firstWords: Uint32Array,
   w0: number,
@@ -213,13 +301,13 @@ export function findV6Fine(
 ): number {
   const top = w0 >>> (32 - FINE_BITS_V6);
   const from = (fine[top] as number) - 1;
-  return searchV6(t, firstWords, from, (fine[top + 1] as number) - 1, w0, w1, w2, w3);
+  return searchV6(starts, firstWords, from, (fine[top + 1] as number) - 1, w0, w1, w2, w3);
 }
 
-/** The first word of every IPv6 interval start, for findV6. */
-export function firstWordsOf(t: FamilyTable): Uint32Array {
-  const out = new Uint32Array(t.size);
-  for (let i = 0; i < t.size; i++) out[i] = t.starts[i * 4] as number;
+/** The first word of every IPv6 interval start (four words each), for findV6. */
+export function firstWordsOf(starts: Uint32Array): Uint32Array {
+  const out = new Uint32Array(starts.length >>> 2);
+  for (let i = 0; i < out.length; i++) out[i] = starts[i * 4] as number;
   return out;
 }
 

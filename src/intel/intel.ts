@@ -8,7 +8,6 @@ import { intToIpv4, type ParsedIp } from '../core/ip.ts';
 import {
   type AsnEntry,
   type DbipCityReader,
-  type FamilyTable,
   FLAG,
   loadHistory,
   NO_RECORD,
@@ -25,14 +24,12 @@ import {
   findV4,
   findV6,
   findV6Fine,
-  fineIndexV6,
-  firstWordsOf,
   formatV6Words,
-  intervalEnd,
-  intervalStart,
   pairsV4,
   pieceV4,
+  pieceV6,
   splitByPrefixV4,
+  splitByPrefixV6,
   v6Words,
   wordsAt,
 } from './engine.ts';
@@ -53,11 +50,6 @@ import type {
   Threat,
   ThreatSignalSource,
 } from './types.ts';
-
-interface Cover {
-  starts: Uint32Array;
-  texts: string[];
-}
 
 export interface IntelOptions {
   snapshot: Snapshot;
@@ -125,13 +117,8 @@ type AnswerProfile = Pick<
 
 /** A record's profile copied per interval (one object read on the hot path, not two). */
 interface IntervalTemplate extends AnswerProfile {
-  /**
-   * The prefix of every address of the interval, or null when it differs inside it (IPv6 only:
-   * IPv4 intervals are cut where it changes, splitByPrefixV4).
-   */
-  prefix: string | null;
-  /** Otherwise the CIDR blocks covering the interval's piece (its largest aligned blocks). */
-  cover: Cover | null;
+  /** The prefix of every address of the (cut) interval. */
+  prefix: string;
 }
 
 /**
@@ -178,8 +165,6 @@ export function createIntel(options: IntelOptions): Intel {
     return p;
   };
   const words = new Uint32Array(4);
-  const first6 = firstWordsOf(s.v6);
-  const fine6 = fineIndexV6(first6);
 
   const hasSignals = options.signals !== undefined;
 
@@ -216,75 +201,6 @@ export function createIntel(options: IntelOptions): Intel {
     };
   }
 
-  const rangeStart = new Uint32Array(4);
-  const rangeEnd = new Uint32Array(4);
-  const network6 = new Uint32Array(4);
-  const bcast6 = new Uint32Array(4);
-
-  // IPv6 pieces: the minimal CIDR cover, built on first use, so the hot path only compares words.
-  const covers6 = lazyTable<Cover>(s.v6.netAsns.length);
-
-  /** The minimal CIDR cover of an IPv6 range, with each block's start as words. */
-  function rangeCover6(start: bigint, end: bigint): Cover {
-    const texts = rangeToCidrs(6, start, end);
-    const starts = new Uint32Array(texts.length * 4);
-    let cur = start;
-    texts.forEach((t, k) => {
-      for (let w = 0; w < 4; w++) starts[k * 4 + w] = Number((cur >> BigInt(96 - w * 32)) & 0xffffffffn);
-      cur += 1n << BigInt(128 - Number(t.slice(t.indexOf('/') + 1)));
-    });
-    return { starts, texts };
-  }
-
-  function cover6(net: number): Cover {
-    let c = covers6.get(net);
-    if (!c) {
-      c = rangeCover6(wordsAt(s.v6.netStarts, 6, net), wordsAt(s.v6.netEnds, 6, net));
-      covers6.set(net, c);
-    }
-    return c;
-  }
-
-  function startsAtOrBelow(starts: Uint32Array, k: number): boolean {
-    for (let w = 0; w < 4; w++) {
-      const a = starts[k * 4 + w] as number;
-      const b = words[w] as number;
-      if (a !== b) return a < b;
-    }
-    return true;
-  }
-
-  /** The block of an IPv6 cover holding the address in `words`. */
-  function inCover6(c: Cover): string {
-    let lo = 0;
-    let hi = c.texts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if (startsAtOrBelow(c.starts, mid)) lo = mid;
-      else hi = mid - 1;
-    }
-    return c.texts[lo] as string;
-  }
-
-  function prefixV6(t: FamilyTable, i: number): string {
-    const net = t.nets[i] as number;
-    if (net >= 0) {
-      return inCover6(cover6(net));
-    }
-    rangeStart.set(t.starts.subarray(i * 4, i * 4 + 4));
-    if (i + 1 < t.size) {
-      // next start - 1, with borrow across words
-      rangeEnd.set(t.starts.subarray(i * 4 + 4, i * 4 + 8));
-      for (let k = 3; k >= 0; k--) {
-        const v = rangeEnd[k] as number;
-        rangeEnd[k] = (v - 1) >>> 0;
-        if (v !== 0) break;
-      }
-    } else rangeEnd.fill(0xffffffff);
-    const length = cidrAroundV6(words, rangeStart, rangeEnd, network6, bcast6);
-    return `${formatV6Words(network6[0] as number, network6[1] as number, network6[2] as number, network6[3] as number)}/${length}`;
-  }
-
   function v6Value(): bigint {
     return (
       (BigInt(words[0] as number) << 96n) |
@@ -297,16 +213,17 @@ export function createIntel(options: IntelOptions): Intel {
   // Per interval, built on first use: its profile and, when every address of the interval has
   // the same prefix, that prefix. One slot read and one object on the hot path instead of the
   // record, piece, cover and profile tables (each a likely cache miss on random addresses).
-  // IPv4: the intervals are cut where the prefix changes (so every template has its prefix, and
-  // an answer reads it), and the slots sit beside the cut starts they are searched by
-  // (pairsV4), so the slot is in a cache line the search already read. IPv6: a packed array of
-  // slots (filled by push: `new Array(n)` of this size is a dictionary).
+  // The intervals are cut where the prefix changes (splitByPrefixV4/V6), so every template has
+  // its prefix and an answer reads it. IPv4: the slots sit beside the cut starts they are
+  // searched by (pairsV4), so the slot is in a cache line the search already read. IPv6: a
+  // packed array of slots (filled by push: `new Array(n)` of this size is a dictionary).
   const cut4 = splitByPrefixV4(s.v4, (i) => s.v4.recs[i] !== NO_RECORD);
   const pairs4 = pairsV4<IntervalTemplate>(cut4.starts);
+  const cut6 = splitByPrefixV6(s.v6, (i) => s.v6.recs[i] !== NO_RECORD);
   const templates6: (IntervalTemplate | null)[] = [];
-  for (let k = 0; k < s.v6.size; k++) templates6.push(null);
+  for (let k = 0; k < cut6.origin.length; k++) templates6.push(null);
 
-  function templateOf(p: Profile, prefix: string | null, cover: Cover | null): IntervalTemplate {
+  function templateOf(p: Profile, prefix: string): IntervalTemplate {
     return {
       asn: p.asn,
       asnName: p.asnName,
@@ -317,7 +234,6 @@ export function createIntel(options: IntelOptions): Intel {
       contributions: p.contributions,
       threat: p.threat,
       prefix,
-      cover,
     };
   }
 
@@ -327,33 +243,23 @@ export function createIntel(options: IntelOptions): Intel {
     const start = cut4.starts[j] as number;
     const len = blockLengthV4(lo, hi, start);
     const network = len === 0 ? 0 : (start & (0xffffffff << (32 - len))) >>> 0;
-    const t = templateOf(profileOf(rec), `${intToIpv4(network)}/${len}`, null);
+    const t = templateOf(profileOf(rec), `${intToIpv4(network)}/${len}`);
     pairs4[2 * j + 1] = t;
     return t;
   }
 
-  function template6(i: number, rec: number): IntervalTemplate {
-    const saved = Uint32Array.from(words);
-    words.set(s.v6.starts.subarray(i * 4, i * 4 + 4));
-    const first = prefixV6(s.v6, i);
-    if (i + 1 < s.v6.size) {
-      words.set(s.v6.starts.subarray(i * 4 + 4, i * 4 + 8));
-      for (let k = 3; k >= 0; k--) {
-        const v = words[k] as number;
-        words[k] = (v - 1) >>> 0;
-        if (v !== 0) break;
-      }
-    } else words.fill(0xffffffff);
-    const prefix = prefixV6(s.v6, i) === first ? first : null;
-    words.set(saved);
-    const net = s.v6.nets[i] as number;
-    // An interval that is not one CIDR keeps its cover, so a lookup only searches it.
-    let cover: Cover | null = null;
-    if (prefix === null) {
-      cover = net >= 0 ? cover6(net) : rangeCover6(intervalStart(s.v6, i), intervalEnd(s.v6, i));
-    }
-    const t = templateOf(profileOf(rec), prefix, cover);
-    templates6[i] = t;
+  const lo6 = new Uint32Array(4);
+  const hi6 = new Uint32Array(4);
+  const network6 = new Uint32Array(4);
+  const bcast6 = new Uint32Array(4);
+
+  /** The template of cut interval j (in snapshot interval i, record rec). */
+  function template6(j: number, i: number, rec: number): IntervalTemplate {
+    pieceV6(s.v6, i, lo6, hi6);
+    const len = cidrAroundV6(cut6.starts.subarray(j * 4, j * 4 + 4), lo6, hi6, network6, bcast6);
+    const [w0, w1, w2, w3] = network6 as unknown as [number, number, number, number];
+    const t = templateOf(profileOf(rec), `${formatV6Words(w0, w1, w2, w3)}/${len}`);
+    templates6[j] = t;
     return t;
   }
 
@@ -374,7 +280,7 @@ export function createIntel(options: IntelOptions): Intel {
         if (rec === NO_RECORD) return null;
         t = template4(j, i, rec);
       }
-      return answerOf(ip, t, t.prefix as string);
+      return answerOf(ip, t, t.prefix);
     }
     v6Words(b, words);
     const w0 = words[0] as number;
@@ -383,15 +289,25 @@ export function createIntel(options: IntelOptions): Intel {
       const bogon = bogonV6(w0, v6Value());
       if (bogon) return bogonAnswer(ip, bogon);
     }
-    const i = findV6Fine(s.v6, fine6, first6, w0, words[1] as number, words[2] as number, words[3] as number);
-    if (i < 0) return null;
-    let t = templates6[i] as IntervalTemplate | null;
+    const w1 = words[1] as number;
+    const j = findV6Fine(
+      cut6.starts,
+      cut6.fine,
+      cut6.firstWords,
+      w0,
+      w1,
+      words[2] as number,
+      words[3] as number,
+    );
+    if (j < 0) return null;
+    let t = templates6[j] as IntervalTemplate | null;
     if (t === null) {
+      const i = cut6.origin[j] as number;
       const rec = s.v6.recs[i] as number;
       if (rec === NO_RECORD) return null;
-      t = template6(i, rec);
+      t = template6(j, i, rec);
     }
-    return answerOf(ip, t, t.prefix ?? (t.cover ? inCover6(t.cover) : prefixV6(s.v6, i)));
+    return answerOf(ip, t, t.prefix);
   }
 
   let dbip: Promise<DbipCityReader> | null = null;
