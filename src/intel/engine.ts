@@ -48,13 +48,45 @@ export interface PrefixCutV4 {
 
 /**
  * The range an IPv4 interval's prefixes are cut from: its ASN piece (the network row it belongs
- * to), or the interval itself when no ASN row covers it.
+ * to), or the interval itself when no ASN row covers it. First and last address.
  */
-export function pieceV4(t: FamilyTable, i: number): { lo: number; hi: number; net: number } {
+export function pieceLoV4(t: FamilyTable, i: number): number {
   const net = t.nets[i] as number;
-  if (net >= 0) return { lo: t.netStarts[net] as number, hi: t.netEnds[net] as number, net };
-  const hi = i + 1 < t.size ? (t.starts[i + 1] as number) - 1 : 0xffffffff;
-  return { lo: t.starts[i] as number, hi, net };
+  return (net >= 0 ? t.netStarts[net] : t.starts[i]) as number;
+}
+
+export function pieceHiV4(t: FamilyTable, i: number): number {
+  const net = t.nets[i] as number;
+  if (net >= 0) return t.netEnds[net] as number;
+  return i + 1 < t.size ? (t.starts[i + 1] as number) - 1 : 0xffffffff;
+}
+
+/** Cut starts (`width` words each) with the interval each lies in, grown by doubling. */
+function cutTable(width: 1 | 4, capacity: number) {
+  let starts = new Uint32Array(capacity * width);
+  let origin = new Uint32Array(capacity);
+  let n = 0;
+  return {
+    push(i: number, w0: number, w1 = 0, w2 = 0, w3 = 0): void {
+      if (n === origin.length) {
+        const grown = new Uint32Array(starts.length * 2);
+        grown.set(starts);
+        starts = grown;
+        const o = new Uint32Array(origin.length * 2);
+        o.set(origin);
+        origin = o;
+      }
+      const at = n * width;
+      starts[at] = w0;
+      if (width === 4) {
+        starts[at + 1] = w1;
+        starts[at + 2] = w2;
+        starts[at + 3] = w3;
+      }
+      origin[n++] = i;
+    },
+    done: () => ({ starts: starts.slice(0, n * width), origin: origin.slice(0, n) }),
+  };
 }
 
 /**
@@ -64,49 +96,32 @@ export function pieceV4(t: FamilyTable, i: number): { lo: number; hi: number; ne
  * stay whole. On the npm dataset: 627,400 intervals become about 808,000.
  */
 export function splitByPrefixV4(t: FamilyTable, hasRecord: (i: number) => boolean): PrefixCutV4 {
-  // Grown by doubling (typed arrays: a number[] of this size costs twice the time).
-  let starts = new Uint32Array(t.size + (t.size >>> 2) + 16);
-  let origin = new Uint32Array(starts.length);
-  let n = 0;
-  const push = (start: number, i: number) => {
-    if (n === starts.length) {
-      const grown = new Uint32Array(n * 2);
-      grown.set(starts);
-      starts = grown;
-      const o = new Uint32Array(n * 2);
-      o.set(origin);
-      origin = o;
-    }
-    starts[n] = start;
-    origin[n++] = i;
-  };
+  const cut = cutTable(1, t.size + (t.size >>> 2) + 16);
   for (let i = 0; i < t.size; i++) {
     const start = t.starts[i] as number;
-    push(start, i);
+    cut.push(i, start);
     if (!hasRecord(i)) continue;
     const end = i + 1 < t.size ? (t.starts[i + 1] as number) - 1 : 0xffffffff;
-    const net = t.nets[i] as number;
-    const lo = net >= 0 ? (t.netStarts[net] as number) : start;
-    const hi = net >= 0 ? (t.netEnds[net] as number) : end;
-    if (start === lo && end === hi && ((hi - lo + 1) & (hi - lo)) === 0 && lo % (hi - lo + 1) === 0) continue; // one block
-    let p = start;
-    for (;;) {
+    const lo = pieceLoV4(t, i);
+    const hi = pieceHiV4(t, i);
+    for (let p = start; ; ) {
       const len = blockLengthV4(lo, hi, p);
       const network = len === 0 ? 0 : (p & (0xffffffff << (32 - len))) >>> 0;
       const next = network + 2 ** (32 - len); // may be 2^32: past every end
       if (next > end) break;
-      push(next, i);
+      cut.push(i, next);
       p = next;
     }
   }
+  const { starts, origin } = cut.done();
   const buckets = new Uint32Array(65537);
   let k = 0;
   for (let top = 0; top <= 65536; top++) {
     const bound = top * 65536;
-    while (k < n && (starts[k] as number) < bound) k++;
+    while (k < starts.length && (starts[k] as number) < bound) k++;
     buckets[top] = k;
   }
-  return { starts: starts.slice(0, n), origin: origin.slice(0, n), buckets };
+  return { starts, origin, buckets };
 }
 
 /** IPv6 intervals cut where the prefix changes (splitByPrefixV6), with their search indexes. */
@@ -120,9 +135,9 @@ export interface PrefixCutV6 {
   fine: Uint32Array;
 }
 
-/** Words k*4..k*4+3 of `from` into `to` at `at`. */
-function copyWords(from: Uint32Array, k: number, to: Uint32Array, at = 0): void {
-  for (let w = 0; w < 4; w++) to[at + w] = from[k * 4 + w] as number;
+/** Words k*4..k*4+3 of `from` into `to`. */
+function copyWords(from: Uint32Array, k: number, to: Uint32Array): void {
+  for (let w = 0; w < 4; w++) to[w] = from[k * 4 + w] as number;
 }
 
 /** The words of the range an IPv6 interval's prefixes are cut from (as pieceV4), into lo/hi. */
@@ -153,29 +168,17 @@ function intervalEndWords(t: FamilyTable, i: number, out: Uint32Array): void {
 
 /** splitByPrefixV4 for IPv6: cuts at the block starts of each interval's piece inside it. */
 export function splitByPrefixV6(t: FamilyTable, hasRecord: (i: number) => boolean): PrefixCutV6 {
-  let starts = new Uint32Array((t.size + (t.size >>> 1) + 16) * 4);
-  let origin = new Uint32Array(starts.length >>> 2);
-  let n = 0;
-  const push = (words: Uint32Array, k: number, i: number) => {
-    if (n === origin.length) {
-      const grown = new Uint32Array(starts.length * 2);
-      grown.set(starts);
-      starts = grown;
-      const o = new Uint32Array(origin.length * 2);
-      o.set(origin);
-      origin = o;
-    }
-    copyWords(words, k, starts, n * 4);
-    origin[n++] = i;
-  };
+  const cut = cutTable(4, t.size + (t.size >>> 1) + 16);
   const p = new Uint32Array(4);
   const lo = new Uint32Array(4);
   const hi = new Uint32Array(4);
   const end = new Uint32Array(4);
   const network = new Uint32Array(4);
   const bcast = new Uint32Array(4);
+  const push = (i: number, w: Uint32Array, k: number) =>
+    cut.push(i, w[k * 4] as number, w[k * 4 + 1] as number, w[k * 4 + 2] as number, w[k * 4 + 3] as number);
   for (let i = 0; i < t.size; i++) {
-    push(t.starts, i, i);
+    push(i, t.starts, i);
     if (!hasRecord(i)) continue;
     intervalEndWords(t, i, end);
     pieceV6(t, i, lo, hi);
@@ -190,12 +193,12 @@ export function splitByPrefixV6(t: FamilyTable, hasRecord: (i: number) => boolea
         p[k] = v;
         if (v !== 0) break;
       }
-      push(p, 0, i);
+      push(i, p, 0);
     }
   }
-  const cutStarts = starts.slice(0, n * 4);
-  const firstWords = firstWordsOf(cutStarts);
-  return { starts: cutStarts, origin: origin.slice(0, n), firstWords, fine: fineIndexV6(firstWords) };
+  const { starts, origin } = cut.done();
+  const firstWords = firstWordsOf(starts);
+  return { starts, origin, firstWords, fine: fineIndexV6(firstWords) };
 }
 
 /** findV4 over pairsV4 of the same table: the interval index (its slot is at 2i + 1), or -1. */

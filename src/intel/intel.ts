@@ -26,7 +26,8 @@ import {
   findV6Fine,
   formatV6Words,
   pairsV4,
-  pieceV4,
+  pieceHiV4,
+  pieceLoV4,
   pieceV6,
   splitByPrefixV4,
   splitByPrefixV6,
@@ -239,9 +240,8 @@ export function createIntel(options: IntelOptions): Intel {
 
   /** The template of cut interval j (in snapshot interval i, record rec). */
   function template4(j: number, i: number, rec: number): IntervalTemplate {
-    const { lo, hi } = pieceV4(s.v4, i);
     const start = cut4.starts[j] as number;
-    const len = blockLengthV4(lo, hi, start);
+    const len = blockLengthV4(pieceLoV4(s.v4, i), pieceHiV4(s.v4, i), start);
     const network = len === 0 ? 0 : (start & (0xffffffff << (32 - len))) >>> 0;
     const t = templateOf(profileOf(rec), `${intToIpv4(network)}/${len}`);
     pairs4[2 * j + 1] = t;
