@@ -10,11 +10,11 @@ import {
   findV6,
   findV6Fine,
   fineIndexV6,
-  firstWordsOf,
   formatV6Words,
   pairsV4,
   splitByPrefixV4,
   splitByPrefixV6,
+  topKeysOf,
 } from './engine.ts';
 
 function table4(starts: number[]): FamilyTable {
@@ -96,7 +96,7 @@ describe('engine search', () => {
     expect(findV6(t, 0x20010000, 0, 0, 5)).toBe(1);
     expect(findV6(t, 0x2a001450, 0, 1, 0)).toBe(2);
     expect(findV6(t, 0x1fffffff, 0, 0, 0)).toBe(-1);
-    const first = firstWordsOf(t.starts);
+    const first = topKeysOf(t.starts);
     const queries: [number, number, number, number][] = [
       [0x20010000, 0, 0, 4],
       [0x20010000, 0, 0, 5],
@@ -105,9 +105,57 @@ describe('engine search', () => {
       [0x20010000, 1, 0, 0],
     ];
     for (const [a, b, c, d] of queries) expect(findV6(t, a, b, c, d, first)).toBe(findV6(t, a, b, c, d));
-    const fine = fineIndexV6(first);
+    const fine = fineIndexV6(t.starts);
     for (const [a, b, c, d] of queries)
       expect(findV6Fine(t.starts, fine, first, a, b, c, d)).toBe(findV6(t, a, b, c, d));
+  });
+
+  it('IPv6 search over the top-53-bit keys agrees with a scan, with starts that share their top bits', () => {
+    // Starts crowded under a few /32s and /48s (ties on the first word and on the top 53 bits).
+    const word = fc.constantFrom(0x2a001450, 0x2a001451, 0x20010db8, 0x26000000, 0xfffffff0);
+    const small = fc.constantFrom(0, 1, 0x7ff, 0x800, 0xffff, 0x10000, 0xffffffff);
+    const addr = fc.tuple(word, fc.oneof(small, fc.integer({ min: 0, max: 0xffffffff })), small, small);
+    const big = (w: number[]) => w.reduce((acc, x) => (acc << 32n) | BigInt(x), 0n);
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(addr, { minLength: 1, maxLength: 60, selector: (w) => big(w).toString() }),
+        fc.array(addr, { maxLength: 30 }),
+        (starts, queries) => {
+          starts.sort((a, b) => (big(a) < big(b) ? -1 : big(a) > big(b) ? 1 : 0));
+          const buckets = new Uint32Array(65537);
+          let i = 0;
+          for (let k = 0; k <= 65536; k++) {
+            while (i < starts.length && ((starts[i] as number[])[0] as number) >>> 16 < k) i++;
+            buckets[k] = i;
+          }
+          const t: FamilyTable = {
+            family: 6,
+            size: starts.length,
+            starts: Uint32Array.from(starts.flat()),
+            recs: new Uint32Array(starts.length),
+            nets: new Int32Array(starts.length),
+            netStarts: new Uint32Array(0),
+            netEnds: new Uint32Array(0),
+            netAsns: new Uint32Array(0),
+            buckets,
+          };
+          const keys = topKeysOf(t.starts);
+          const fine = fineIndexV6(t.starts);
+          for (const q of [...queries, ...starts]) {
+            const x = big(q);
+            let want = -1;
+            starts.forEach((st, k) => {
+              if (big(st) <= x) want = k;
+            });
+            const [a, b, c, d] = q as [number, number, number, number];
+            expect(findV6(t, a, b, c, d)).toBe(want);
+            expect(findV6(t, a, b, c, d, keys)).toBe(want);
+            expect(findV6Fine(t.starts, fine, keys, a, b, c, d)).toBe(want);
+          }
+        },
+      ),
+      { numRuns: 200, seed: 17 },
+    );
   });
 
   it('cidrAround picks the largest aligned block inside the range', () => {
@@ -267,7 +315,7 @@ describe('IPv6 prefix cuts', () => {
           const got = Array.from({ length: cut.origin.length }, (_, k) => value(cut.starts, k));
           expect(got).toEqual(expected);
           expect([...cut.origin]).toEqual(expected.map((x) => (x <= end ? 0 : 1)));
-          expect([...cut.firstWords]).toEqual(expected.map((x) => words(x)[0]));
+          expect([...cut.keys]).toEqual(expected.map((x) => Number(x >> 75n)));
         },
       ),
       { numRuns: 200, seed: 13 },

@@ -130,8 +130,8 @@ export interface PrefixCutV6 {
   starts: Uint32Array;
   /** The snapshot interval each cut interval lies in. */
   origin: Uint32Array;
-  /** firstWordsOf(starts) and its fineIndexV6, for findV6Fine. */
-  firstWords: Uint32Array;
+  /** topKeysOf(starts) and fineIndexV6(starts), for findV6Fine. */
+  keys: Float64Array;
   fine: Uint32Array;
 }
 
@@ -197,8 +197,7 @@ export function splitByPrefixV6(t: FamilyTable, hasRecord: (i: number) => boolea
     }
   }
   const { starts, origin } = cut.done();
-  const firstWords = firstWordsOf(starts);
-  return { starts, origin, firstWords, fine: fineIndexV6(firstWords) };
+  return { starts, origin, keys: topKeysOf(starts), fine: fineIndexV6(starts) };
 }
 
 /** findV4 over pairsV4 of the same table: the interval index (its slot is at 2i + 1), or -1. */
@@ -229,14 +228,31 @@ function cmp6(s: Uint32Array, i: number, w0: number, w1: number, w2: number, w3:
   return d === w3 ? 0 : d < w3 ? -1 : 1;
 }
 
+/** The top 53 bits of an IPv6 address (first word, then the high 21 bits of the second) as a double. */
+export function topKeyV6(w0: number, w1: number): number {
+  return w0 * 2097152 + (w1 >>> 11);
+}
+
+/**
+ * The top 53 bits of every IPv6 start (four words each), for the search: most probes compare
+ * one double from a compact array. (The first word alone ties on most probes: a /32 holds many
+ * intervals, so routed space such as 2a00::/12 would compare four words at nearly every step.)
+ */
+export function topKeysOf(starts: Uint32Array): Float64Array {
+  const out = new Float64Array(starts.length >>> 2);
+  for (let i = 0; i < out.length; i++)
+    out[i] = topKeyV6(starts[i * 4] as number, starts[i * 4 + 1] as number);
+  return out;
+}
+
 /**
  * The last interval in [lo, hi] whose start is at or below the address (four big-endian words),
- * or -1. `firstWords` (the first word of every start, see firstWordsOf) keeps most probes on one
- * compact array; the other words are read only when the first ones are equal.
+ * or -1. `keys` (topKeysOf the starts) keeps most probes on one compact array; the words are
+ * compared only when the top 53 bits are equal.
  */
 function searchV6(
   s: Uint32Array,
-  firstWords: Uint32Array | undefined,
+  keys: Float64Array | undefined,
   from: number,
   to: number,
   w0: number,
@@ -248,11 +264,20 @@ function searchV6(
   let hi = to;
   if (hi < 0) return -1;
   if (lo < 0) lo = 0;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    const a = (firstWords ? firstWords[mid] : s[mid << 2]) as number;
-    if (a < w0 || (a === w0 && cmp6(s, mid, w0, w1, w2, w3) <= 0)) lo = mid;
-    else hi = mid - 1;
+  if (keys) {
+    const x = topKeyV6(w0, w1);
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      const a = keys[mid] as number;
+      if (a < x || (a === x && cmp6(s, mid, w0, w1, w2, w3) <= 0)) lo = mid;
+      else hi = mid - 1;
+    }
+  } else {
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (cmp6(s, mid, w0, w1, w2, w3) <= 0) lo = mid;
+      else hi = mid - 1;
+    }
   }
   return cmp6(s, lo, w0, w1, w2, w3) <= 0 ? lo : -1;
 }
@@ -264,11 +289,11 @@ export function findV6(
   w1: number,
   w2: number,
   w3: number,
-  firstWords?: Uint32Array,
+  keys?: Float64Array,
 ): number {
   const top = w0 >>> 16;
   const from = (t.buckets[top] as number) - 1;
-  return searchV6(t.starts, firstWords, from, (t.buckets[top + 1] as number) - 1, w0, w1, w2, w3);
+  return searchV6(t.starts, keys, from, (t.buckets[top + 1] as number) - 1, w0, w1, w2, w3);
 }
 
 /** Bits of the finer IPv6 bucket index (fineIndexV6): 2^20 buckets, 4 MB. */
@@ -280,13 +305,14 @@ export const FINE_BITS_V6 = 20;
  * /16s (2a00::/16 holds tens of thousands of intervals), where the snapshot's 16-bit index
  * leaves long searches.
  */
-export function fineIndexV6(firstWords: Uint32Array): Uint32Array {
+export function fineIndexV6(starts: Uint32Array): Uint32Array {
   const shift = 32 - FINE_BITS_V6;
   const n = 1 << FINE_BITS_V6;
+  const size = starts.length >>> 2;
   const out = new Uint32Array(n + 1);
   let i = 0;
   for (let k = 0; k <= n; k++) {
-    while (i < firstWords.length && (firstWords[i] as number) >>> shift < k) i++;
+    while (i < size && (starts[i * 4] as number) >>> shift < k) i++;
     out[k] = i;
   }
   return out;
@@ -296,7 +322,7 @@ export function fineIndexV6(firstWords: Uint32Array): Uint32Array {
 export function findV6Fine(
   starts: Uint32Array,
   fine: Uint32Array,
-  firstWords: Uint32Array,
+  keys: Float64Array,
   w0: number,
   w1: number,
   w2: number,
@@ -304,14 +330,7 @@ export function findV6Fine(
 ): number {
   const top = w0 >>> (32 - FINE_BITS_V6);
   const from = (fine[top] as number) - 1;
-  return searchV6(starts, firstWords, from, (fine[top + 1] as number) - 1, w0, w1, w2, w3);
-}
-
-/** The first word of every IPv6 interval start (four words each), for findV6. */
-export function firstWordsOf(starts: Uint32Array): Uint32Array {
-  const out = new Uint32Array(starts.length >>> 2);
-  for (let i = 0; i < out.length; i++) out[i] = starts[i * 4] as number;
-  return out;
+  return searchV6(starts, keys, from, (fine[top + 1] as number) - 1, w0, w1, w2, w3);
 }
 
 /** Prefix length of the largest aligned IPv4 block inside [lo, hi] that holds ip. */

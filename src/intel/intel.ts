@@ -290,15 +290,7 @@ export function createIntel(options: IntelOptions): Intel {
       if (bogon) return bogonAnswer(ip, bogon);
     }
     const w1 = words[1] as number;
-    const j = findV6Fine(
-      cut6.starts,
-      cut6.fine,
-      cut6.firstWords,
-      w0,
-      w1,
-      words[2] as number,
-      words[3] as number,
-    );
+    const j = findV6Fine(cut6.starts, cut6.fine, cut6.keys, w0, w1, words[2] as number, words[3] as number);
     if (j < 0) return null;
     let t = templates6[j] as IntervalTemplate | null;
     if (t === null) {
