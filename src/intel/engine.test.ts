@@ -17,18 +17,23 @@ import {
   topKeysOf,
 } from './engine.ts';
 
-function table4(starts: number[]): FamilyTable {
+/**
+ * A table of sorted starts with the snapshot's 16-bit bucket index (IPv4: one number each; IPv6:
+ * four words each), no records and no pieces.
+ */
+function table(family: 4 | 6, starts: number[][]): FamilyTable {
+  const top16 = (w: number[]) => (w[0] as number) >>> 16;
   const buckets = new Uint32Array(65537);
   let i = 0;
   for (let k = 0; k <= 65536; k++) {
-    while (i < starts.length && (starts[i] as number) < k * 65536) i++;
+    while (i < starts.length && top16(starts[i] as number[]) < k) i++;
     buckets[k] = i;
   }
   const n = starts.length;
   return {
-    family: 4,
+    family,
     size: n,
-    starts: Uint32Array.from(starts),
+    starts: Uint32Array.from(starts.flat()),
     recs: new Uint32Array(n),
     nets: new Int32Array(n),
     netStarts: new Uint32Array(0),
@@ -37,6 +42,13 @@ function table4(starts: number[]): FamilyTable {
     buckets,
   };
 }
+
+const table4 = (starts: number[]) =>
+  table(
+    4,
+    starts.map((x) => [x]),
+  );
+const table6 = (starts: number[][]) => table(6, starts);
 
 describe('engine search', () => {
   it('finds the last interval starting at or below the address, across bucket edges', () => {
@@ -75,23 +87,7 @@ describe('engine search', () => {
       [0x20010000, 0, 0, 5],
       [0x2a001450, 0, 0, 0],
     ];
-    const buckets = new Uint32Array(65537);
-    let i = 0;
-    for (let k = 0; k <= 65536; k++) {
-      while (i < starts.length && ((starts[i] as number[])[0] as number) >>> 16 < k) i++;
-      buckets[k] = i;
-    }
-    const t: FamilyTable = {
-      family: 6,
-      size: 3,
-      starts: Uint32Array.from(starts.flat()),
-      recs: new Uint32Array(3),
-      nets: new Int32Array(3),
-      netStarts: new Uint32Array(0),
-      netEnds: new Uint32Array(0),
-      netAsns: new Uint32Array(0),
-      buckets,
-    };
+    const t = table6(starts);
     expect(findV6(t, 0x20010000, 0, 0, 4)).toBe(0);
     expect(findV6(t, 0x20010000, 0, 0, 5)).toBe(1);
     expect(findV6(t, 0x2a001450, 0, 1, 0)).toBe(2);
@@ -122,23 +118,7 @@ describe('engine search', () => {
         fc.array(addr, { maxLength: 30 }),
         (starts, queries) => {
           starts.sort((a, b) => (big(a) < big(b) ? -1 : big(a) > big(b) ? 1 : 0));
-          const buckets = new Uint32Array(65537);
-          let i = 0;
-          for (let k = 0; k <= 65536; k++) {
-            while (i < starts.length && ((starts[i] as number[])[0] as number) >>> 16 < k) i++;
-            buckets[k] = i;
-          }
-          const t: FamilyTable = {
-            family: 6,
-            size: starts.length,
-            starts: Uint32Array.from(starts.flat()),
-            recs: new Uint32Array(starts.length),
-            nets: new Int32Array(starts.length),
-            netStarts: new Uint32Array(0),
-            netEnds: new Uint32Array(0),
-            netAsns: new Uint32Array(0),
-            buckets,
-          };
+          const t = table6(starts);
           const keys = topKeysOf(t.starts);
           const fine = fineIndexV6(t.starts);
           for (const q of [...queries, ...starts]) {
