@@ -1,6 +1,7 @@
 /**
  * createIntel: IP and ASN answers over one loaded snapshot. The hot path (`lookup`) is a
- * bucketed binary search plus a cached per-record profile; only the answer object is new.
+ * bucketed binary search over intervals cut where the prefix changes, plus a cached
+ * per-interval template (profile and prefix); only the answer object is new.
  */
 import path from 'node:path';
 import { type Clock, systemClock } from '../core/clock.ts';
@@ -211,13 +212,13 @@ export function createIntel(options: IntelOptions): Intel {
     );
   }
 
-  // Per interval, built on first use: its profile and, when every address of the interval has
-  // the same prefix, that prefix. One slot read and one object on the hot path instead of the
-  // record, piece, cover and profile tables (each a likely cache miss on random addresses).
-  // The intervals are cut where the prefix changes (splitByPrefixV4/V6), so every template has
-  // its prefix and an answer reads it. IPv4: the slots sit beside the cut starts they are
-  // searched by (pairsV4), so the slot is in a cache line the search already read. IPv6: a
-  // packed array of slots (filled by push: `new Array(n)` of this size is a dictionary).
+  // Per interval, built on first use: its record's profile and its prefix. One slot read and
+  // one object on the hot path instead of the record, piece and profile tables (each a likely
+  // cache miss on random addresses). The intervals are cut where the prefix changes
+  // (splitByPrefixV4/V6), so every template has its prefix and an answer reads it. IPv4: the
+  // slots sit beside the cut starts they are searched by (pairsV4), so the slot is in a cache
+  // line the search already read. IPv6: a packed array of slots (filled by push: `new Array(n)`
+  // of this size is a dictionary).
   const cut4 = splitByPrefixV4(s.v4, (i) => s.v4.recs[i] !== NO_RECORD);
   const pairs4 = pairsV4<IntervalTemplate>(cut4.starts);
   const cut6 = splitByPrefixV6(s.v6, (i) => s.v6.recs[i] !== NO_RECORD);
@@ -257,8 +258,9 @@ export function createIntel(options: IntelOptions): Intel {
   function template6(j: number, i: number, rec: number): IntervalTemplate {
     pieceV6(s.v6, i, lo6, hi6);
     const len = cidrAroundV6(cut6.starts.subarray(j * 4, j * 4 + 4), lo6, hi6, network6, bcast6);
-    const [w0, w1, w2, w3] = network6 as unknown as [number, number, number, number];
-    const t = templateOf(profileOf(rec), `${formatV6Words(w0, w1, w2, w3)}/${len}`);
+    const n = network6;
+    const text = formatV6Words(n[0] as number, n[1] as number, n[2] as number, n[3] as number);
+    const t = templateOf(profileOf(rec), `${text}/${len}`);
     templates6[j] = t;
     return t;
   }
