@@ -27,30 +27,30 @@ const MAX_IP_TEXT = 45;
 // cost more than the lookup itself). ip.test.ts checks it against the ipaddr.js reading of the
 // same rules on random strings: same accept/reject decision, same normalized text, same bytes.
 
-/** A strict dotted quad in text[from, to): 4 decimal parts 0-255, no leading zeros. */
+/** A strict dotted quad in text[from, to), in one pass: 4 decimal parts 0-255, no leading zeros. */
 function readV4(text: string, from: number, to: number, out: number[], at: number): boolean {
   let part = 0;
-  let i = from;
-  while (part < 4) {
-    const first = i;
-    let value = 0;
-    while (i < to) {
-      const c = text.charCodeAt(i);
-      if (c < 48 || c > 57) break;
-      value = value * 10 + (c - 48);
-      i++;
+  let value = 0;
+  let digits = 0;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46) {
+      if (digits === 0 || part === 3) return false;
+      out[at + part++] = value;
+      value = 0;
+      digits = 0;
+      continue;
     }
-    const digits = i - first;
-    if (digits === 0 || digits > 3 || value > 255) return false;
-    if (digits > 1 && text.charCodeAt(first) === 48) return false;
-    out[at + part] = value;
-    part++;
-    if (part < 4) {
-      if (i >= to || text.charCodeAt(i) !== 46) return false;
-      i++;
-    }
+    const d = c - 48;
+    // Not a digit, a digit after a leading zero, or past 255 (which also caps the digits at 3).
+    if (d < 0 || d > 9 || (digits > 0 && value === 0)) return false;
+    value = value * 10 + d;
+    if (value > 255) return false;
+    digits++;
   }
-  return i === to;
+  if (digits === 0 || part !== 3) return false;
+  out[at + 3] = value;
+  return true;
 }
 
 /** Hex digit values by character code (-1: not a hex digit), for codes below 128. */
@@ -198,41 +198,14 @@ function isSpaceEdge(c: number): boolean {
   return c <= 32 || c >= 127;
 }
 
-/**
- * The common case in one pass: a plain dotted quad (no spaces, no colon, no leading zeros).
- * Null hands the text to the full parser below, which decides it by the same rules.
- */
-function quickV4(text: string): ParsedIp | null {
-  const n = text.length;
-  if (n < 7 || n > 15) return null;
-  const bytes = [0, 0, 0, 0];
-  let part = 0;
-  let value = 0;
-  let digits = 0;
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 46) {
-      if (digits === 0 || part === 3) return null;
-      bytes[part++] = value;
-      value = 0;
-      digits = 0;
-      continue;
-    }
-    const v = c - 48;
-    if (v < 0 || v > 9 || (digits > 0 && value === 0)) return null;
-    value = value * 10 + v;
-    if (value > 255) return null;
-    digits++;
-  }
-  if (digits === 0 || part !== 3) return null;
-  bytes[3] = value;
-  return { family: 4, address: text, bytes };
-}
-
 export function parseIp(input: unknown): ParsedIp | null {
   if (typeof input !== 'string') return null;
-  const quick = quickV4(input);
-  if (quick) return quick;
+  // The common case first: a plain dotted quad as given. readV4 refuses anything else (spaces,
+  // a colon), which then takes the full path below.
+  if (input.length >= 7 && input.length <= 15) {
+    const quad = [0, 0, 0, 0];
+    if (readV4(input, 0, input.length, quad, 0)) return { family: 4, address: input, bytes: quad };
+  }
   let text = input;
   if (text.length === 0) return null;
   if (isSpaceEdge(text.charCodeAt(0)) || isSpaceEdge(text.charCodeAt(text.length - 1))) text = text.trim();
