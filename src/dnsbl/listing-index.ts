@@ -1,5 +1,5 @@
 import { AppError } from '../core/errors.ts';
-import { parseIp } from '../core/ip.ts';
+import { ipv4ToInt, parseIp } from '../core/ip.ts';
 import type { DnsblListing, ListingValue, MutableListingIndex } from './types.ts';
 
 /** A listing value as stored: interned, frozen, with the A answer pre-parsed for the wire. */
@@ -52,7 +52,7 @@ function keyOf(ip: string): number | string | null {
   if (fast >= 0) return fast;
   const parsed = parseIp(ip);
   if (!parsed) return null;
-  if (parsed.family === 4) return ipv4TextToInt(parsed.address);
+  if (parsed.family === 4) return ipv4ToInt(parsed.bytes);
   let hex = '';
   for (const b of parsed.bytes) hex += HEX[b];
   return hex;
