@@ -38,7 +38,7 @@ import {
 } from './types.ts';
 import { createUsageRecorder } from './usage.ts';
 
-export { hashApiKey, KEY_PATTERN } from './secrets.ts';
+export { KEY_PATTERN } from './secrets.ts';
 export * from './types.ts';
 
 export interface AccountsOptions {

@@ -16,7 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type Accounts, hashApiKey, KEY_PATTERN, type Principal } from '../accounts/index.ts';
+import { type Accounts, KEY_PATTERN, type Principal } from '../accounts/index.ts';
 import { AppError } from '../core/errors.ts';
 import { type ParsedIp, parseIp } from '../core/ip.ts';
 import type { IntelRuntime } from '../intel/index.ts';
@@ -140,8 +140,9 @@ export function createFastLookup(options: FastLookupOptions): FastLookup {
   const take = (url: string, presented: string | undefined, reply: FastReply): FastOutcome => {
     if (!url.startsWith(PREFIX) || !addressChars(url, PREFIX.length)) return 'declined';
     if (presented === undefined || options.closing()) return 'declined';
-    const principal: Principal | null = accounts.cachedPrincipal(presented.trim());
-    if (!principal) return KEY_PATTERN.test(presented.trim()) ? 'uncached' : 'declined';
+    const key = presented.trim();
+    const principal: Principal | null = accounts.cachedPrincipal(key);
+    if (!principal) return KEY_PATTERN.test(key) ? 'uncached' : 'declined';
     if (!principal.permissions.has('ip:read') && !principal.permissions.has('admin')) return 'declined';
     const ip = parseIp(url.slice(PREFIX.length));
     if (!ip || !runtime.current()) return 'declined';
@@ -181,15 +182,16 @@ export function createFastLookup(options: FastLookupOptions): FastLookup {
   return {
     take,
     warm(presented) {
+      // Keyed by the key itself for as long as its one store read is pending (authenticate
+      // hashes it; a second hash here would only name the same entry).
       const key = presented.trim();
-      const hash = hashApiKey(key);
-      let pending = warming.get(hash);
+      let pending = warming.get(key);
       if (!pending) {
         pending = accounts
           .authenticate(key)
           .then(() => undefined)
-          .finally(() => warming.delete(hash));
-        warming.set(hash, pending);
+          .finally(() => warming.delete(key));
+        warming.set(key, pending);
       }
       return pending;
     },
