@@ -4,7 +4,7 @@
  */
 
 import { formatV6 } from '../core/ip.ts';
-import type { FamilyTable } from '../dataset/index.ts';
+import { type FamilyTable, NO_RECORD } from '../dataset/index.ts';
 
 /** Index of the interval containing the IPv4 address `ip` (unsigned int), or -1. */
 export function findV4(t: FamilyTable, ip: number): number {
@@ -95,12 +95,12 @@ function cutTable(width: 1 | 4, capacity: number) {
  * interval has the same prefix and a lookup reads it instead of computing it. Gaps (no record)
  * stay whole. On the npm dataset: 627,400 intervals become about 808,000.
  */
-export function splitByPrefixV4(t: FamilyTable, hasRecord: (i: number) => boolean): PrefixCutV4 {
+export function splitByPrefixV4(t: FamilyTable): PrefixCutV4 {
   const cut = cutTable(1, t.size + (t.size >>> 2) + 16);
   for (let i = 0; i < t.size; i++) {
     const start = t.starts[i] as number;
     cut.push(i, start);
-    if (!hasRecord(i)) continue;
+    if (t.recs[i] === NO_RECORD) continue;
     const end = i + 1 < t.size ? (t.starts[i + 1] as number) - 1 : 0xffffffff;
     const lo = pieceLoV4(t, i);
     const hi = pieceHiV4(t, i);
@@ -167,7 +167,7 @@ function intervalEndWords(t: FamilyTable, i: number, out: Uint32Array): void {
 }
 
 /** splitByPrefixV4 for IPv6: cuts at the block starts of each interval's piece inside it. */
-export function splitByPrefixV6(t: FamilyTable, hasRecord: (i: number) => boolean): PrefixCutV6 {
+export function splitByPrefixV6(t: FamilyTable): PrefixCutV6 {
   const cut = cutTable(4, t.size + (t.size >>> 1) + 16);
   const p = new Uint32Array(4);
   const lo = new Uint32Array(4);
@@ -179,7 +179,7 @@ export function splitByPrefixV6(t: FamilyTable, hasRecord: (i: number) => boolea
     cut.push(i, w[k * 4] as number, w[k * 4 + 1] as number, w[k * 4 + 2] as number, w[k * 4 + 3] as number);
   for (let i = 0; i < t.size; i++) {
     push(i, t.starts, i);
-    if (!hasRecord(i)) continue;
+    if (t.recs[i] === NO_RECORD) continue;
     intervalEndWords(t, i, end);
     pieceV6(t, i, lo, hi);
     copyWords(t.starts, i, p);

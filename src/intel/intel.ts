@@ -219,9 +219,9 @@ export function createIntel(options: IntelOptions): Intel {
   // slots sit beside the cut starts they are searched by (pairsV4), so the slot is in a cache
   // line the search already read. IPv6: a packed array of slots (filled by push: `new Array(n)`
   // of this size is a dictionary).
-  const cut4 = splitByPrefixV4(s.v4, (i) => s.v4.recs[i] !== NO_RECORD);
+  const cut4 = splitByPrefixV4(s.v4);
   const pairs4 = pairsV4<IntervalTemplate>(cut4.starts);
-  const cut6 = splitByPrefixV6(s.v6, (i) => s.v6.recs[i] !== NO_RECORD);
+  const cut6 = splitByPrefixV6(s.v6);
   const templates6: (IntervalTemplate | null)[] = [];
   for (let k = 0; k < cut6.origin.length; k++) templates6.push(null);
 
