@@ -8,9 +8,9 @@
  * The MMDB is the ASN one written by bench/lookup.ts from the same ip-location-db rows when it
  * exists (run `npm run bench` or bench/lookup.ts first), else the DB-IP city MMDBs.
  * When the test PostgreSQL answers, netrep is measured a second time on it, in the same
- * alternation. A key is cached after
- * its first use (SQLite: until another process writes the file; PostgreSQL: 1 s), and requests
- * with a cached key take the fast path (src/http/fast-lookup.ts).
+ * alternation. A key is cached after its first use (SQLite: until another process writes the
+ * file; PostgreSQL: 1 s), and requests with a cached key take the fast path
+ * (src/http/fast-lookup.ts).
  * Run: node --import tsx bench/http.ts
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
