@@ -153,10 +153,10 @@ export function installFastFront(
       if (!blocked) socket.resume();
     };
 
-    const write = (status: number, headers: Record<string, string>, body: string) => {
+    const write = (status: number, headers: Record<string, string>, body: string, bytes: number) => {
       let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n`;
       for (const name in headers) head += `${name}: ${headers[name]}\r\n`;
-      head += `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nDate: ${date()}\r\nConnection: ${keepAlive}`;
+      head += `content-type: application/json; charset=utf-8\r\ncontent-length: ${bytes}\r\nDate: ${date()}\r\nConnection: ${keepAlive}`;
       if (!socket.write(head + body) && !blocked) {
         blocked = true;
         socket.pause();
@@ -185,9 +185,9 @@ export function installFastFront(
         if (!request || !fast) return handOver();
         let sync = true;
         let replied = false;
-        const outcome = fast.take(request.url, request.key, (status, headers, body) => {
+        const outcome = fast.take(request.url, request.key, (status, headers, body, bytes) => {
           replied = true;
-          write(status, headers, body);
+          write(status, headers, body, bytes);
           if (sync) return;
           release();
           if (endAfterReply) socket.destroy();

@@ -64,6 +64,7 @@ describe.each(STORE_KINDS)('fast path of GET /v1/ip/{ip} (%s)', (kind) => {
     for (const h of SAME_HEADERS) expect([h, fast.headers[h]]).toEqual([h, slow.headers[h]]);
     expect(fast.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(JSON.parse(fast.body).meta.request_id).toBe(fast.headers['x-request-id']);
+    expect(Number(fast.headers['content-length'])).toBe(Buffer.byteLength(fast.body));
   };
 
   beforeAll(async () => {
@@ -86,6 +87,8 @@ describe.each(STORE_KINDS)('fast path of GET /v1/ip/{ip} (%s)', (kind) => {
     '1.0.0.1',
     '214.95.0.1',
     '215.0.0.1',
+    // An organization name outside ASCII: Content-Length counts bytes, not characters.
+    '177.0.0.1',
     '2a00:1450:4001::1',
     '2A00:1450:4001:0:0:0:0:1',
     '::ffff:8.8.8.8',
@@ -113,8 +116,10 @@ describe.each(STORE_KINDS)('fast path of GET /v1/ip/{ip} (%s)', (kind) => {
           expectSame(fast, slow);
         }
       }
+      const brasil = await viaSocket('/v1/ip/177.0.0.1', proKey);
+      expect(JSON.parse(brasil.body).data.asn_name).toBe('TELEFÔNICA BRASIL S.A');
       // Every socket request was the fast path's.
-      expect(await fastCount()).toBe(before + 2 * ADDRESSES.length);
+      expect(await fastCount()).toBe(before + 2 * ADDRESSES.length + 1);
     },
   );
 

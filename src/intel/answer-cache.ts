@@ -16,6 +16,8 @@ interface Entry {
   trap: boolean;
   /** JSON.stringify(answer), filled on first use. */
   json: string | null;
+  /** Its UTF-8 length less its length in UTF-16 units (0 when it is all ASCII). */
+  jsonExtraBytes: number;
 }
 
 export interface CachedAnswer {
@@ -27,6 +29,8 @@ export interface CachedAnswer {
 export interface CachedAnswerJson {
   /** The answer as JSON text, or null when no record covers the address. */
   json: string | null;
+  /** `json`'s UTF-8 length less `json.length` (names outside ASCII take more than a byte). */
+  jsonExtraBytes: number;
   hit: boolean;
   datasetVersion: number;
 }
@@ -49,7 +53,7 @@ export function createAnswerCache(options: { max: number; signals?: ThreatSignal
     const e = lru.get(key);
     if (e && e.version === version && e.listing === listing && e.trap === trap)
       return { entry: e, hit: true };
-    const entry: Entry = { answer: intel.lookup(ip), version, listing, trap, json: null };
+    const entry: Entry = { answer: intel.lookup(ip), version, listing, trap, json: null, jsonExtraBytes: 0 };
     lru.set(key, entry);
     return { entry, hit: false };
   }
@@ -61,8 +65,12 @@ export function createAnswerCache(options: { max: number; signals?: ThreatSignal
     },
     lookupJson(intel, ip) {
       const { entry, hit } = entryFor(intel, ip);
-      if (entry.answer && entry.json === null) entry.json = JSON.stringify(entry.answer);
-      return { json: entry.json, hit, datasetVersion: entry.version };
+      if (entry.answer && entry.json === null) {
+        const json = JSON.stringify(entry.answer);
+        entry.json = json;
+        entry.jsonExtraBytes = Buffer.byteLength(json) - json.length;
+      }
+      return { json: entry.json, jsonExtraBytes: entry.jsonExtraBytes, hit, datasetVersion: entry.version };
     },
     clear: () => lru.clear(),
   };

@@ -278,9 +278,13 @@ describe('ASN answers', () => {
     });
     expect(intel.searchAsn('dod', 1)).toMatchObject({ count: 2, results: [{ asn: 721 }] });
     expect(intel.searchAsn('   ')).toEqual({ results: [], count: 0 });
+    expect(intel.searchAsn('telefônica')).toMatchObject({
+      count: 1,
+      results: [{ asn: 26599, country: 'BR' }],
+    });
     expect(intel.asnStats()).toEqual({
-      total_asns: 6,
-      by_rir: { ARIN: 3, RIPE: 2, APNIC: 1, LACNIC: 0, AFRINIC: 0 },
+      total_asns: 7,
+      by_rir: { ARIN: 3, RIPE: 2, APNIC: 1, LACNIC: 1, AFRINIC: 0 },
     });
     expect(intel.asnReputation(15169)).toMatchObject({ uce_level3: false, provider_drop: false });
     expect(intel.asnReputation(4242424242)).toBeNull();
