@@ -3,8 +3,8 @@
  * X-API-Key auth on an enterprise key, limits, answer cache, full answer with threat score)
  * against a minimal Fastify + `maxmind` server answering the MMDB record as JSON, one process
  * each, measured in the same run with `wrk` (50 connections, 2 threads, random real IPs from one
- * list through a Lua script; six alternating rounds of 5 s, the best of each). Also each server's CPU
- * time per request (from /proc, all threads), the snapshot load time and both servers' RSS.
+ * list through a Lua script; six alternating rounds of 5 s, the best of each). Also each server's
+ * CPU time per request (from /proc, all threads), the snapshot load time and both servers' RSS.
  * The MMDB is the ASN one written by bench/lookup.ts from the same ip-location-db rows when it
  * exists (run `npm run bench` or bench/lookup.ts first), else the DB-IP city MMDBs.
  * When the test PostgreSQL answers, netrep is measured a second time on it, in the same
