@@ -34,6 +34,8 @@ function badValue(value: string): boolean {
   return false;
 }
 
+const isBlank = (c: number): boolean => c === 32 || c === 9;
+
 interface FrontRequest {
   url: string;
   key: string;
@@ -56,7 +58,12 @@ export function readHead(head: string): FrontRequest | null {
     if (colon <= i || colon > end) return null;
     const name = head.slice(i, colon).toLowerCase();
     if (!TOKEN.test(name)) return null;
-    const value = head.slice(colon + 1, end).replace(/^[ \t]+|[ \t]+$/g, '');
+    // The value without the optional whitespace around it (RFC 9110 §5.5: SP and HTAB).
+    let from = colon + 1;
+    let to = end;
+    while (from < to && isBlank(head.charCodeAt(from))) from++;
+    while (to > from && isBlank(head.charCodeAt(to - 1))) to--;
+    const value = head.slice(from, to);
     if (badValue(value)) return null;
     switch (name) {
       case 'host':
