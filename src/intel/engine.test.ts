@@ -5,6 +5,7 @@ import {
   blockLengthV4,
   cidrAround,
   cidrAroundV6,
+  DENSE_V4,
   findPairV4,
   findV4,
   findV6,
@@ -12,6 +13,7 @@ import {
   fineIndexV6,
   formatV6Words,
   pairsV4,
+  searchIndexV4,
   splitByPrefixV4,
   splitByPrefixV6,
   topKeysOf,
@@ -70,15 +72,54 @@ describe('engine search', () => {
     const pairs = pairsV4<string>(t.starts);
     expect(pairs.length).toBe(2 * starts.length);
     const probes = [0, 0x00ffffff, 0x01000000, 0x0100ffff, 0x7fffffff, 0x80000000, 0x800000ff, 0xffffffff];
-    for (const ip of probes) expect(findPairV4(pairs, t.buckets, ip), `${ip}`).toBe(findV4(t, ip));
+    const index = searchIndexV4(t.starts);
+    for (const ip of probes) expect(findPairV4(pairs, index, ip), `${ip}`).toBe(findV4(t, ip));
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: 0xffffffff }),
-        (ip) => findPairV4(pairs, t.buckets, ip) === findV4(t, ip),
+        (ip) => findPairV4(pairs, index, ip) === findV4(t, ip),
       ),
       { numRuns: 5000, seed: 3 },
     );
-    expect(findPairV4(pairsV4(new Uint32Array(0)), table4([]).buckets, 5)).toBe(-1);
+    const none = new Uint32Array(0);
+    expect(findPairV4(pairsV4(none), searchIndexV4(none), 5)).toBe(-1);
+  });
+
+  it('findPairV4 with the two-level index agrees with findV4 on random and crowded starts', () => {
+    // Starts anywhere, and starts crowded into a few /16s (a second level of /20 buckets).
+    const start = fc.oneof(
+      { arbitrary: fc.integer({ min: 0, max: 0xffffffff }), weight: 1 },
+      { arbitrary: fc.integer({ min: 0xc6336000, max: 0xc63380ff }), weight: 3 },
+      { arbitrary: fc.integer({ min: 0x0affe000, max: 0x0b001fff }), weight: 3 },
+    );
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(start, { minLength: 1, maxLength: 300, size: 'max' }),
+        fc.array(start),
+        (raw, extra) => {
+          const starts = [...raw].sort((a, b) => a - b);
+          const t = table4(starts);
+          const pairs = pairsV4<string>(t.starts);
+          const index = searchIndexV4(t.starts);
+          const probes = [0, 0xffffffff, ...extra];
+          for (const x of starts) probes.push(x, Math.max(0, x - 1), Math.min(0xffffffff, x + 1));
+          return probes.every((ip) => findPairV4(pairs, index, ip) === findV4(t, ip));
+        },
+      ),
+      { numRuns: 300, seed: 5 },
+    );
+    // A /16 with more than DENSE_V4 starts has its second level; one at the limit has none.
+    const crowded = Array.from({ length: DENSE_V4 + 8 }, (_, i) => 0xc6330000 + i * 0x600);
+    const index = searchIndexV4(Uint32Array.from(crowded));
+    expect(index.dense[0xc633]).toBe(0);
+    expect([...index.sub.subarray(0, 17)]).toEqual(
+      Array.from({ length: 17 }, (_, s) => crowded.filter((x) => ((x >>> 12) & 15) < s).length),
+    );
+    const t = table4(crowded);
+    const pairs = pairsV4<string>(t.starts);
+    for (let ip = 0xc632fff0; ip <= 0xc6340010; ip += 0x80)
+      expect(findPairV4(pairs, index, ip), `${ip}`).toBe(findV4(t, ip));
+    expect(searchIndexV4(Uint32Array.from(crowded.slice(0, DENSE_V4))).dense[0xc633]).toBe(-1);
   });
 
   it('IPv6 four-word compare', () => {
@@ -227,9 +268,11 @@ describe('IPv4 prefix blocks', () => {
           const b = scan(lo, hi, (expected[j + 1] as number) - 1);
           expect(a).toEqual(b);
         }
-        // The buckets narrow a search over the cut starts as the snapshot's do over its own.
+        // The index narrows a search over the cut starts to the right interval.
         const ref = table4(expected);
-        expect([...cut.buckets]).toEqual([...ref.buckets]);
+        const pairs = pairsV4(cut.starts);
+        for (const ip of [lo, start, end, hi, (start + end) >>> 1, Math.max(0, start - 1)])
+          expect(findPairV4(pairs, cut.index, ip)).toBe(findV4(ref, ip));
       }),
       { numRuns: 100, seed: 11 },
     );

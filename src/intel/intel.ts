@@ -273,7 +273,7 @@ export function createIntel(options: IntelOptions): Intel {
         0;
       const bogon = bogonV4(n);
       if (bogon) return bogonAnswer(ip, bogon);
-      const j = findPairV4(pairs4, cut4.buckets, n);
+      const j = findPairV4(pairs4, cut4.index, n);
       if (j < 0) return null;
       let t = pairs4[2 * j + 1] as IntervalTemplate | null;
       if (t === null) {
