@@ -126,21 +126,24 @@ function sample(family: 4 | 6, routed: boolean, seed: number): { parsed: ParsedI
 }
 
 /**
- * Best-of-15 rate of each loop, one loop at a time (warm-up first, then a forced GC so that one
- * contender's garbage is not collected on the other's clock).
+ * Best-of-15 rate of each loop. The loops take turns, round by round, so that each meets the same
+ * moments of this shared machine (the rate of one loop moves by a third from one minute to the
+ * next). In every round each loop runs once untimed before it is timed, so that it is timed with
+ * its own data in cache rather than the previous loop's. One forced GC comes first when
+ * --expose-gc is given (a full GC before every timed run evicted the caches it was to measure).
  */
 function rates(fns: (() => number)[]): number[] {
-  return fns.map((fn) => {
-    fn();
-    globalThis.gc?.();
-    let best = 0;
-    for (let round = 0; round < 15; round++) {
+  const best = fns.map(() => 0);
+  globalThis.gc?.();
+  for (let round = 0; round < 15; round++) {
+    fns.forEach((fn, i) => {
+      fn();
       const start = performance.now();
       const n = fn();
-      best = Math.max(best, n / ((performance.now() - start) / 1000));
-    }
-    return best;
-  });
+      best[i] = Math.max(best[i] as number, n / ((performance.now() - start) / 1000));
+    });
+  }
+  return best;
 }
 
 const fmt = (r: number) => `${(r / 1e6).toFixed(2)} M/s`;
