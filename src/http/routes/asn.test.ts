@@ -83,10 +83,15 @@ describe.each(STORE_KINDS)('ASN routes (%s)', (kind) => {
       expect(r.statusCode, q).toBe(400);
       expect(body(r).data.code, q).toBe('INVALID_PARAMETER');
     }
+    // A name outside ASCII, percent-encoded as UTF-8 in the query.
+    expect(body(await get('/v1/asn/search?q=telef%C3%B4nica')).data).toMatchObject({
+      count: 1,
+      results: [{ asn: 26599, name: 'TELEFÔNICA BRASIL S.A', country: 'BR' }],
+    });
     const stats = body(await get('/v1/asn/stats'));
     expect(stats.data).toEqual({
-      total_asns: 6,
-      by_rir: { ARIN: 3, RIPE: 2, APNIC: 1, LACNIC: 0, AFRINIC: 0 },
+      total_asns: 7,
+      by_rir: { ARIN: 3, RIPE: 2, APNIC: 1, LACNIC: 1, AFRINIC: 0 },
     });
     expect((await get('/v1/asn/stats', null)).statusCode).toBe(401);
     const ipOnly = await t.key({ permissions: ['ip:read'] });
