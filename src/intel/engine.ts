@@ -57,7 +57,11 @@ export function pieceLoV4(t: FamilyTable, i: number): number {
 
 export function pieceHiV4(t: FamilyTable, i: number): number {
   const net = t.nets[i] as number;
-  if (net >= 0) return t.netEnds[net] as number;
+  return net >= 0 ? (t.netEnds[net] as number) : intervalEndV4(t, i);
+}
+
+/** Last address of IPv4 interval i (next start - 1, or the top of the space). */
+function intervalEndV4(t: FamilyTable, i: number): number {
   return i + 1 < t.size ? (t.starts[i + 1] as number) - 1 : 0xffffffff;
 }
 
@@ -101,7 +105,7 @@ export function splitByPrefixV4(t: FamilyTable): PrefixCutV4 {
     const start = t.starts[i] as number;
     cut.push(i, start);
     if (t.recs[i] === NO_RECORD) continue;
-    const end = i + 1 < t.size ? (t.starts[i + 1] as number) - 1 : 0xffffffff;
+    const end = intervalEndV4(t, i);
     const lo = pieceLoV4(t, i);
     const hi = pieceHiV4(t, i);
     for (let p = start; ; ) {
@@ -134,13 +138,26 @@ export interface SearchIndexV4 {
   sub: Uint32Array;
 }
 
-export function searchIndexV4(starts: Uint32Array): SearchIndexV4 {
-  const buckets = new Uint32Array(65537);
+/**
+ * Bucket bounds on the top `bits` bits of ascending starts (`width` words each, the first word
+ * holding the top bits): entry k is the first start at or above k << (32 - bits) in its first
+ * word, entry 2^bits the count.
+ */
+function topBitsIndex(starts: Uint32Array, width: 1 | 4, bits: number): Uint32Array {
+  const shift = 32 - bits;
+  const n = 2 ** bits;
+  const size = starts.length / width;
+  const out = new Uint32Array(n + 1);
   let i = 0;
-  for (let k = 0; k <= 65536; k++) {
-    while (i < starts.length && (starts[i] as number) >>> 16 < k) i++;
-    buckets[k] = i;
+  for (let k = 0; k <= n; k++) {
+    while (i < size && (starts[i * width] as number) >>> shift < k) i++;
+    out[k] = i;
   }
+  return out;
+}
+
+export function searchIndexV4(starts: Uint32Array): SearchIndexV4 {
+  const buckets = topBitsIndex(starts, 1, 16);
   const dense = new Int32Array(65536).fill(-1);
   const sub: number[] = [];
   for (let k = 0; k < 65536; k++) {
@@ -348,16 +365,7 @@ export const FINE_BITS_V6 = 20;
  * leaves long searches.
  */
 export function fineIndexV6(starts: Uint32Array): Uint32Array {
-  const shift = 32 - FINE_BITS_V6;
-  const n = 1 << FINE_BITS_V6;
-  const size = starts.length >>> 2;
-  const out = new Uint32Array(n + 1);
-  let i = 0;
-  for (let k = 0; k <= n; k++) {
-    while (i < size && (starts[i * 4] as number) >>> shift < k) i++;
-    out[k] = i;
-  }
-  return out;
+  return topBitsIndex(starts, 4, FINE_BITS_V6);
 }
 
 /** findV6 over the fine index of `starts` (same answer, shorter search in dense space). */
