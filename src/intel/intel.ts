@@ -188,18 +188,18 @@ export function createIntel(options: IntelOptions): Intel {
     return scoreThreat(c);
   }
 
-  function answerOf(ip: ParsedIp, p: AnswerProfile, prefix: string): IpAnswer {
+  function answerOf(ip: ParsedIp, t: IntervalTemplate): IpAnswer {
     return {
       ip: ip.address,
-      prefix,
-      asn: p.asn,
-      asn_name: p.asnName,
-      country: p.country,
-      rir: p.rir,
-      connection_type: p.connectionType,
+      prefix: t.prefix,
+      asn: t.asn,
+      asn_name: t.asnName,
+      country: t.country,
+      rir: t.rir,
+      connection_type: t.connectionType,
       bogon: false,
-      netrep: p.netrep,
-      threat: threatFor(ip.address, p),
+      netrep: t.netrep,
+      threat: threatFor(ip.address, t),
     };
   }
 
@@ -282,7 +282,7 @@ export function createIntel(options: IntelOptions): Intel {
         if (rec === NO_RECORD) return null;
         t = template4(j, i, rec);
       }
-      return answerOf(ip, t, t.prefix);
+      return answerOf(ip, t);
     }
     v6Words(b, words);
     const w0 = words[0] as number;
@@ -301,7 +301,7 @@ export function createIntel(options: IntelOptions): Intel {
       if (rec === NO_RECORD) return null;
       t = template6(j, i, rec);
     }
-    return answerOf(ip, t, t.prefix);
+    return answerOf(ip, t);
   }
 
   let dbip: Promise<DbipCityReader> | null = null;
