@@ -26,4 +26,10 @@ export {
 } from './snapshot.ts';
 export { type SourceSpec, UPSTREAM_SOURCES } from './sources.ts';
 export { type AsnEntry, FLAG, type Manifest, type ProgressEvent, RIRS, type SourceInfo } from './types.ts';
-export { type DownloadResult, downloadSources, resolveSources, upstreamDir } from './update.ts';
+export {
+  acquireUpdateLock,
+  type DownloadResult,
+  downloadSources,
+  resolveSources,
+  upstreamDir,
+} from './update.ts';

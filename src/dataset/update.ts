@@ -1,11 +1,24 @@
 /**
- * `dataset update`: download upstream files to `<dataDir>/upstream/<path>` (each through a
- * temp file and a rename, so a failed download keeps the previous copy), then build from there.
+ * `dataset update`: download upstream files to `<dataDir>/upstream/<path>` (each streamed to a
+ * temp file and renamed, so a failed download keeps the previous copy), then build from there.
  * NETREP_DATASET_SOURCES names a JSON file `{ "<source id>": "<url>", ... }`; when set, it is
  * the complete list of what is downloaded.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import { datasetsDir } from './snapshot.ts';
 import { type SourceSpec, UPSTREAM_SOURCES } from './sources.ts';
 
 export function upstreamDir(dataDir: string): string {
@@ -41,6 +54,42 @@ export interface DownloadResult {
   error?: string;
 }
 
+/**
+ * Streams one URL to `target` through `<target>.download` and a rename: a refused, empty,
+ * short (fewer bytes than Content-Length) or cut-off body leaves the previous copy untouched
+ * and no temp file behind.
+ */
+async function downloadOne(url: string, target: string, timeoutMs: number): Promise<number> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
+  if (!res.ok || !res.body) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new Error(`HTTP ${res.status}`);
+  }
+  mkdirSync(path.dirname(target), { recursive: true });
+  const tmp = `${target}.download`;
+  let bytes = 0;
+  try {
+    const counted = Readable.fromWeb(res.body as NodeReadableStream<Uint8Array>).on(
+      'data',
+      (chunk: Buffer) => {
+        bytes += chunk.length;
+      },
+    );
+    await pipeline(counted, createWriteStream(tmp));
+    const declared = res.headers.get('content-length');
+    // With gzip or brotli on the wire, fetch hands over the decoded body: no length to compare.
+    if (declared !== null && !res.headers.get('content-encoding') && Number(declared) !== bytes)
+      throw new Error(`got ${bytes} of ${declared} bytes`);
+    if (bytes === 0) throw new Error('empty body');
+    renameSync(tmp, target);
+    return bytes;
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    const cause = (err as { cause?: { message?: string } }).cause?.message;
+    throw new Error(cause ? `${(err as Error).message} (${cause})` : (err as Error).message);
+  }
+}
+
 export async function downloadSources(options: {
   dataDir: string;
   sources: readonly SourceSpec[];
@@ -53,18 +102,8 @@ export async function downloadSources(options: {
     const target = path.join(root, spec.path);
     let result: DownloadResult;
     try {
-      const res = await fetch(spec.url, {
-        signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
-        redirect: 'follow',
-      });
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      const body = Buffer.from(await res.arrayBuffer());
-      if (body.length === 0) throw new Error('empty body');
-      mkdirSync(path.dirname(target), { recursive: true });
-      const tmp = `${target}.download`;
-      writeFileSync(tmp, body);
-      renameSync(tmp, target);
-      result = { id: spec.id, ok: true, bytes: body.length };
+      const bytes = await downloadOne(spec.url, target, options.timeoutMs ?? 300_000);
+      result = { id: spec.id, ok: true, bytes };
     } catch (err) {
       const kept = existsSync(target) ? ' (previous copy kept)' : '';
       result = { id: spec.id, ok: false, bytes: 0, error: `${(err as Error).message}${kept}` };
@@ -73,4 +112,45 @@ export async function downloadSources(options: {
     options.onResult?.(result);
   }
   return results;
+}
+
+/**
+ * One updater per data dir at a time (several instances may share it): `<dataDir>/datasets/
+ * .update.lock` is created exclusively and holds the owner's host and pid. A lock whose owner
+ * process is gone (same host) or that is older than `staleMs` (another host that died) is
+ * taken over. Returns the release function, or null while another live updater holds it.
+ */
+export function acquireUpdateLock(
+  dataDir: string,
+  options: { now: number; staleMs?: number },
+): (() => void) | null {
+  const dir = datasetsDir(dataDir);
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, '.update.lock');
+  const owner = { host: hostname(), pid: process.pid, since: new Date(options.now).toISOString() };
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(file, JSON.stringify(owner), { flag: 'wx' });
+      return () => rmSync(file, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    if (!lockIsStale(file, options.now, options.staleMs ?? 3 * 3_600_000)) return null;
+    rmSync(file, { force: true });
+  }
+  return null;
+}
+
+function lockIsStale(file: string, now: number, staleMs: number): boolean {
+  try {
+    const held = JSON.parse(readFileSync(file, 'utf8')) as { host?: string; pid?: number; since?: string };
+    if (now - Date.parse(held.since ?? '') > staleMs) return true;
+    if (held.host !== hostname() || typeof held.pid !== 'number') return false;
+    if (held.pid === process.pid) return false;
+    process.kill(held.pid, 0);
+    return false;
+  } catch (err) {
+    // ESRCH: the owner process is gone; a lock file that cannot be read is stale too.
+    return (err as NodeJS.ErrnoException).code !== 'EPERM';
+  }
 }
