@@ -16,6 +16,7 @@ import {
   startDnsblServer,
 } from './dnsbl/index.ts';
 import type { HttpServices, ReadinessCheck } from './http/context.ts';
+import { createMetricsRegistry } from './http/plugins/metrics.ts';
 import { adminBlocklistRoutes } from './http/routes/admin-blocklist.ts';
 import { adminDatasetRoutes } from './http/routes/admin-datasets.ts';
 import { adminEvidenceRoutes } from './http/routes/admin-evidence.ts';
@@ -36,6 +37,13 @@ import { migrate, openStore, ping, type Store, sqliteDataVersion } from './store
 import { createTelemetry } from './telemetry/index.ts';
 import { createWarmup } from './warmup/index.ts';
 import { type ExpiryWorker, startExpiryWorker } from './worker/blocklist-expiry.ts';
+import { registerDatasetMetrics } from './worker/dataset-metrics.ts';
+import {
+  type DatasetUpdater,
+  type DatasetUpdaterOptions,
+  parseUpdateInterval,
+  startDatasetUpdater,
+} from './worker/dataset-update.ts';
 import { type FcrdnsWorker, startFcrdnsWorker } from './worker/fcrdns.ts';
 import { createFeedSources, type FeedsWorker, startFeedsWorker } from './worker/feeds.ts';
 
@@ -59,6 +67,8 @@ export interface AppOptions {
    * packages in the background when none exists (/readyz is NOT_READY until it is loaded).
    */
   dataset?: 'load' | 'build';
+  /** Scheduled dataset update knobs for tests (check period, fixture npm packages, build runner). */
+  datasetUpdate?: Pick<DatasetUpdaterOptions, 'checkIntervalMs' | 'retryMs' | 'npmDir' | 'build'>;
 }
 
 export interface App {
@@ -78,6 +88,8 @@ export interface App {
   fcrdns: FcrdnsWorker;
   /** Builds each feed's snapshot once per UTC day; `runOnce()` for tests that move the clock. */
   feedsWorker: FeedsWorker;
+  /** NETREP_DATASET_UPDATE: swaps in newer snapshots; builds them where the workers run. */
+  datasetUpdater: DatasetUpdater;
   /** Starts listening on NETREP_LISTEN; returns the bound address. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -106,6 +118,7 @@ export function splitHostPort(listen: string, defaultPort: number): { host: stri
 
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const clock = options.clock ?? systemClock;
+  const datasetUpdateMs = parseUpdateInterval(config.datasetUpdate);
   const store = openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -216,8 +229,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     reputation,
     warmup,
   };
+  const metricsRegistry = createMetricsRegistry();
   const http = await buildHttp({
     services,
+    metricsRegistry,
     logger: options.logger === undefined ? false : options.logger,
     routes: [
       blocklistRoutes,
@@ -254,6 +269,23 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     clock,
     sources: feedsSources,
     logger: http.log,
+  });
+  // Every instance swaps in newer snapshots; only one that runs the workers downloads and builds.
+  const datasetUpdater = startDatasetUpdater({
+    dataDir: config.dataDir,
+    clock,
+    intervalMs: datasetUpdateMs,
+    sourcesFile: config.datasetSources,
+    builder: scheduled,
+    runtime: intel?.runtime ?? null,
+    logger: http.log,
+    ...options.datasetUpdate,
+  });
+  registerDatasetMetrics(metricsRegistry, {
+    dataDir: config.dataDir,
+    clock,
+    runtime: intel?.runtime ?? null,
+    updater: datasetUpdater,
   });
   // TXT answers point at the lookup route; without NETREP_PUBLIC_URL, at the bound HTTP address.
   let publicBase = (config.publicUrl || `http://${config.listen}`).replace(/\/+$/, '');
@@ -293,6 +325,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     blocklistExpiry,
     fcrdns,
     feedsWorker,
+    datasetUpdater,
     async listen() {
       const { host, port } = splitHostPort(config.listen, 8080);
       const address = await http.listen({ host, port });
@@ -305,6 +338,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await blocklistExpiry.stop();
       await fcrdns.stop();
       await feedsWorker.stop();
+      await datasetUpdater.stop();
       trapSet.close();
       blocklistMirror.close();
       await accounts.close();

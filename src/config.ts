@@ -123,6 +123,13 @@ export const SETTINGS = {
     description:
       'JSON file mapping upstream source names to URLs for `netrep dataset update`. Unset: the built-in upstream URLs.',
   },
+  datasetUpdate: {
+    env: 'NETREP_DATASET_UPDATE',
+    kind: 'string',
+    default: 'daily',
+    description:
+      'How often `serve` and `worker` run `dataset update` (download, build, swap in without a restart): `daily`, `off`, or an interval such as `6h`, `30m`, `90s`, `2d`. Only instances with NETREP_WORKERS on build; every instance swaps in the newest snapshot.',
+  },
   workers: {
     env: 'NETREP_WORKERS',
     kind: 'bool',

@@ -26,6 +26,10 @@ export function registerServeCommands(program: Command): void {
           ? 'netrep dataset: building the first snapshot from the npm data packages (/readyz is ready when done)\n'
           : `netrep dataset v${version}\n`,
       );
+      if (config.datasetUpdate !== 'off')
+        out.write(
+          `netrep dataset update: ${config.datasetUpdate}, ${config.workers ? 'built here' : 'swapped in when a worker builds it'}\n`,
+        );
       if (app.dnsbl)
         out.write(
           `netrep DNSBL ${config.dnsblZone} on ${app.dnsbl.address}:${app.dnsbl.udpPort} (UDP and TCP)\n`,

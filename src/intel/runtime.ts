@@ -35,6 +35,8 @@ export interface IntelRuntime {
   state(): RuntimeState;
   /** Why the last load or build failed. */
   failure(): string | null;
+  /** Version and build time (ISO 8601) of the serving snapshot, null before one is loaded. */
+  snapshotInfo(): { version: number; createdAt: string } | null;
   /** Loads the newest built snapshot; false when none exists. */
   loadLatest(): boolean;
   /** loadLatest, or when nothing is built yet: build from the npm packages, then load. */
@@ -51,6 +53,7 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? (() => undefined);
   let intel: Intel | null = null;
+  let info: { version: number; createdAt: string } | null = null;
   let state: RuntimeState = 'empty';
   let failure: string | null = null;
   let building: Promise<void> | null = null;
@@ -64,12 +67,15 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
     const snapshot = loadLatestSnapshot(options.dataDir);
     if (!snapshot) return false;
     if (intel && snapshot.version === intel.datasetVersion) return true;
+    // The new intel is complete before it replaces the old one in a single assignment: a
+    // request sees one or the other, and answers carry the version of the one they read.
     intel = createIntel({
       snapshot,
       clock,
       ...(options.signals ? { signals: options.signals } : {}),
       ...(options.reverseDns ? { reverseDns: options.reverseDns } : {}),
     });
+    info = { version: snapshot.version, createdAt: snapshot.createdAt };
     cache.clear();
     state = 'ready';
     failure = null;
@@ -99,6 +105,7 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
     current: () => intel,
     state: () => state,
     failure: () => failure,
+    snapshotInfo: () => info,
     loadLatest,
     async ensure() {
       if (loadLatest()) return;

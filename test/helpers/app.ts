@@ -58,6 +58,8 @@ export async function createTestApp(
       // Never the system resolvers: a closed loopback port fails every query at once.
       // DNS tests point this at test/helpers/dns-zone-server.ts.
       dnsServers: ['127.0.0.1:9'],
+      // No scheduled dataset update (it would download from the real upstreams); tests opt in.
+      datasetUpdate: 'off',
       ...options.config,
     },
     {},

@@ -20,7 +20,8 @@ export async function startNetrep(
 ): Promise<NetrepProcess> {
   const child = spawn(process.execPath, [BIN, command], {
     cwd: env.NETREP_DATA_DIR ?? REPO,
-    env: { ...process.env, NETREP_LOG_LEVEL: 'warn', ...env },
+    // No scheduled dataset update (it would download from the real upstreams); tests opt in.
+    env: { ...process.env, NETREP_LOG_LEVEL: 'warn', NETREP_DATASET_UPDATE: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -1,0 +1,116 @@
+/**
+ * Runs a dataset build in a child process (dataset-build-child.ts) so the serving process
+ * keeps answering while it runs: the build holds the CPU for tens of seconds and peaks at a
+ * few GB of heap on the full data, all of which is freed when the child exits; a crash or an
+ * out-of-memory kill ends the child, not the server. The child runs at a lower CPU priority.
+ * A failed or killed build leaves no snapshot: its temp directory is removed here.
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { setPriority } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { datasetsDir } from '../dataset/index.ts';
+
+export interface BuildRequest {
+  dataDir: string;
+  /** Upstream files to import (the download directory). */
+  from?: string;
+  /** The ip-location-db packages directory (tests use the small fixtures). */
+  npmDir?: string;
+  /** created_at of the new snapshot (the scheduler's clock). */
+  now: number;
+  onProgress?: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+/** Builds one snapshot and resolves with its version, or rejects with why it failed. */
+export type BuildRunner = (request: BuildRequest) => Promise<number>;
+
+const CHILD = fileURLToPath(new URL('./dataset-build-child.ts', import.meta.url));
+// The sources run through tsx (bin/netrep.js); the child gets the same loader by URL.
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+export function createChildBuildRunner(options: { timeoutMs?: number } = {}): BuildRunner {
+  const timeoutMs = options.timeoutMs ?? 30 * 60_000;
+  return (request) =>
+    new Promise<number>((resolve, reject) => {
+      const args = { dataDir: request.dataDir, from: request.from, npmDir: request.npmDir, now: request.now };
+      const child = spawn(process.execPath, ['--import', TSX, CHILD, JSON.stringify(args)], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      try {
+        if (child.pid) setPriority(child.pid, 10);
+      } catch {
+        // Lowering the priority needs no privilege; where it is refused anyway, the build runs at normal priority.
+      }
+      let stdout = '';
+      let partial = '';
+      // The last step reached says how far the build got (past "write", a temp dir existed).
+      let step: string | null = null;
+      let error: string | null = null;
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+      });
+      child.stderr.on('data', (d: Buffer) => {
+        const lines = (partial + d.toString()).split('\n');
+        partial = lines.pop() ?? '';
+        for (const line of lines) {
+          if (line.startsWith('build failed: ')) error ??= line.slice(14);
+          else if (error === null && /^[a-z]+: /.test(line)) step = line;
+          request.onProgress?.(line);
+        }
+      });
+      let killedFor: string | null = null;
+      const kill = (why: string) => {
+        killedFor ??= why;
+        child.kill('SIGKILL');
+      };
+      const timer = setTimeout(() => kill(`timed out after ${Math.round(timeoutMs / 1000)} s`), timeoutMs);
+      const onAbort = () => kill('stopped');
+      request.signal?.addEventListener('abort', onAbort, { once: true });
+      child.once('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+      child.once('close', (code, signal) => {
+        clearTimeout(timer);
+        request.signal?.removeEventListener('abort', onAbort);
+        const version = code === 0 ? parseVersion(stdout) : null;
+        if (version !== null) {
+          resolve(version);
+          return;
+        }
+        if (child.pid) removeTempDirs(request.dataDir, child.pid);
+        const why = killedFor ?? (signal ? `killed by ${signal}` : (error ?? `exited with code ${code}`));
+        reject(
+          new Error(step ? `dataset build failed after "${step}": ${why}` : `dataset build failed: ${why}`),
+        );
+      });
+    });
+}
+
+function parseVersion(stdout: string): number | null {
+  const last = stdout.trim().split('\n').at(-1) ?? '';
+  try {
+    const v = (JSON.parse(last) as { version?: unknown }).version;
+    return typeof v === 'number' && Number.isInteger(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** build.ts writes into `datasets/.tmp-v<N>-<pid>` before its rename: the dead child's is removed. */
+function removeTempDirs(dataDir: string, pid: number): void {
+  const root = datasetsDir(dataDir);
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return;
+  }
+  for (const name of names)
+    if (new RegExp(`^\\.tmp-v\\d+-${pid}$`).test(name))
+      rmSync(path.join(root, name), { recursive: true, force: true });
+}
