@@ -2,35 +2,32 @@
  * The composition root: the only file that sees every module. createApp(config) opens the
  * store, applies migrations, connects Redis, builds the domain services and the HTTP app.
  */
-import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { createAccounts, parseQuotaOverrides } from './accounts/index.ts';
 import { createBlocklist } from './blocklist/index.ts';
 import type { Config } from './config.ts';
 import { type Clock, systemClock } from './core/clock.ts';
 import { createDnsClient } from './core/dns/index.ts';
+import { parseHostPort } from './core/listen.ts';
 import {
   type BlocklistMirror,
   type DnsblServer,
   startBlocklistMirror,
   startDnsblServer,
 } from './dnsbl/index.ts';
-import type { HttpServices, ReadinessCheck } from './http/context.ts';
+import type { HttpApp, HttpServices, ReadinessCheck, RouteModule } from './http/context.ts';
+import { type MetricsListener, metricsPlacement, startMetricsListener } from './http/metrics-listener.ts';
 import { createMetricsRegistry } from './http/plugins/metrics.ts';
-import { adminBlocklistRoutes } from './http/routes/admin-blocklist.ts';
-import { adminDatasetRoutes } from './http/routes/admin-datasets.ts';
-import { adminEvidenceRoutes } from './http/routes/admin-evidence.ts';
-import { asnRoutes } from './http/routes/asn.ts';
-import { blocklistRoutes } from './http/routes/blocklist.ts';
-import { dashboardRoutes } from './http/routes/dashboard.ts';
-import { emailDomainRoutes } from './http/routes/email-domain.ts';
-import { emailReputationRoutes } from './http/routes/email-reputation.ts';
-import { feedRoutes } from './http/routes/feeds.ts';
-import { headerAnalyzerRoutes } from './http/routes/header-analyzer.ts';
-import { ipRoutes } from './http/routes/ip.ts';
-import { telemetryRoutes } from './http/routes/telemetry.ts';
-import { buildHttp, type RouteModule } from './http/server.ts';
-import { createTrapSet, intelFactsOf, ipEnrichmentOf, type StartedIntel, startIntel } from './intel/index.ts';
+import { buildHttp } from './http/server.ts';
+import {
+  createIntelRuntime,
+  createTrapSet,
+  intelFactsOf,
+  ipEnrichmentOf,
+  type StartedIntel,
+  startIntel,
+  withDeadline,
+} from './intel/index.ts';
 import { createLimits } from './limits/index.ts';
 import { createReputation, type IntelFacts, type ListingFacts } from './reputation/index.ts';
 import { migrate, openStore, ping, type Store, sqliteDataVersion } from './store/index.ts';
@@ -54,7 +51,8 @@ export interface AppOptions {
   pgSchema?: string;
   /** Redis/limit key prefix (tests isolate instances with it). */
   limitPrefix?: string;
-  routes?: RouteModule[];
+  /** Route modules beyond the API's own (tests' probe routes). */
+  routes?: readonly RouteModule[];
   /** Run the background workers' timers (default NETREP_WORKERS). */
   workers?: boolean;
   /** Header hop enrichment (tests pass a counting one; the intel module supplies the real one). */
@@ -63,8 +61,9 @@ export interface AppOptions {
   intelFacts?: IntelFacts;
   /**
    * IP/ASN dataset: 'load' (default) serves the newest snapshot in NETREP_DATA_DIR when one exists
-   * (no intel routes otherwise); 'build' (netrep serve) also builds the first one from the npm
-   * packages in the background when none exists (/readyz is NOT_READY until it is loaded).
+   * (the IP and ASN routes answer 503 NOT_READY until a built one is reloaded); 'build' (netrep
+   * serve) also builds the first one from the npm packages in the background when none exists
+   * (/readyz is NOT_READY until it is loaded).
    */
   dataset?: 'load' | 'build';
   /** Scheduled dataset update knobs for tests (check period, fixture npm packages, build runner). */
@@ -74,7 +73,7 @@ export interface AppOptions {
 export interface App {
   config: Config;
   store: Store;
-  http: FastifyInstance;
+  http: HttpApp;
   services: HttpServices;
   /** The DNSBL server (null when NETREP_DNSBL_LISTEN is empty); its bound ports for tests. */
   dnsbl: DnsblServer | null;
@@ -90,8 +89,10 @@ export interface App {
   feedsWorker: FeedsWorker;
   /** NETREP_DATASET_UPDATE: swaps in newer snapshots; builds them where the workers run. */
   datasetUpdater: DatasetUpdater;
-  /** Starts listening on NETREP_LISTEN; returns the bound address. */
+  /** Starts listening on NETREP_LISTEN (and NETREP_METRICS_LISTEN when separate); returns the bound address. */
   listen(): Promise<string>;
+  /** `http://host:port` of the separate metrics listener once listening, else null. */
+  readonly metricsUrl: string | null;
   close(): Promise<void>;
 }
 
@@ -107,17 +108,15 @@ export async function connectRedis(url: string): Promise<Redis> {
   return redis;
 }
 
-export function splitHostPort(listen: string, defaultPort: number): { host: string; port: number } {
-  const m = /^\[?([^\]]*?)\]?(?::(\d+))?$/.exec(listen.trim());
-  if (!m) throw new Error(`bad listen address ${listen}`);
-  const host = m[1] || '127.0.0.1';
-  const port = m[2] === undefined ? defaultPort : Number(m[2]);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`bad port in ${listen}`);
-  return { host, port };
-}
-
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const clock = options.clock ?? systemClock;
+  // Listen settings that cannot work fail before anything is opened.
+  const mainAddress = parseHostPort(config.listen, {
+    defaultHost: '127.0.0.1',
+    defaultPort: 8080,
+    what: 'NETREP_LISTEN',
+  });
+  const metricsAt = metricsPlacement(config.metricsListen);
   const datasetUpdateMs = parseUpdateInterval(config.datasetUpdate);
   const store = openStore({
     databaseUrl: config.databaseUrl,
@@ -197,16 +196,24 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const earlyIntelLog: string[] = [];
   let intelLog: ((msg: string) => void) | null = null;
   const dns = createDnsClient({ servers: config.dnsServers });
-  const intel = startIntel({
+  const intelOptions = {
     dataDir: config.dataDir,
     clock,
-    mode: options.dataset ?? 'load',
     signals: { listingFor: blocklistMirror.listingFor, pristineTrapHitRecent: trapSet.has },
-    reverseDns: (ip) => dns.ptr(ip),
     // Messages before the HTTP logger exists wait for it.
-    log: (msg) => (intelLog ? intelLog(msg) : earlyIntelLog.push(msg)),
+    log: (msg: string) => (intelLog ? intelLog(msg) : earlyIntelLog.push(msg)),
+  };
+  const intel = startIntel({
+    ...intelOptions,
+    mode: options.dataset ?? 'load',
+    reverseDns: (ip) => dns.ptr(ip),
   });
-  intelRef.runtime = intel?.runtime ?? null;
+  // No snapshot in 'load' mode: nothing is started, but the IP and ASN routes exist all the same
+  // and answer 503 NOT_READY until a built snapshot is reloaded (POST /v1/admin/datasets/reload).
+  const intelRuntime =
+    intel?.runtime ??
+    createIntelRuntime({ ...intelOptions, reverseDns: withDeadline((ip) => dns.ptr(ip), 1000) });
+  intelRef.runtime = intelRuntime;
   void trapSet.refresh();
   const services: HttpServices = {
     config,
@@ -215,16 +222,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     accounts,
     limits,
     readiness,
-    datasetVersion: () => intel?.runtime.current()?.datasetVersion ?? null,
+    datasetVersion: () => intelRuntime.current()?.datasetVersion ?? null,
     blocklist,
     listingFor: blocklistMirror.listingFor,
     dns,
-    ...(options.enrichIp
-      ? { enrichIp: options.enrichIp }
-      : intel
-        ? { enrichIp: ipEnrichmentOf(() => intel.runtime.current()) }
-        : {}),
-    ...(intel ? { intel: intel.runtime } : {}),
+    enrichIp: options.enrichIp ?? ipEnrichmentOf(() => intelRuntime.current()),
+    intel: intelRuntime,
     telemetry,
     reputation,
     warmup,
@@ -234,19 +237,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     services,
     metricsRegistry,
     logger: options.logger === undefined ? false : options.logger,
-    routes: [
-      blocklistRoutes,
-      adminBlocklistRoutes,
-      emailDomainRoutes,
-      headerAnalyzerRoutes,
-      dashboardRoutes,
-      emailReputationRoutes,
-      telemetryRoutes,
-      adminEvidenceRoutes,
-      feedRoutes,
-      ...(intel ? [ipRoutes, asnRoutes, adminDatasetRoutes] : []),
-      ...(options.routes ?? []),
-    ],
+    metricsRoute: metricsAt.kind === 'main',
+    ...(options.routes ? { extraRoutes: options.routes } : {}),
   });
   intelLog = (msg) => http.log.info(msg);
   for (const msg of earlyIntelLog.splice(0)) intelLog(msg);
@@ -277,14 +269,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     intervalMs: datasetUpdateMs,
     sourcesFile: config.datasetSources,
     builder: scheduled,
-    runtime: intel?.runtime ?? null,
+    runtime: intelRuntime,
     logger: http.log,
     ...options.datasetUpdate,
   });
   registerDatasetMetrics(metricsRegistry, {
     dataDir: config.dataDir,
     clock,
-    runtime: intel?.runtime ?? null,
+    runtime: intelRuntime,
     updater: datasetUpdater,
   });
   // TXT answers point at the lookup route; without NETREP_PUBLIC_URL, at the bound HTTP address.
@@ -311,6 +303,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }
   };
   const dnsbl = config.dnsblListen ? await startDnsbl() : null;
+  let metricsListener: MetricsListener | null = null;
 
   return {
     config,
@@ -318,6 +311,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     http,
     services,
     dnsbl,
+    get metricsUrl() {
+      return metricsListener?.url ?? null;
+    },
     get dnsblError() {
       return dnsblError;
     },
@@ -327,13 +323,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     feedsWorker,
     datasetUpdater,
     async listen() {
-      const { host, port } = splitHostPort(config.listen, 8080);
-      const address = await http.listen({ host, port });
+      const address = await http.listen(mainAddress);
+      if (metricsAt.kind === 'separate' && !metricsListener) {
+        metricsListener = await startMetricsListener(metricsAt.address, metricsRegistry);
+      }
       if (!config.publicUrl) publicBase = address;
       return address;
     },
     async close() {
       await dnsbl?.close();
+      await metricsListener?.close();
       await http.close();
       await blocklistExpiry.stop();
       await fcrdns.stop();

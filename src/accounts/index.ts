@@ -8,6 +8,7 @@ import { LRUCache } from 'lru-cache';
 import { type Clock, DAY_MS, toIso, utcDay } from '../core/clock.ts';
 import { AppError } from '../core/errors.ts';
 import type { Store } from '../store/index.ts';
+import { mayManageKey } from './key-policy.ts';
 import {
   displayPrefix,
   generateApiKey,
@@ -38,6 +39,17 @@ import {
 } from './types.ts';
 import { createUsageRecorder } from './usage.ts';
 
+export {
+  checkKeyChoice,
+  isAdmin,
+  type KeyChoice,
+  type KeyChoices,
+  keyChoicesFor,
+  knownFeatures,
+  MEMBER_PERMISSIONS,
+  MEMBER_TIERS,
+  mayManageKey,
+} from './key-policy.ts';
 export { KEY_PATTERN } from './secrets.ts';
 export * from './types.ts';
 
@@ -295,6 +307,18 @@ export function createAccounts(options: AccountsOptions) {
       const done = await db.revokeKey(id, clock());
       if (row) cache?.delete(row.key_hash);
       return done;
+    },
+
+    /**
+     * Revokes a key on behalf of a signed-in user (key-policy.ts: their own, or any for an
+     * administrator); false when there is no such key for them. An already revoked key stays so.
+     */
+    async revokeKeyAs(user: Pick<User, 'id' | 'role'>, id: number): Promise<boolean> {
+      const row = Number.isSafeInteger(id) ? await db.findKeyById(id) : undefined;
+      if (!mayManageKey(user, row?.owner_id ?? null)) return false;
+      await db.revokeKey(id, clock());
+      if (row) cache?.delete(row.key_hash);
+      return true;
     },
 
     async setFeatures(id: number, features: Feature[]): Promise<ApiKeyInfo | null> {

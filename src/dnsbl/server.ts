@@ -1,6 +1,7 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import { type Clock, systemClock } from '../core/clock.ts';
+import { type ListenAddress, parseHostPort } from '../core/listen.ts';
 import { createResponder, type Responder } from './responder.ts';
 import type { DnsblLogger, ListingIndex, SoaSettings } from './types.ts';
 import { createZoneContext } from './zone-context.ts';
@@ -48,15 +49,9 @@ const DEFAULT_TCP: DnsblTcpLimits = {
   maxQueuedBytes: 1 << 20,
 };
 
-export function parseListen(listen: string): { host: string; port: number } {
-  const m = /^\[([^\]]+)\]:(\d+)$/.exec(listen) ?? /^([^:]+):(\d+)$/.exec(listen);
-  const port = m ? Number(m[2]) : Number.NaN;
-  if (!m || !Number.isInteger(port) || port < 0 || port > 65535 || net.isIP(m[1] as string) === 0) {
-    throw new Error(
-      `invalid DNSBL listen address ${JSON.stringify(listen)}: expected host:port with an IP host`,
-    );
-  }
-  return { host: m[1] as string, port };
+/** NETREP_DNSBL_LISTEN: an IP host and a port, both required (UDP and TCP bind the same pair). */
+export function parseListen(listen: string): ListenAddress {
+  return parseHostPort(listen, { ipHost: true, what: 'DNSBL listen address' });
 }
 
 /** Starts the authoritative DNSBL server on UDP and TCP. */

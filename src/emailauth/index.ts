@@ -23,5 +23,12 @@ export {
 export { organizationalDomain, validateDomainName } from './domain-name.ts';
 export { gradeFor } from './score.ts';
 export { checkHost, type SpfCheckOptions, type SpfCheckResult, type SpfResultCode } from './spf-check.ts';
+export {
+  checkSpfQuery,
+  SPF_CHECK_CONCURRENCY,
+  SPF_CHECK_MAX_LOOKUPS,
+  type SpfQuery,
+  spfQueryDomain,
+} from './spf-query.ts';
 export { type ParsedSpf, parseSpf } from './spf-record.ts';
 export * from './types.ts';

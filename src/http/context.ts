@@ -2,6 +2,14 @@
  * What the HTTP layer is given (composed by app.ts) and what it adds to Fastify's types.
  * Route access is data on the route: `config: { access: { kind: 'key', permission: 'ip:read' } }`.
  */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
 import type { Accounts, Feature, Permission, Principal } from '../accounts/index.ts';
 import type { Blocklist, ListingType } from '../blocklist/index.ts';
 import type { Config } from '../config.ts';
@@ -43,7 +51,11 @@ export interface ReadinessCheck {
   detail?: string;
 }
 
-/** Everything routes may call. Domain services are added here as the modules land. */
+/**
+ * Everything routes may call, complete: app.ts builds every service before the HTTP app. A
+ * service that cannot answer yet (the IP/ASN dataset before its first snapshot) says so itself,
+ * and its routes answer 503 NOT_READY.
+ */
 export interface HttpServices {
   config: Config;
   clock: Clock;
@@ -53,19 +65,31 @@ export interface HttpServices {
   readiness(): Promise<ReadinessCheck[]>;
   datasetVersion(): number | null;
   /** The service-owned blocklist (spec §2.4). */
-  blocklist?: Blocklist;
+  blocklist: Blocklist;
   /** Active listing type of an address, synchronous from memory (threat score, reputation). */
-  listingFor?(ip: string): { type: ListingType } | null;
+  listingFor(ip: string): { type: ListingType } | null;
   /** The one DNS client (NETREP_DNS_SERVERS): domain checks, DMARC lookups, PTR, audit probes. */
   dns: DnsClient;
-  /** Intel for a header hop IP; absent until the intel module is wired (fields are then null). */
-  enrichIp?: (ip: string) => HopEnrichment | null;
-  /** The serving IP/ASN dataset (absent when the app runs without one). */
-  intel?: IntelRuntime;
-  telemetry?: Telemetry;
-  reputation?: Reputation;
-  warmup?: Warmup;
+  /** Intel for a header hop IP; null while no dataset is loaded (the hop's fields are then null). */
+  enrichIp: (ip: string) => HopEnrichment | null;
+  /** The serving IP/ASN dataset; `current()` is null until a snapshot is loaded. */
+  intel: IntelRuntime;
+  telemetry: Telemetry;
+  reputation: Reputation;
+  warmup: Warmup;
 }
+
+/** The Fastify instance routes are registered on: request parts typed from their TypeBox schemas. */
+export type HttpApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+/** One route file: registers its routes on the app with the services they call. */
+export type RouteModule = (app: HttpApp, services: HttpServices) => void;
 
 declare module 'fastify' {
   interface FastifyContextConfig extends RouteConfigExtras {}

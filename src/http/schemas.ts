@@ -2,7 +2,7 @@
  * Shapes shared by every route: the `{data, meta}` envelope (spec §2.1) and the error body
  * (spec §7). One definition each, used for serialization, OpenAPI and tests.
  */
-import { type TSchema, Type } from '@sinclair/typebox';
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
 
 export const Meta = Type.Object(
   {
@@ -28,9 +28,21 @@ export const ErrorEnvelope = Type.Object(
   { $id: 'ErrorEnvelope', description: 'Every error response.' },
 );
 
-/** The success envelope around a route's data schema. */
+/**
+ * What a handler returns: its data and any meta extras (dataset_version, cache_status). The
+ * envelope hook (plugins/envelope.ts) adds processing_time_ms and request_id on the way out.
+ */
+export interface Replied<D> {
+  data: D;
+  meta?: Partial<Static<typeof Meta>>;
+}
+
+/**
+ * The success envelope around a route's data schema: on the wire (serialization, OpenAPI) `meta`
+ * with all its fields; to the type provider, what the handler returns (`Replied`).
+ */
 export function envelope<T extends TSchema>(data: T) {
-  return Type.Object({ data, meta: Meta });
+  return Type.Unsafe<Replied<Static<T>>>(Type.Object({ data, meta: Meta }));
 }
 
 /** Standard error responses documented on a route. */
@@ -46,3 +58,4 @@ export const IpParam = Type.Object({
     maxLength: 100,
   }),
 });
+export type IpParam = Static<typeof IpParam>;

@@ -1,39 +1,37 @@
 /**
- * Builds the Fastify app: plugins (envelope, errors, access, metrics, docs) and one route
- * file per area. Domain logic stays in the domain modules; handlers are a few lines.
+ * Builds the Fastify app: plugins (envelope, errors, access, metrics, docs) and the route files
+ * of routes/index.ts. Domain logic stays in the domain modules; handlers are a few lines.
  */
 
 import crypto from 'node:crypto';
 import http from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import type { Registry } from 'prom-client';
 import { AppError } from '../core/errors.ts';
-import type { HttpServices } from './context.ts';
+import type { HttpApp, HttpServices, RouteModule } from './context.ts';
 import { type FastFront, installFastFront } from './fast-front.ts';
 import { createFastLookup, type FastHandler, type FastLookup, fastHandlerOf } from './fast-lookup.ts';
 import { registerAccess } from './plugins/access.ts';
 import { registerEnvelope } from './plugins/envelope.ts';
 import { registerErrors, sendError } from './plugins/errors.ts';
 import { createMetricsRegistry, registerMetrics } from './plugins/metrics.ts';
-import { adminKeyRoutes } from './routes/admin-keys.ts';
-import { healthRoutes } from './routes/health.ts';
+import { ROUTE_MODULES } from './routes/index.ts';
 import { ErrorEnvelope } from './schemas.ts';
 
 // ajv-formats is CommonJS: its default export arrives one level down under ESM interop.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
   addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
-export type RouteModule = (app: FastifyInstance, services: HttpServices) => void;
-
 export interface BuildHttpOptions {
   services: HttpServices;
   logger?: FastifyServerOptions['logger'];
-  /** Route files beyond the foundation's (one per domain area). */
-  routes?: RouteModule[];
+  /** Route modules registered after the API's own (tests' probe routes). */
+  extraRoutes?: readonly RouteModule[];
   /** Serve /metrics on this app (false when it has its own listener or is off). */
   metricsRoute?: boolean;
   metricsRegistry?: Registry;
@@ -43,7 +41,7 @@ const API_DESCRIPTION = `netrep: IP intelligence, a DNS blocklist, sending-IP re
 header analysis and threat feeds. Authenticate with the X-API-Key header. Every JSON response except the
 feed catalog is {data, meta}; errors are {data: {error, code}, meta}.`;
 
-export async function buildHttp(options: BuildHttpOptions): Promise<FastifyInstance> {
+export async function buildHttp(options: BuildHttpOptions): Promise<HttpApp> {
   const { services } = options;
   const trusted = services.config.trustedProxies;
   // The keyed IP lookup's fast path (fast-lookup.ts) sees each request first, on the socket
@@ -96,7 +94,7 @@ export async function buildHttp(options: BuildHttpOptions): Promise<FastifyInsta
       );
     },
     routerOptions: { ignoreTrailingSlash: false, caseSensitive: true, maxParamLength: 1024 },
-  });
+  }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Query strings and path parameters arrive as text, so they are coerced to the schema's types;
   // a JSON body is taken as sent: `{"headers": 42}` or `{"ips": "1.2.3.4"}` is INVALID_BODY, not
@@ -152,7 +150,7 @@ export async function buildHttp(options: BuildHttpOptions): Promise<FastifyInsta
     );
   }
 
-  for (const routes of [healthRoutes, adminKeyRoutes, ...(options.routes ?? [])]) routes(app, services);
+  for (const routes of [...ROUTE_MODULES, ...(options.extraRoutes ?? [])]) routes(app, services);
   let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;
@@ -160,12 +158,11 @@ export async function buildHttp(options: BuildHttpOptions): Promise<FastifyInsta
     done();
   });
   await app.ready();
-  const runtime = services.intel;
-  if (runtime && app.hasRoute({ method: 'GET', url: '/v1/ip/:ip' })) {
+  if (app.hasRoute({ method: 'GET', url: '/v1/ip/:ip' })) {
     fastLookup = createFastLookup({
       accounts: services.accounts,
       limits: services.limits,
-      runtime,
+      runtime: services.intel,
       record: metrics.recorderFor('GET', '/v1/ip/:ip'),
       closing: () => closing,
       logError: (err, reqId) => app.log.error({ err, reqId }, 'unhandled error'),

@@ -7,8 +7,7 @@ import { type Feature, PERMISSIONS, type Permission, type TierName } from '../..
 import { type App, createApp } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createManualClock, type ManualClock } from '../../src/core/clock.ts';
-import type { HttpServices } from '../../src/http/context.ts';
-import type { RouteModule } from '../../src/http/server.ts';
+import type { HttpServices, RouteModule } from '../../src/http/context.ts';
 import type { IntelFacts } from '../../src/reputation/index.ts';
 import { TEST_REDIS_URL } from './backends.ts';
 import { createTestStore, type StoreKind, type TestStoreHandle } from './stores.ts';

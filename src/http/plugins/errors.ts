@@ -43,20 +43,18 @@ interface ValidationIssue {
 }
 
 /**
- * Spec §4 rule 1: an entry of a batch's `ips` that is a number or a lone string where a list
- * belongs is an invalid IP, named as such; an object or array there is a malformed body.
+ * Spec §4 rule 1: an entry of a batch's `ips` that is a number or a boolean is an invalid IP,
+ * named as such; an object or array entry is a malformed body, and so is anything but a list
+ * where the list belongs (`{"ips": "1.2.3.4"}`: CONTRACT §2, wrong shape).
  */
 function invalidIpEntry(issue: ValidationIssue | undefined): AppError | null {
   if (issue?.keyword !== 'type') return null;
-  const m = /^\/ips(?:\/(\d+))?$/.exec(issue.instancePath ?? '');
+  const m = /^\/ips\/(\d+)$/.exec(issue.instancePath ?? '');
   if (!m) return null;
   const scalar =
     typeof issue.data === 'number' || typeof issue.data === 'boolean' || typeof issue.data === 'string';
   if (!scalar) return null;
-  return new AppError(
-    'INVALID_IP',
-    `invalid IP address: ${m[1] === undefined ? 'ips' : `ips[${m[1]}]`} is ${JSON.stringify(issue.data)}`,
-  );
+  return new AppError('INVALID_IP', `invalid IP address: ips[${m[1]}] is ${JSON.stringify(issue.data)}`);
 }
 
 function fromValidation(err: FastifyError): AppError {

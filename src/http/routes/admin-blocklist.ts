@@ -1,11 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { DelistAnswer, DelistBody, ListBody, ListingAnswer, listingAnswer } from '../../blocklist/index.ts';
 import { AppError } from '../../core/errors.ts';
 import { normalizeIp } from '../../core/ip.ts';
-import type { HttpServices } from '../context.ts';
+import type { HttpApp, HttpServices } from '../context.ts';
 import { envelope, errorResponses, IpParam } from '../schemas.ts';
-import { requireBlocklist } from './blocklist.ts';
 
 const ListedAnswer = Type.Composite([
   Type.Object({ ip: Type.String({ description: 'The address, normalized' }) }),
@@ -26,8 +25,8 @@ function actorOf(request: FastifyRequest): string {
   return request.principal ? `key:${request.principal.keyId}` : 'unknown';
 }
 
-export function adminBlocklistRoutes(app: FastifyInstance, services: HttpServices): void {
-  const blocklist = requireBlocklist(services);
+export function adminBlocklistRoutes(app: HttpApp, services: HttpServices): void {
+  const { blocklist } = services;
 
   app.post(
     '/v1/admin/blocklist/listings',
@@ -41,7 +40,7 @@ export function adminBlocklistRoutes(app: FastifyInstance, services: HttpService
       },
     },
     async (request) => {
-      const body = request.body as ListBody;
+      const { body } = request;
       const listing = await blocklist.list({
         ip: body.ip,
         type: body.type,
@@ -71,11 +70,10 @@ export function adminBlocklistRoutes(app: FastifyInstance, services: HttpService
       },
     },
     async (request) => {
-      const raw = (request.params as { ip: string }).ip;
+      const raw = request.params.ip;
       const ip = normalizeIp(raw);
       if (ip === null) throw new AppError('INVALID_IP', `invalid IP address: ${raw.slice(0, 64)}`);
-      const body = request.body as DelistBody;
-      const removed = await blocklist.delist(ip, { reason: body.reason, actor: actorOf(request) });
+      const removed = await blocklist.delist(ip, { reason: request.body.reason, actor: actorOf(request) });
       if (!removed) throw new AppError('NOT_FOUND', `${ip} is not listed`);
       return { data: { ip, listed: false as const } };
     },

@@ -1,8 +1,7 @@
 /** Operator dataset control (CONTRACT §4): swap in the newest built snapshot without a restart. */
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../core/errors.ts';
-import type { HttpServices } from '../context.ts';
+import type { HttpApp, HttpServices } from '../context.ts';
 import { envelope, errorResponses } from '../schemas.ts';
 
 const ReloadResult = Type.Object({
@@ -11,9 +10,8 @@ const ReloadResult = Type.Object({
   reloaded: Type.Boolean({ description: 'True when a different version was swapped in' }),
 });
 
-export function adminDatasetRoutes(app: FastifyInstance, services: HttpServices): void {
+export function adminDatasetRoutes(app: HttpApp, services: HttpServices): void {
   const runtime = services.intel;
-  if (!runtime) throw new Error('dataset admin routes need services.intel');
   app.post(
     '/v1/admin/datasets/reload',
     {

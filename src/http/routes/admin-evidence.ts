@@ -1,9 +1,8 @@
 /** Operator evidence ingestion (CONTRACT §4): trap hits and honeypot activity, production or synthetic. */
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { MAX_EVIDENCE_EVENTS } from '../../reputation/index.ts';
 import { IngestResult } from '../../telemetry/index.ts';
-import type { HttpServices } from '../context.ts';
+import type { HttpApp, HttpServices } from '../context.ts';
 import { envelope, errorResponses } from '../schemas.ts';
 
 const EvidenceBody = Type.Object({
@@ -20,9 +19,8 @@ const EvidenceBody = Type.Object({
   ),
 });
 
-export function adminEvidenceRoutes(app: FastifyInstance, services: HttpServices): void {
+export function adminEvidenceRoutes(app: HttpApp, services: HttpServices): void {
   const { reputation } = services;
-  if (!reputation) throw new Error('admin evidence routes need services.reputation');
 
   app.post(
     '/v1/admin/evidence',

@@ -1,11 +1,22 @@
+/** Operator key administration (CONTRACT §4): features set by an administrator, revocation. */
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { ApiKeyInfo, type Feature } from '../../accounts/index.ts';
 import { AppError } from '../../core/errors.ts';
-import type { HttpServices } from '../context.ts';
+import type { HttpApp, HttpServices } from '../context.ts';
 import { envelope, errorResponses } from '../schemas.ts';
 
-export function adminKeyRoutes(app: FastifyInstance, services: HttpServices): void {
+const KeyIdParam = Type.Object({ key_id: Type.String({ maxLength: 20, description: 'Key id' }) });
+
+function keyIdOf(text: string): number {
+  const id = /^\d{1,15}$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(id) || id < 1)
+    throw new AppError('INVALID_PARAMETER', 'key_id must be a positive integer');
+  return id;
+}
+
+export function adminKeyRoutes(app: HttpApp, services: HttpServices): void {
+  const { accounts } = services;
+
   app.post(
     '/v1/admin/keys/:key_id/features',
     {
@@ -13,23 +24,40 @@ export function adminKeyRoutes(app: FastifyInstance, services: HttpServices): vo
       schema: {
         tags: ['admin'],
         summary: 'Set administrator-controlled features of a key (CONTRACT §4).',
-        params: Type.Object({ key_id: Type.String({ maxLength: 20 }) }),
+        params: KeyIdParam,
         body: Type.Object({ telemetry_ingest: Type.Boolean() }, { additionalProperties: false }),
         response: { 200: envelope(ApiKeyInfo), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {
-      const { key_id } = request.params as { key_id: string };
-      const id = /^\d{1,15}$/.test(key_id) ? Number(key_id) : Number.NaN;
-      if (!Number.isSafeInteger(id) || id < 1)
-        throw new AppError('INVALID_PARAMETER', 'key_id must be a positive integer');
-      const body = request.body as { telemetry_ingest: boolean };
-      const current = await services.accounts.keyInfo(id);
+      const id = keyIdOf(request.params.key_id);
+      const current = await accounts.keyInfo(id);
       if (!current) throw new AppError('NOT_FOUND', `no key ${id}`);
       const features = new Set(current.features as Feature[]);
-      if (body.telemetry_ingest) features.add('telemetry_ingest');
+      if (request.body.telemetry_ingest) features.add('telemetry_ingest');
       else features.delete('telemetry_ingest');
-      const info = await services.accounts.setFeatures(id, [...features]);
+      const info = await accounts.setFeatures(id, [...features]);
+      if (!info) throw new AppError('NOT_FOUND', `no key ${id}`);
+      return { data: info };
+    },
+  );
+
+  app.delete(
+    '/v1/admin/keys/:key_id',
+    {
+      config: { access: { kind: 'key', permission: 'admin' } },
+      schema: {
+        tags: ['admin'],
+        summary:
+          'Revoke a key immediately and irreversibly; the answer carries its revoked_at. Revoking a revoked key changes nothing.',
+        params: KeyIdParam,
+        response: { 200: envelope(ApiKeyInfo), ...errorResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => {
+      const id = keyIdOf(request.params.key_id);
+      await accounts.revokeKey(id);
+      const info = await accounts.keyInfo(id);
       if (!info) throw new AppError('NOT_FOUND', `no key ${id}`);
       return { data: info };
     },

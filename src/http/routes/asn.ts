@@ -1,11 +1,10 @@
 /** ASN information, search and statistics (spec §2.3, §4), keyed and anonymous. */
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../core/errors.ts';
 import { AsnInfo, AsnReputation, AsnSearchResult, AsnStats } from '../../intel/index.ts';
-import type { HttpServices } from '../context.ts';
+import type { HttpApp, HttpServices } from '../context.ts';
 import { envelope, errorResponses } from '../schemas.ts';
-import { servingIntel } from './ip.ts';
+import { servingIntel } from '../serving-intel.ts';
 
 const AsnParam = Type.Object({
   asn: Type.String({ maxLength: 40, description: 'ASN 1-4294967295, optionally written AS15169' }),
@@ -22,7 +21,7 @@ const SearchQuery = Type.Object({
 });
 
 /** The ASN of a path parameter: digits (optionally after AS), 1-4294967295; else INVALID_ASN. */
-export function parseAsn(raw: string): number {
+function parseAsn(raw: string): number {
   const m = /^(?:AS)?(\d{1,10})$/i.exec(raw.trim());
   const n = m ? Number(m[1]) : Number.NaN;
   if (!Number.isInteger(n) || n < 1 || n > 4294967295) {
@@ -31,9 +30,8 @@ export function parseAsn(raw: string): number {
   return n;
 }
 
-export function asnRoutes(app: FastifyInstance, services: HttpServices): void {
+export function asnRoutes(app: HttpApp, services: HttpServices): void {
   const runtime = services.intel;
-  if (!runtime) throw new Error('ASN routes need services.intel');
 
   // Registered before /v1/asn/:asn for readers; the router prefers static segments anyway.
   app.get(
@@ -48,7 +46,7 @@ export function asnRoutes(app: FastifyInstance, services: HttpServices): void {
       },
     },
     async (request) => {
-      const { q, limit } = request.query as { q: string; limit: number };
+      const { q, limit } = request.query;
       if (q.trim().length < 2)
         throw new AppError('INVALID_PARAMETER', 'query parameter q needs at least 2 characters');
       const intel = servingIntel(runtime);
@@ -85,8 +83,8 @@ export function asnRoutes(app: FastifyInstance, services: HttpServices): void {
       },
     },
     async (request) => {
-      const asn = parseAsn((request.params as { asn: string }).asn);
-      const q = request.query as { include_prefixes: boolean; prefix_limit: number };
+      const asn = parseAsn(request.params.asn);
+      const q = request.query;
       const intel = servingIntel(runtime);
       const meta = { dataset_version: intel.datasetVersion };
       const info = intel.asn(asn, { includePrefixes: q.include_prefixes, prefixLimit: q.prefix_limit });
@@ -110,7 +108,7 @@ export function asnRoutes(app: FastifyInstance, services: HttpServices): void {
       },
     },
     async (request) => {
-      const asn = parseAsn((request.params as { asn: string }).asn);
+      const asn = parseAsn(request.params.asn);
       const intel = servingIntel(runtime);
       const meta = { dataset_version: intel.datasetVersion };
       const info = intel.asn(asn);

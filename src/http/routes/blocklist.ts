@@ -1,8 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import {
   BatchCheckAnswer,
-  type Blocklist,
   CheckAnswer,
   checkAnswer,
   eventAnswer,
@@ -12,16 +10,11 @@ import {
 } from '../../blocklist/index.ts';
 import { AppError } from '../../core/errors.ts';
 import { parseIp } from '../../core/ip.ts';
-import type { HttpServices } from '../context.ts';
+import type { HttpApp, HttpServices } from '../context.ts';
 import { envelope, errorResponses, IpParam } from '../schemas.ts';
 
 /** Spec §8: blocklist batch 100 IPs. */
 const MAX_BATCH = 100;
-
-export function requireBlocklist(services: HttpServices): Blocklist {
-  if (!services.blocklist) throw new Error('the blocklist service is not configured');
-  return services.blocklist;
-}
 
 function normalized(ip: string): string {
   const parsed = parseIp(ip);
@@ -29,10 +22,10 @@ function normalized(ip: string): string {
   return parsed.address;
 }
 
-export function blocklistRoutes(app: FastifyInstance, services: HttpServices): void {
-  const blocklist = requireBlocklist(services);
-  const single = async (request: { params: unknown }) => {
-    const ip = normalized((request.params as { ip: string }).ip);
+export function blocklistRoutes(app: HttpApp, services: HttpServices): void {
+  const { blocklist } = services;
+  const single = async (request: { params: IpParam }) => {
+    const ip = normalized(request.params.ip);
     return { data: checkAnswer(ip, await blocklist.check(ip)) };
   };
   const singleSchema = (summary: string) => ({
@@ -80,7 +73,7 @@ export function blocklistRoutes(app: FastifyInstance, services: HttpServices): v
       },
     },
     async (request) => {
-      const ips = (request.body as { ips: string[] }).ips.map(normalized);
+      const ips = request.body.ips.map(normalized);
       const listings = await blocklist.checkMany(ips);
       return { data: ips.map((ip) => checkAnswer(ip, listings.get(ip))) };
     },
@@ -119,7 +112,7 @@ export function blocklistRoutes(app: FastifyInstance, services: HttpServices): v
       },
     },
     async (request) => {
-      const { limit, offset } = request.query as { limit: number; offset: number };
+      const { limit, offset } = request.query;
       const events = (await blocklist.recent({ limit, offset })).map(eventAnswer);
       return { data: { events, count: events.length, limit, offset } };
     },

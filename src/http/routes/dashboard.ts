@@ -8,29 +8,39 @@
 import crypto from 'node:crypto';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   type ApiKeyInfo,
-  FEATURES,
-  type Feature,
-  PERMISSIONS,
-  type Permission,
-  TIER_NAMES,
-  type TierName,
+  checkKeyChoice,
+  isAdmin,
+  keyChoicesFor,
+  knownFeatures,
   type User,
 } from '../../accounts/index.ts';
 import { listingAnswer } from '../../blocklist/index.ts';
 import { DAY_MS } from '../../core/clock.ts';
 import { isAppError } from '../../core/errors.ts';
 import { blocklistPage, keysPage, loginPage, type Viewer } from '../../web/pages.ts';
-import type { HttpServices } from '../context.ts';
+import type { HttpApp, HttpServices } from '../context.ts';
 
 const COOKIE = 'netrep_session';
-/** Members may pick the self-service tiers; administrators assign any tier and the admin permission. */
-const MEMBER_TIERS: readonly TierName[] = ['free', 'starter'];
-const MEMBER_PERMISSIONS: readonly Permission[] = PERMISSIONS.filter((p) => p !== 'admin');
 
 type Form = Record<string, string | string[] | undefined>;
+
+/** The fields of a form post (@fastify/formbody): text values and repeated fields; anything else is dropped. */
+function formOf(body: unknown): Form {
+  const form: Form = {};
+  if (typeof body !== 'object' || body === null) return form;
+  for (const [name, value] of Object.entries(body)) {
+    if (typeof value === 'string') form[name] = value;
+    else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) form[name] = value;
+  }
+  return form;
+}
+
+const KeyIdParam = Type.Object({ id: Type.String({ maxLength: 20 }) });
 
 function field(form: Form, name: string): string {
   const v = form[name];
@@ -48,7 +58,7 @@ function sameToken(a: string, b: string): boolean {
   return ba.length === bb.length && crypto.timingSafeEqual(ba, bb);
 }
 
-export function dashboardRoutes(app: FastifyInstance, services: HttpServices): void {
+export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
   const { accounts } = services;
   const html = (reply: FastifyReply, body: string, status = 200) =>
     reply
@@ -74,7 +84,7 @@ export function dashboardRoutes(app: FastifyInstance, services: HttpServices): v
   /** The signed-in user of a form post whose CSRF token matches, or null. */
   const formUser = async (request: FastifyRequest) => {
     const s = await current(request);
-    const form = (request.body ?? {}) as Form;
+    const form = formOf(request.body);
     if (!s || !sameToken(field(form, '_csrf'), s.csrf)) return null;
     return { ...s, form };
   };
@@ -91,23 +101,12 @@ export function dashboardRoutes(app: FastifyInstance, services: HttpServices): v
     extra: { created?: { key: string; info: ApiKeyInfo }; error?: string } = {},
     status = 200,
   ) => {
-    const admin = s.user.role === 'admin';
-    const infos = await accounts.listKeys(admin ? {} : { ownerId: s.user.id });
+    const infos = await accounts.listKeys(isAdmin(s.user) ? {} : { ownerId: s.user.id });
     const keys = await Promise.all(
       infos.map(async (info) => ({ info, usage: await accounts.usage(info.id, 30) })),
     );
-    return html(
-      reply,
-      keysPage({
-        viewer: viewerOf(s),
-        keys,
-        tiers: admin ? TIER_NAMES : MEMBER_TIERS,
-        permissions: admin ? PERMISSIONS : MEMBER_PERMISSIONS,
-        features: admin ? FEATURES : [],
-        ...extra,
-      }),
-      status,
-    );
+    const choices = keyChoicesFor(s.user.role);
+    return html(reply, keysPage({ viewer: viewerOf(s), keys, ...choices, ...extra }), status);
   };
 
   const renderBlocklist = async (
@@ -117,11 +116,9 @@ export function dashboardRoutes(app: FastifyInstance, services: HttpServices): v
     status = 200,
   ) => {
     const listings = [];
-    if (services.blocklist) {
-      for await (const l of services.blocklist.activeListings()) {
-        listings.push({ ip: l.ip, ...listingAnswer(l) });
-        if (listings.length >= 200) break;
-      }
+    for await (const l of services.blocklist.activeListings()) {
+      listings.push({ ip: l.ip, ...listingAnswer(l) });
+      if (listings.length >= 200) break;
     }
     return html(reply, blocklistPage({ viewer: viewerOf(s), listings, ...extra }), status);
   };
@@ -130,7 +127,9 @@ export function dashboardRoutes(app: FastifyInstance, services: HttpServices): v
   const none = { access: { kind: 'none' as const } };
   const hidden = { hide: true };
 
-  app.register(async (scope) => {
+  app.register(async (plugin) => {
+    // An encapsulated scope is typed afresh: its request parts come from the TypeBox schemas too.
+    const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
     await scope.register(cookie);
     await scope.register(formbody, { bodyLimit: 16 * 1024 });
 
@@ -149,7 +148,7 @@ export function dashboardRoutes(app: FastifyInstance, services: HttpServices): v
       '/dashboard/login',
       { config: { access: { kind: 'public', bucket: 'login' } }, schema: hidden },
       async (request, reply) => {
-        const form = (request.body ?? {}) as Form;
+        const form = formOf(request.body);
         const user = await accounts.verifyLogin(field(form, 'email'), field(form, 'password'));
         if (!user) return html(reply, loginPage('Wrong email or password.'), 401);
         const { token } = await accounts.createSession(user.id);
@@ -179,22 +178,14 @@ export function dashboardRoutes(app: FastifyInstance, services: HttpServices): v
     scope.post('/dashboard/keys', { config: none, schema: hidden }, async (request, reply) => {
       const s = await formUser(request);
       if (!s) return denied(reply);
-      const admin = s.user.role === 'admin';
-      const tier = field(s.form, 'tier') as TierName;
-      const permissions = fields(s.form, 'permissions') as Permission[];
-      if (!(admin ? TIER_NAMES : MEMBER_TIERS).includes(tier))
-        return renderKeys(reply, s, { error: 'Choose one of the offered tiers.' }, 400);
-      if (permissions.some((p) => !(admin ? PERMISSIONS : MEMBER_PERMISSIONS).includes(p))) {
-        return renderKeys(reply, s, { error: 'Choose permissions from the list.' }, 400);
-      }
-      if (permissions.length === 0)
-        return renderKeys(reply, s, { error: 'Choose at least one permission.' }, 400);
+      const choice = checkKeyChoice(s.user.role, field(s.form, 'tier'), fields(s.form, 'permissions'));
+      if (!choice.ok) return renderKeys(reply, s, { error: choice.error }, 400);
       try {
         const created = await accounts.createKey({
           ownerId: s.user.id,
           name: field(s.form, 'name'),
-          tier,
-          permissions,
+          tier: choice.tier,
+          permissions: choice.permissions,
         });
         return renderKeys(reply, s, { created });
       } catch (err) {
@@ -203,28 +194,22 @@ export function dashboardRoutes(app: FastifyInstance, services: HttpServices): v
       }
     });
 
-    scope.post('/dashboard/keys/:id/revoke', { config: none, schema: hidden }, async (request, reply) => {
+    const keyRoute = { config: none, schema: { ...hidden, params: KeyIdParam } };
+    scope.post('/dashboard/keys/:id/revoke', keyRoute, async (request, reply) => {
       const s = await formUser(request);
       if (!s) return denied(reply);
-      const id = Number((request.params as { id: string }).id);
-      const owner = Number.isSafeInteger(id) ? await accounts.keyOwner(id) : null;
-      // Owners see only their own keys: another owner's key is "not found", not "forbidden".
-      if (owner === null || (owner !== s.user.id && s.user.role !== 'admin')) {
+      if (!(await accounts.revokeKeyAs(s.user, Number(request.params.id)))) {
         return renderKeys(reply, s, { error: 'No such key.' }, 404);
       }
-      await accounts.revokeKey(id);
       return reply.code(303).header('location', '/dashboard/keys').send();
     });
 
-    scope.post('/dashboard/keys/:id/features', { config: none, schema: hidden }, async (request, reply) => {
+    scope.post('/dashboard/keys/:id/features', keyRoute, async (request, reply) => {
       const s = await formUser(request);
       if (!s) return denied(reply);
-      if (s.user.role !== 'admin')
-        return renderKeys(reply, s, { error: 'Only administrators set features.' }, 403);
-      const id = Number((request.params as { id: string }).id);
-      const features = fields(s.form, 'features').filter((f): f is Feature =>
-        FEATURES.includes(f as Feature),
-      );
+      if (!isAdmin(s.user)) return renderKeys(reply, s, { error: 'Only administrators set features.' }, 403);
+      const id = Number(request.params.id);
+      const features = knownFeatures(fields(s.form, 'features'));
       const done = Number.isSafeInteger(id) ? await accounts.setFeatures(id, features) : null;
       if (!done) return renderKeys(reply, s, { error: 'No such key.' }, 404);
       return reply.code(303).header('location', '/dashboard/keys').send();
@@ -233,7 +218,7 @@ export function dashboardRoutes(app: FastifyInstance, services: HttpServices): v
     scope.get('/dashboard/blocklist', { config: none, schema: hidden }, async (request, reply) => {
       const s = await current(request);
       if (!s) return denied(reply);
-      if (s.user.role !== 'admin')
+      if (!isAdmin(s.user))
         return renderKeys(reply, s, { error: 'Only administrators manage the blocklist.' }, 403);
       return renderBlocklist(reply, s);
     });
@@ -241,7 +226,7 @@ export function dashboardRoutes(app: FastifyInstance, services: HttpServices): v
     scope.post('/dashboard/blocklist/list', { config: none, schema: hidden }, async (request, reply) => {
       const s = await formUser(request);
       if (!s) return denied(reply);
-      if (s.user.role !== 'admin' || !services.blocklist)
+      if (!isAdmin(s.user))
         return renderKeys(reply, s, { error: 'Only administrators manage the blocklist.' }, 403);
       const days = field(s.form, 'expires_days');
       if (days !== '' && !/^\d{1,4}$/.test(days))
@@ -266,7 +251,7 @@ export function dashboardRoutes(app: FastifyInstance, services: HttpServices): v
     scope.post('/dashboard/blocklist/delist', { config: none, schema: hidden }, async (request, reply) => {
       const s = await formUser(request);
       if (!s) return denied(reply);
-      if (s.user.role !== 'admin' || !services.blocklist)
+      if (!isAdmin(s.user))
         return renderKeys(reply, s, { error: 'Only administrators manage the blocklist.' }, 403);
       try {
         const gone = await services.blocklist.delist(field(s.form, 'ip'), {

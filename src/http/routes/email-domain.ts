@@ -5,27 +5,26 @@
  * answers 400 MISSING_DOMAIN instead of 404.
  */
 import { type Static, Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { withBudget } from '../../core/dns/index.ts';
+import type { FastifyReply } from 'fastify';
 import { AppError } from '../../core/errors.ts';
-import { parseIp } from '../../core/ip.ts';
 import {
   type CachedDomainCheck,
   checkDomain,
-  checkHost,
+  checkSpfQuery,
   createDomainCheckCache,
-  DOMAIN_CHECK_DEADLINE_MS,
   DomainAuthResultSchema,
   DomainDnsResultSchema,
   SpfCheckResultSchema,
   toDomainDnsResult,
 } from '../../emailauth/index.ts';
-import type { Access, HttpServices } from '../context.ts';
+import type { Access, HttpApp, HttpServices } from '../context.ts';
 import { envelope, errorResponses } from '../schemas.ts';
 
 const DomainParam = Type.Object({
   domain: Type.String({ description: 'Domain name (IDN accepted; normalized to lower-case A-labels).' }),
 });
+/** The hidden twins with an empty domain segment have no parameter at all. */
+const NoDomainParam = Type.Object({ domain: Type.Optional(Type.String()) });
 
 const DnsQuery = Type.Object({
   selectors: Type.Optional(
@@ -54,8 +53,8 @@ const SpfQuery = Type.Object({
 const READ: Access = { kind: 'key', permission: 'email:read' };
 const PUBLIC: Access = { kind: 'public', bucket: 'public' };
 
-function requireDomain(params: unknown): string {
-  const domain = (params as { domain?: string } | undefined)?.domain ?? '';
+function requireDomain(params: Static<typeof NoDomainParam>): string {
+  const domain = params.domain ?? '';
   if (domain.trim() === '') throw new AppError('MISSING_DOMAIN');
   return domain;
 }
@@ -66,7 +65,7 @@ function cacheHeaders(reply: FastifyReply, cached: CachedDomainCheck): void {
   reply.header('cache-control', `private, max-age=${cached.maxAgeSeconds}`);
 }
 
-export function emailDomainRoutes(app: FastifyInstance, services: HttpServices): void {
+export function emailDomainRoutes(app: HttpApp, services: HttpServices): void {
   // One cache per app instance (spec §8: per server instance).
   const cache = createDomainCheckCache({ dns: services.dns, clock: services.clock });
 
@@ -83,11 +82,11 @@ export function emailDomainRoutes(app: FastifyInstance, services: HttpServices):
     config: { access: { ...READ, minuteBucket: 'domain_dns' as const } },
   };
   const dnsHandler = async (
-    request: { params: unknown; query: unknown },
+    request: { params: Static<typeof NoDomainParam>; query: Static<typeof DnsQuery> },
     reply: FastifyReply,
   ): Promise<{ data: Static<typeof DomainDnsResultSchema> }> => {
     const domain = requireDomain(request.params);
-    const query = request.query as Static<typeof DnsQuery>;
+    const { query } = request;
     const cached = await cache.check(domain, {
       selectors: query.selectors?.split(',') ?? [],
       refresh: query.refresh === true,
@@ -100,7 +99,11 @@ export function emailDomainRoutes(app: FastifyInstance, services: HttpServices):
     { ...dnsRoute, schema: { ...dnsSchema, params: DomainParam } },
     dnsHandler,
   );
-  app.get('/v1/email/domain//dns', { ...dnsRoute, schema: { ...dnsSchema, hide: true } }, dnsHandler);
+  app.get(
+    '/v1/email/domain//dns',
+    { ...dnsRoute, schema: { ...dnsSchema, params: NoDomainParam, hide: true } },
+    dnsHandler,
+  );
 
   const toolSchema = (summary: string) => ({
     tags: ['email'],
@@ -109,7 +112,7 @@ export function emailDomainRoutes(app: FastifyInstance, services: HttpServices):
       'Strict public hostname (INVALID_DOMAIN otherwise); common DKIM selectors, found ones returned.',
     response: { 200: envelope(DomainAuthResultSchema), ...errorResponses(400, 401, 403, 429) },
   });
-  const toolHandler = async (request: { params: unknown }) => {
+  const toolHandler = async (request: { params: Static<typeof NoDomainParam> }) => {
     const domain = requireDomain(request.params);
     return { data: await checkDomain(domain, { dns: services.dns, clock: services.clock }) };
   };
@@ -122,7 +125,10 @@ export function emailDomainRoutes(app: FastifyInstance, services: HttpServices):
   );
   app.get(
     '/v1/public/tools/domain-check/',
-    { config: { access: PUBLIC }, schema: { ...toolSchema(publicSummary), hide: true } },
+    {
+      config: { access: PUBLIC },
+      schema: { ...toolSchema(publicSummary), params: NoDomainParam, hide: true },
+    },
     toolHandler,
   );
   app.get(
@@ -132,7 +138,7 @@ export function emailDomainRoutes(app: FastifyInstance, services: HttpServices):
   );
   app.get(
     '/v1/tools/domain-check/',
-    { config: { access: READ }, schema: { ...toolSchema(keyedSummary), hide: true } },
+    { config: { access: READ }, schema: { ...toolSchema(keyedSummary), params: NoDomainParam, hide: true } },
     toolHandler,
   );
 
@@ -150,25 +156,8 @@ export function emailDomainRoutes(app: FastifyInstance, services: HttpServices):
         response: { 200: envelope(SpfCheckResultSchema), ...errorResponses(400, 401, 403, 429) },
       },
     },
-    async (request) => {
-      const query = request.query as Static<typeof SpfQuery>;
-      const sender = query.sender?.trim() ?? '';
-      const domain =
-        query.domain?.trim() || (sender.includes('@') ? sender.slice(sender.lastIndexOf('@') + 1) : '');
-      if (domain === '') throw new AppError('MISSING_DOMAIN');
-      if (!parseIp(query.ip.trim())) throw new AppError('INVALID_IP', `invalid IP address: ${query.ip}`);
-      const dns = withBudget(services.dns, {
-        maxLookups: 120,
-        concurrency: 4,
-        deadlineMs: DOMAIN_CHECK_DEADLINE_MS,
-        clock: services.clock,
-      });
-      const result = await checkHost(query.ip.trim(), domain, sender || `postmaster@${domain}`, {
-        dns,
-        clock: services.clock,
-        ...(query.helo ? { helo: query.helo.trim() } : {}),
-      });
-      return { data: result };
-    },
+    async (request) => ({
+      data: await checkSpfQuery(request.query, { dns: services.dns, clock: services.clock }),
+    }),
   );
 }

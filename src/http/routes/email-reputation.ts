@@ -4,10 +4,9 @@
  * warm-up adds 60/min per key; pool classification needs the telemetry_ingest feature.
  */
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { BatchReputationItem, ReputationData, SubnetSummary } from '../../reputation/index.ts';
 import { PoolClassificationItem, WarmupData } from '../../warmup/index.ts';
-import type { HttpServices } from '../context.ts';
+import type { HttpApp, HttpServices } from '../context.ts';
 import { envelope, errorResponses, IpParam } from '../schemas.ts';
 
 const IpList = (max: number) =>
@@ -18,9 +17,8 @@ const IpList = (max: number) =>
     }),
   });
 
-export function emailReputationRoutes(app: FastifyInstance, services: HttpServices): void {
+export function emailReputationRoutes(app: HttpApp, services: HttpServices): void {
   const { reputation, warmup } = services;
-  if (!reputation || !warmup) throw new Error('email reputation routes need services.reputation and warmup');
 
   app.get(
     '/v1/email/ip/:ip/reputation',
@@ -33,7 +31,7 @@ export function emailReputationRoutes(app: FastifyInstance, services: HttpServic
         response: { 200: envelope(ReputationData), ...errorResponses(400, 429, 503) },
       },
     },
-    async (request) => ({ data: await reputation.forIp((request.params as { ip: string }).ip) }),
+    async (request) => ({ data: await reputation.forIp(request.params.ip) }),
   );
 
   app.post(
@@ -47,7 +45,7 @@ export function emailReputationRoutes(app: FastifyInstance, services: HttpServic
         response: { 200: envelope(Type.Array(BatchReputationItem)), ...errorResponses(400, 429, 503) },
       },
     },
-    async (request) => ({ data: await reputation.batch((request.body as { ips: string[] }).ips) }),
+    async (request) => ({ data: await reputation.batch(request.body.ips) }),
   );
 
   app.get(
@@ -61,7 +59,7 @@ export function emailReputationRoutes(app: FastifyInstance, services: HttpServic
         response: { 200: envelope(SubnetSummary), ...errorResponses(400, 401, 403, 429, 503) },
       },
     },
-    async (request) => ({ data: await reputation.neighbors((request.params as { ip: string }).ip) }),
+    async (request) => ({ data: await reputation.neighbors(request.params.ip) }),
   );
 
   app.get(
@@ -75,7 +73,7 @@ export function emailReputationRoutes(app: FastifyInstance, services: HttpServic
         response: { 200: envelope(WarmupData), ...errorResponses(400, 401, 403, 429, 503) },
       },
     },
-    async (request) => ({ data: await warmup.forIp((request.params as { ip: string }).ip) }),
+    async (request) => ({ data: await warmup.forIp(request.params.ip) }),
   );
 
   app.post(
@@ -95,7 +93,7 @@ export function emailReputationRoutes(app: FastifyInstance, services: HttpServic
     },
     async (request) => {
       const ownerId = request.principal?.ownerId ?? 0;
-      return { data: await warmup.classify(ownerId, (request.body as { ips: string[] }).ips) };
+      return { data: await warmup.classify(ownerId, request.body.ips) };
     },
   );
 }

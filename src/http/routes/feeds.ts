@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   entitledFeed,
   FeedCatalogSchema,
@@ -12,7 +12,7 @@ import {
   openFeedFile,
   requireFeedManifest,
 } from '../../feeds/index.ts';
-import type { HttpServices } from '../context.ts';
+import type { HttpApp, HttpServices } from '../context.ts';
 import { envelope, errorResponses } from '../schemas.ts';
 
 const access = { kind: 'key', permission: 'feeds:read' } as const;
@@ -57,7 +57,7 @@ function sendDownload(request: FastifyRequest, reply: FastifyReply, d: FeedDownl
   return reply.type(d.contentType).send(d.stream);
 }
 
-export function feedRoutes(app: FastifyInstance, services: HttpServices): void {
+export function feedRoutes(app: HttpApp, services: HttpServices): void {
   const dir = feedsDir(services.config.dataDir);
 
   app.get(
@@ -87,8 +87,8 @@ export function feedRoutes(app: FastifyInstance, services: HttpServices): void {
       },
     },
     async (request) => {
-      const { feed } = request.params as { feed: string };
-      const { date } = request.query as { date?: string };
+      const { feed } = request.params;
+      const { date } = request.query;
       return { data: await requireFeedManifest(dir, entitledFeed(feed, tierOf(request)), date) };
     },
   );
@@ -122,8 +122,8 @@ export function feedRoutes(app: FastifyInstance, services: HttpServices): void {
       },
     },
     async (request, reply) => {
-      const { feed, format } = request.params as { feed: string; format: string };
-      const { brand, date } = request.query as { brand?: string; date?: string };
+      const { feed, format } = request.params;
+      const { brand, date } = request.query;
       const name = entitledFeed(feed, tierOf(request));
       const download = await openFeedFile(dir, name, date, format, brand === undefined ? {} : { brand });
       if (!download) throw missingSnapshot(name, date);

@@ -4,27 +4,22 @@
  * (HEADERS_TOO_LARGE), missing or blank → MISSING_HEADERS. Hop enrichment comes from
  * `services.enrichIp` (intel) when wired; `dmarc_policy` is looked up on the public route only.
  */
-import type { FastifyInstance } from 'fastify';
 import { lookupDmarcPolicy } from '../../emailauth/index.ts';
 import {
   type AnalyzeOptions,
   analyzeHeaders,
   checkHeadersInput,
   HeaderAnalysisSchema,
+  type HeaderAnalyzerBody,
   HeaderAnalyzerBodySchema,
 } from '../../headers/index.ts';
-import type { HttpServices } from '../context.ts';
+import type { HttpApp, HttpServices } from '../context.ts';
 import { envelope, errorResponses } from '../schemas.ts';
 
 /** Spec §8: the JSON body of a header analysis is limited to 64 KiB. */
 export const HEADER_ANALYZER_BODY_LIMIT = 64 * 1024;
 
-/** The body schema checked the shape (a missing field is MISSING_HEADERS); this checks the value. */
-function headersOf(body: unknown): string {
-  return checkHeadersInput((body as { headers: string }).headers);
-}
-
-export function headerAnalyzerRoutes(app: FastifyInstance, services: HttpServices): void {
+export function headerAnalyzerRoutes(app: HttpApp, services: HttpServices): void {
   const schema = (summary: string) => ({
     tags: ['email'],
     summary,
@@ -34,14 +29,14 @@ export function headerAnalyzerRoutes(app: FastifyInstance, services: HttpService
     body: HeaderAnalyzerBodySchema,
     response: { 200: envelope(HeaderAnalysisSchema), ...errorResponses(400, 401, 403, 413, 429) },
   });
-  const analyze = (body: unknown, dmarc: boolean) => {
-    const options: AnalyzeOptions = { clock: services.clock };
-    if (services.enrichIp) options.enrich = services.enrichIp;
+  // The body schema checked the shape (a missing field is MISSING_HEADERS); checkHeadersInput the value.
+  const analyze = (body: HeaderAnalyzerBody, dmarc: boolean) => {
+    const options: AnalyzeOptions = { clock: services.clock, enrich: services.enrichIp };
     if (dmarc) {
       options.dmarcPolicy = (domain) =>
         lookupDmarcPolicy(domain, { dns: services.dns, clock: services.clock });
     }
-    return analyzeHeaders(headersOf(body), options);
+    return analyzeHeaders(checkHeadersInput(body.headers), options);
   };
 
   app.post(

@@ -1,12 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../core/errors.ts';
-import type { HttpServices } from '../context.ts';
+import type { HttpApp, HttpServices } from '../context.ts';
 import { envelope, errorResponses } from '../schemas.ts';
 
 const Check = Type.Object({ name: Type.String(), ok: Type.Boolean(), detail: Type.Optional(Type.String()) });
 
-export function healthRoutes(app: FastifyInstance, services: HttpServices): void {
+export function healthRoutes(app: HttpApp, services: HttpServices): void {
   app.get(
     '/healthz',
     {

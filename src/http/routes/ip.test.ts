@@ -206,9 +206,10 @@ describe.each(STORE_KINDS)('IP routes (%s)', (kind) => {
     const invalid = body(await post(key, { ips: ['8.8.8.8', '1.2.3.999'] }));
     expect(invalid.data).toMatchObject({ code: 'INVALID_IP' });
     expect(invalid.data.error).toContain('1.2.3.999');
-    // A number, or a lone string where the list belongs, is an invalid IP; an object is a malformed body.
+    // A number in the list is an invalid IP; a lone string where the list belongs (CONTRACT §2:
+    // wrong shape) or an object is a malformed body.
     expect(body(await post(key, { ips: [1] })).data.code).toBe('INVALID_IP');
-    expect(body(await post(key, { ips: 'x' })).data.code).toBe('INVALID_IP');
+    expect(body(await post(key, { ips: 'x' })).data.code).toBe('INVALID_BODY');
     for (const payload of [{ ips: [] }, {}, { ips: [{}] }, { ips: ['8.8.8.8'], extra: 1 }, [1]]) {
       const r = await post(key, payload);
       expect(r.statusCode, JSON.stringify(payload)).toBe(400);

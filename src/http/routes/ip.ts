@@ -3,12 +3,12 @@
  * batch lookup, the anonymous extended lookup and the caller's own address.
  */
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../core/errors.ts';
 import { type ParsedIp, parseIp } from '../../core/ip.ts';
-import { type Intel, type IntelRuntime, IpAnswer, IpAnswerExtended } from '../../intel/index.ts';
-import type { HttpServices } from '../context.ts';
+import { IpAnswer, IpAnswerExtended } from '../../intel/index.ts';
+import type { HttpApp, HttpServices } from '../context.ts';
 import { envelope, errorResponses, IpParam } from '../schemas.ts';
+import { servingIntel } from '../serving-intel.ts';
 
 const BATCH_MAX = 1000;
 
@@ -35,29 +35,15 @@ const MyIp = Type.Object({
   organization: Type.Union([Type.String(), Type.Null()]),
 });
 
-export function parseIpOrThrow(raw: unknown): ParsedIp {
+function parseIpOrThrow(raw: unknown): ParsedIp {
   const ip = parseIp(raw);
   if (!ip)
     throw new AppError('INVALID_IP', `invalid IP address: ${JSON.stringify(String(raw).slice(0, 100))}`);
   return ip;
 }
 
-export function servingIntel(runtime: IntelRuntime): Intel {
-  const intel = runtime.current();
-  if (!intel) {
-    throw new AppError(
-      'NOT_READY',
-      runtime.state() === 'failed'
-        ? `the dataset could not be loaded: ${runtime.failure() ?? 'unknown error'}`
-        : 'the dataset is still being built; retry shortly',
-    );
-  }
-  return intel;
-}
-
-export function ipRoutes(app: FastifyInstance, services: HttpServices): void {
+export function ipRoutes(app: HttpApp, services: HttpServices): void {
   const runtime = services.intel;
-  if (!runtime) throw new Error('IP routes need services.intel');
 
   app.get(
     '/v1/ip/:ip',
@@ -71,13 +57,13 @@ export function ipRoutes(app: FastifyInstance, services: HttpServices): void {
       },
     },
     async (request, reply) => {
-      const ip = parseIpOrThrow((request.params as { ip: string }).ip);
+      const ip = parseIpOrThrow(request.params.ip);
       servingIntel(runtime);
       const r = runtime.lookupCached(ip);
       if (!r) throw new AppError('NOT_READY', 'the dataset is still being built; retry shortly');
       const cacheStatus = r.hit ? 'HIT' : 'MISS';
       reply.header('x-cache-status', cacheStatus);
-      const meta = { cache_status: cacheStatus, dataset_version: r.datasetVersion };
+      const meta = { cache_status: cacheStatus, dataset_version: r.datasetVersion } as const;
       if (!r.answer) throw new AppError('NOT_FOUND', 'no data found for IP', { meta });
       return { data: r.answer, meta };
     },
@@ -98,7 +84,7 @@ export function ipRoutes(app: FastifyInstance, services: HttpServices): void {
       },
     },
     async (request) => {
-      const { ips } = request.body as { ips: string[] };
+      const { ips } = request.body;
       const cap = Math.min(BATCH_MAX, request.principal?.tier.batchSize ?? BATCH_MAX);
       if (ips.length > cap) {
         throw new AppError(
@@ -127,7 +113,7 @@ export function ipRoutes(app: FastifyInstance, services: HttpServices): void {
       },
     },
     async (request) => {
-      const ip = parseIpOrThrow((request.params as { ip: string }).ip);
+      const ip = parseIpOrThrow(request.params.ip);
       const intel = servingIntel(runtime);
       const meta = { dataset_version: intel.datasetVersion };
       const answer = await intel.lookupExtended(ip);

@@ -1,8 +1,7 @@
 /** Telemetry ingestion (spec §2.9, rule 3): each observation accepted or rejected on its own. */
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { IngestResult, MAX_OBSERVATIONS } from '../../telemetry/index.ts';
-import type { HttpServices } from '../context.ts';
+import type { HttpApp, HttpServices } from '../context.ts';
 import { envelope, errorResponses } from '../schemas.ts';
 
 const IngestBody = Type.Object({
@@ -19,9 +18,8 @@ const IngestBody = Type.Object({
   ),
 });
 
-export function telemetryRoutes(app: FastifyInstance, services: HttpServices): void {
+export function telemetryRoutes(app: HttpApp, services: HttpServices): void {
   const { telemetry } = services;
-  if (!telemetry) throw new Error('telemetry routes need services.telemetry');
 
   app.post(
     '/v1/email/telemetry/ingest',

@@ -1,0 +1,36 @@
+/**
+ * Every route file of the API, in registration order (the order of /openapi.json). The HTTP
+ * server registers this list; a new route file is added here and nowhere else.
+ */
+import type { RouteModule } from '../context.ts';
+import { adminBlocklistRoutes } from './admin-blocklist.ts';
+import { adminDatasetRoutes } from './admin-datasets.ts';
+import { adminEvidenceRoutes } from './admin-evidence.ts';
+import { adminKeyRoutes } from './admin-keys.ts';
+import { asnRoutes } from './asn.ts';
+import { blocklistRoutes } from './blocklist.ts';
+import { dashboardRoutes } from './dashboard.ts';
+import { emailDomainRoutes } from './email-domain.ts';
+import { emailReputationRoutes } from './email-reputation.ts';
+import { feedRoutes } from './feeds.ts';
+import { headerAnalyzerRoutes } from './header-analyzer.ts';
+import { healthRoutes } from './health.ts';
+import { ipRoutes } from './ip.ts';
+import { telemetryRoutes } from './telemetry.ts';
+
+export const ROUTE_MODULES: readonly RouteModule[] = [
+  healthRoutes,
+  adminKeyRoutes,
+  blocklistRoutes,
+  adminBlocklistRoutes,
+  emailDomainRoutes,
+  headerAnalyzerRoutes,
+  dashboardRoutes,
+  emailReputationRoutes,
+  telemetryRoutes,
+  adminEvidenceRoutes,
+  feedRoutes,
+  ipRoutes,
+  asnRoutes,
+  adminDatasetRoutes,
+];
