@@ -1,57 +1,71 @@
-/** `netrep dataset build|update|list` (CONTRACT §0b). Progress bar on a terminal, log lines otherwise. */
-import { SingleBar } from 'cli-progress';
+/**
+ * `netrep dataset build|update|list` (CONTRACT §0b). Progress on stderr (build-progress.ts); the
+ * snapshot line and the summary table (build-summary.ts) on stdout. A --from DIR that cannot be
+ * built from exits 2 with one sentence.
+ */
 import type { Command } from 'commander';
 import { loadConfig } from '../config.ts';
 import { systemClock } from '../core/clock.ts';
 import {
   buildDataset,
   downloadSources,
+  FromDirError,
+  type FromDirScan,
   listDatasetVersions,
-  type ProgressEvent,
   resolveSources,
+  scanFromDir,
   upstreamDir,
 } from '../dataset/index.ts';
+import { type BuildPlan, createBuildProgress } from './build-progress.ts';
+import { formatBuildSummary } from './build-summary.ts';
 
-const PHASES = ['read', 'merge', 'write', 'history', 'done'];
+/** Exit code of a build that has nothing to build from (a usage error, as commander's own 1 is taken). */
+const EXIT_NO_INPUT = 2;
 
-interface Reporter {
-  event(e: ProgressEvent): void;
-  stop(): void;
+function failNoInput(err: FromDirError, context: string): void {
+  process.stderr.write(`netrep: ${err.message}${context}\n`);
+  process.exitCode = EXIT_NO_INPUT;
 }
 
-function createReporter(): Reporter {
-  if (!process.stderr.isTTY) {
-    return {
-      event: (e) => process.stderr.write(`[dataset] ${e.phase}: ${e.message}\n`),
-      stop: () => {},
-    };
-  }
-  const bar = new SingleBar({
-    format: 'dataset [{bar}] {phase} {message}',
-    stream: process.stderr,
-    hideCursor: true,
-  });
-  bar.start(PHASES.length, 0, { phase: 'start', message: '' });
+function planOf(dataDir: string, scan: FromDirScan | null): BuildPlan {
   return {
-    event: (e) =>
-      bar.update(Math.max(0, PHASES.indexOf(e.phase)) + 1, {
-        phase: e.phase,
-        message: e.message.slice(0, 60),
-      }),
-    stop: () => bar.stop(),
+    files: (scan?.recognised ?? []).map((f) => ({
+      id: f.spec.id,
+      bytes: f.bytes,
+      gzip: f.path.endsWith('.gz'),
+    })),
+    hasPrevious: listDatasetVersions(dataDir).length > 0,
   };
 }
 
-async function runBuild(from: string | undefined): Promise<void> {
+/** `context` is appended to a no-input sentence (update: how many downloads succeeded). */
+async function runBuild(from: string | undefined, context = ''): Promise<void> {
   const { dataDir } = loadConfig();
-  const reporter = createReporter();
+  let scan: FromDirScan | null = null;
   try {
-    const r = await buildDataset({ dataDir, from, clock: systemClock, onProgress: (e) => reporter.event(e) });
-    reporter.stop();
-    process.stdout.write(`dataset v${r.version} ${r.dir}\n`);
+    scan = from === undefined ? null : scanFromDir(from);
   } catch (err) {
-    reporter.stop();
-    throw err;
+    if (!(err instanceof FromDirError)) throw err;
+    failNoInput(err, context);
+    return;
+  }
+  const progress = createBuildProgress(process.stderr, planOf(dataDir, scan));
+  try {
+    const r = await buildDataset({ dataDir, from, clock: systemClock, onProgress: (e) => progress.event(e) });
+    progress.stop();
+    process.stdout.write(`dataset v${r.version} ${r.dir}\n`);
+    process.stdout.write(
+      formatBuildSummary(
+        r.snapshot.manifest.sources,
+        scan?.unrecognised ?? null,
+        process.stdout.columns || 100,
+      ),
+    );
+  } catch (err) {
+    progress.stop();
+    // The directory changed between the scan and the build's own check.
+    if (err instanceof FromDirError) failNoInput(err, context);
+    else throw err;
   }
 }
 
@@ -80,9 +94,9 @@ export function registerDatasetCommands(program: Command): void {
             `[dataset] download ${r.id}: ${r.ok ? `${r.bytes} bytes` : `failed, ${r.error}`}\n`,
           ),
       });
-      const failed = results.filter((r) => !r.ok).length;
-      process.stderr.write(`[dataset] downloaded ${results.length - failed}/${results.length} sources\n`);
-      await runBuild(upstreamDir(config.dataDir));
+      const ok = results.filter((r) => r.ok).length;
+      process.stderr.write(`[dataset] downloaded ${ok}/${results.length} sources\n`);
+      await runBuild(upstreamDir(config.dataDir), ` (${ok} of ${results.length} downloads succeeded)`);
     });
   dataset
     .command('list')
