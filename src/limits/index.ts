@@ -158,17 +158,18 @@ export function createLimits(options: LimitsOptions) {
       if (!limiter) throw new Error(`unknown bucket ${bucket}`);
       try {
         const res = await limiter.consume(subject, 1);
+        // The window runs on real time inside rate-limiter-flexible; the reset is told on the app's clock.
         return {
           limit: spec.points,
           remaining: res.remainingPoints,
-          reset: Math.ceil((Date.now() + res.msBeforeNext) / 1000),
+          reset: Math.ceil((clock() + res.msBeforeNext) / 1000),
         };
       } catch (err) {
         if (!(err instanceof RateLimiterRes)) throw err;
         const state = {
           limit: spec.points,
           remaining: 0,
-          reset: Math.ceil((Date.now() + err.msBeforeNext) / 1000),
+          reset: Math.ceil((clock() + err.msBeforeNext) / 1000),
         };
         throw tooMany(state, Math.ceil(err.msBeforeNext / 1000));
       }

@@ -7,6 +7,7 @@ export {
   validateEvidenceBody,
   validateEvidenceEvent,
 } from './evidence-input.ts';
+export { checkFcrdns, MAX_PTR_NAMES } from './fcrdns.ts';
 export type { Computation } from './history.ts';
 export { dailyHistory, HISTORY_DAYS } from './history.ts';
 export type { Assessment, EvidenceResult, Reputation, ReputationOptions } from './reputation.ts';

@@ -6,8 +6,7 @@
 import type { Clock } from '../core/clock.ts';
 import { DAY_MS } from '../core/clock.ts';
 import type { DnsClient } from '../core/dns/index.ts';
-import { checkFcrdns } from '../reputation/fcrdns.ts';
-import type { Reputation } from '../reputation/index.ts';
+import { checkFcrdns, type Reputation } from '../reputation/index.ts';
 import type { Telemetry } from '../telemetry/index.ts';
 import { schedule } from './schedule.ts';
 

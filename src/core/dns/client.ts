@@ -1,13 +1,11 @@
 import { Resolver } from 'node:dns/promises';
 import { parseIp } from '../ip.ts';
+import type { MxAnswer } from './answers.ts';
 import { DnsError, mapDnsError } from './errors.ts';
 import { type RawRecordType, type RawResults, rawQuery } from './raw-query.ts';
 import { parseDnsServers } from './servers.ts';
 
-export interface MxAnswer {
-  exchange: string;
-  priority: number;
-}
+export type { MxAnswer } from './answers.ts';
 
 /**
  * The one DNS interface of the product (email authentication, PTR lookups, audit probes).

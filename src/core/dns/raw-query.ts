@@ -11,7 +11,7 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import dnsPacket from 'dns-packet';
 import { parseIp } from '../ip.ts';
-import type { MxAnswer } from './client.ts';
+import type { MxAnswer } from './answers.ts';
 import { DnsError, type DnsErrorCode } from './errors.ts';
 
 export interface RawResults {
