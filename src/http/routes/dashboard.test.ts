@@ -2,8 +2,8 @@
 
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { hasChromium, launchBrowser } from '../helpers/browser.ts';
+import { createTestApp, type TestApp } from '../../../test/helpers/app.ts';
+import { hasChromium, launchBrowser } from '../../../test/helpers/browser.ts';
 
 let t: TestApp;
 let base: string;

@@ -1,7 +1,7 @@
 /** The blocklist routes on the real app (spec §2.4, §4, §7; CONTRACT §4), on SQLite and PostgreSQL. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { STORE_KINDS, skipStore } from '../helpers/stores.ts';
+import { createTestApp, type TestApp } from '../../../test/helpers/app.ts';
+import { STORE_KINDS, skipStore } from '../../../test/helpers/stores.ts';
 
 const HOUR = 3_600_000;
 
