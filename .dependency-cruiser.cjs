@@ -58,6 +58,22 @@ module.exports = {
       to: { path: '^src/app\\.ts$' },
     },
     {
+      name: 'route-files-stand-alone',
+      comment:
+        'A route file imports no other route file (shared helpers live in http/ beside server.ts); ' +
+        'routes/index.ts lists them all and only http/server.ts registers that list.',
+      severity: 'error',
+      from: { path: '^src/(?!http/routes/index\\.ts$|http/server\\.ts$)', pathNot: TEST },
+      to: { path: '^src/http/routes/(?!index\\.ts$)' },
+    },
+    {
+      name: 'routes-registered-by-the-server',
+      comment: 'Only http/server.ts registers the route list (app.ts hands over services, not routes).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: [TEST, '^src/http/server\\.ts$'] },
+      to: { path: '^src/http/routes/index\\.ts$' },
+    },
+    {
       name: 'no-circular',
       comment: 'No cycles between modules.',
       severity: 'error',

@@ -329,6 +329,18 @@ export function createAccounts(options: AccountsOptions) {
       return toInfo((await db.findKeyById(id)) ?? row);
     },
 
+    /** Turns one feature of a key on or off, keeping the others; null for an unknown key. */
+    async setFeature(id: number, feature: Feature, on: boolean): Promise<ApiKeyInfo | null> {
+      const row = await db.findKeyById(id);
+      if (!row) return null;
+      const features = new Set(parseList(row.features, FEATURES));
+      if (on) features.add(feature);
+      else features.delete(feature);
+      await db.setFeatures(id, JSON.stringify([...features].sort()));
+      cache?.delete(row.key_hash);
+      return toInfo((await db.findKeyById(id)) ?? row);
+    },
+
     /** Requests per UTC day for the last `days` days, oldest first, zero-filled. */
     async usage(keyId: number, days = 30): Promise<UsageDay[]> {
       await usage.flush();

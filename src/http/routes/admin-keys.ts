@@ -1,6 +1,6 @@
 /** Operator key administration (CONTRACT §4): features set by an administrator, revocation. */
 import { Type } from '@sinclair/typebox';
-import { ApiKeyInfo, type Feature } from '../../accounts/index.ts';
+import { ApiKeyInfo } from '../../accounts/index.ts';
 import { AppError } from '../../core/errors.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
 import { envelope, errorResponses } from '../schemas.ts';
@@ -31,12 +31,7 @@ export function adminKeyRoutes(app: HttpApp, services: HttpServices): void {
     },
     async (request) => {
       const id = keyIdOf(request.params.key_id);
-      const current = await accounts.keyInfo(id);
-      if (!current) throw new AppError('NOT_FOUND', `no key ${id}`);
-      const features = new Set(current.features as Feature[]);
-      if (request.body.telemetry_ingest) features.add('telemetry_ingest');
-      else features.delete('telemetry_ingest');
-      const info = await accounts.setFeatures(id, [...features]);
+      const info = await accounts.setFeature(id, 'telemetry_ingest', request.body.telemetry_ingest);
       if (!info) throw new AppError('NOT_FOUND', `no key ${id}`);
       return { data: info };
     },
