@@ -9,14 +9,23 @@ import path from 'node:path';
 import type { Clock } from '../core/clock.ts';
 import { rirForCountry } from './country-rir.ts';
 import { writeFeedRows } from './feed-rows.ts';
+import { scanFromDir } from './from-dir.ts';
 import { diffSnapshots } from './history.ts';
 import type { Rir } from './importers/rir-delegated.ts';
 import type { AddrRange, Family } from './importers/types.ts';
 import { type Inputs, readInputs } from './inputs.ts';
 import { createInterner, type FamilyMerge, type MergeContext, mergeFamily } from './merge.ts';
-import { datasetsDir, listDatasetVersions, loadSnapshot, NO_RECORD, type Snapshot } from './snapshot.ts';
+import {
+  datasetsDir,
+  highestVersionDir,
+  listDatasetVersions,
+  loadSnapshot,
+  NO_RECORD,
+  SNAPSHOT_FORMAT,
+  type Snapshot,
+} from './snapshot.ts';
 import type { SourceSpec } from './sources.ts';
-import { type TypedArray, writeTables } from './table-file.ts';
+import { column, type TypedArray, writeTables } from './table-file.ts';
 import type { AsnEntry, Manifest, ProgressEvent } from './types.ts';
 
 export interface BuildOptions {
@@ -63,13 +72,16 @@ function buckets(family: Family, starts: bigint[]): Uint32Array {
 
 function familyTables(f: Family, m: FamilyMerge): Record<string, TypedArray> {
   const p = `v${f}.`;
+  const same = (v: number) => v;
   return {
     [`${p}starts`]: words(f, m.starts),
-    [`${p}recs`]: Uint32Array.from(m.recs, (r) => (r < 0 ? NO_RECORD : r)),
-    [`${p}nets`]: Int32Array.from(m.nets),
+    [`${p}recs`]: column(Uint32Array, `${p}recs`, m.recs, (r) => (r < 0 ? NO_RECORD : r)),
+    [`${p}nets`]: column(Int32Array, `${p}nets`, m.nets, same),
     [`${p}netStarts`]: words(f, m.netStarts),
     [`${p}netEnds`]: words(f, m.netEnds),
-    [`${p}netAsns`]: Uint32Array.from(m.netAsns),
+    [`${p}asnStarts`]: words(f, m.asnStarts),
+    [`${p}asnEnds`]: words(f, m.asnEnds),
+    [`${p}asnAsns`]: column(Uint32Array, `${p}asnAsns`, m.asnAsns, same),
     [`${p}buckets`]: buckets(f, m.starts),
   };
 }
@@ -84,9 +96,9 @@ function roaTables(inputs: Inputs, f: Family): Record<string, TypedArray> {
       f,
       rows.map((r) => r.start),
     ),
-    [`${p}lengths`]: Uint8Array.from(rows, (r) => r.prefixLength),
-    [`${p}maxLengths`]: Uint8Array.from(rows, (r) => r.maxLength),
-    [`${p}asns`]: Uint32Array.from(rows, (r) => r.asn),
+    [`${p}lengths`]: column(Uint8Array, `${p}lengths`, rows, (r) => r.prefixLength),
+    [`${p}maxLengths`]: column(Uint8Array, `${p}maxLengths`, rows, (r) => r.maxLength),
+    [`${p}asns`]: column(Uint32Array, `${p}asns`, rows, (r) => r.asn),
   };
 }
 
@@ -178,18 +190,22 @@ function asnTable(inputs: Inputs, ctx: MergeContext, merged: FamilyMerge[]): Asn
 }
 
 export async function buildDataset(options: BuildOptions): Promise<BuildResult> {
+  // A missing, empty or unrecognised --from DIR is an error, never a silent npm-only build.
+  if (options.from !== undefined) scanFromDir(options.from, options.sources);
   const progress = (phase: string, message: string) => options.onProgress?.({ phase, message });
   progress('read', 'reading sources');
   const inputs = readInputs({
     from: options.from,
     npmDir: options.npmDir,
     sources: options.sources,
-    onSource: (id) => progress('read', `reading ${id}`),
+    onSource: (id) => options.onProgress?.({ phase: 'read', message: `reading ${id}`, source: id }),
   });
-  for (const s of inputs.sources) progress('read', `${s.id}: ${s.rows} rows, ${s.rejected} rejected`);
-  const rirOfAsn = new Map<number, Rir>();
+  for (const s of inputs.sources)
+    progress('read', `${s.id}: ${s.note ?? `${s.rows} rows, ${s.rejected} rejected`}`);
+  const rirOfAsn: MergeContext['rirOfAsn'] = new Map();
   for (const r of inputs.rirAsns)
-    for (let k = 0; k < r.count && k < 65536; k++) rirOfAsn.set(r.firstAsn + k, r.rir);
+    for (let k = 0; k < r.count && k < 65536; k++)
+      rirOfAsn.set(r.firstAsn + k, { rir: r.rir, source: r.source });
   const ctx: MergeContext = {
     interner: createInterner(),
     records: [],
@@ -197,6 +213,8 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
     geofeedIds: new Map(),
     geofeeds: [],
     rirOfAsn,
+    provenances: [],
+    provenanceIds: new Map(),
   };
   progress('merge', 'merging IPv4');
   const m4 = mergeFamily(4, inputs, ctx);
@@ -207,7 +225,9 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
 
   const versions = listDatasetVersions(options.dataDir);
   const prev = versions[versions.length - 1];
-  const version = (prev?.version ?? 0) + 1;
+  // Numbered past every v<N> directory, also those of an older snapshot format that are no
+  // longer listed, so a new build never collides with one.
+  const version = Math.max(prev?.version ?? 0, highestVersionDir(options.dataDir)) + 1;
   const root = datasetsDir(options.dataDir);
   mkdirSync(root, { recursive: true });
   const tmp = path.join(root, `.tmp-v${version}-${process.pid}`);
@@ -217,17 +237,18 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
   const tables: Record<string, TypedArray> = {
     ...familyTables(4, m4),
     ...familyTables(6, m6),
-    'rec.asn': Uint32Array.from(r, (x) => x.asn),
-    'rec.org': Uint32Array.from(r, (x) => x.org),
-    'rec.country': Uint16Array.from(r, (x) => x.country),
-    'rec.whoisCountry': Uint16Array.from(r, (x) => x.whoisCountry),
-    'rec.asnCountry': Uint16Array.from(r, (x) => x.asnCountry),
-    'rec.rir': Uint8Array.from(r, (x) => x.rir),
-    'rec.flags': Uint16Array.from(r, (x) => x.flags),
-    'rec.cloud': Uint16Array.from(r, (x) => x.cloud),
-    'rec.ai': Uint16Array.from(r, (x) => x.ai),
-    'rec.geofeed': Int32Array.from(r, (x) => x.geofeed),
-    geofeeds: Uint32Array.from(ctx.geofeeds),
+    'rec.asn': column(Uint32Array, 'rec.asn', r, (x) => x.asn),
+    'rec.org': column(Uint32Array, 'rec.org', r, (x) => x.org),
+    'rec.country': column(Uint16Array, 'rec.country', r, (x) => x.country),
+    'rec.whoisCountry': column(Uint16Array, 'rec.whoisCountry', r, (x) => x.whoisCountry),
+    'rec.asnCountry': column(Uint16Array, 'rec.asnCountry', r, (x) => x.asnCountry),
+    'rec.rir': column(Uint8Array, 'rec.rir', r, (x) => x.rir),
+    'rec.flags': column(Uint16Array, 'rec.flags', r, (x) => x.flags),
+    'rec.cloud': column(Uint32Array, 'rec.cloud', r, (x) => x.cloud),
+    'rec.ai': column(Uint32Array, 'rec.ai', r, (x) => x.ai),
+    'rec.geofeed': column(Int32Array, 'rec.geofeed', r, (x) => x.geofeed),
+    'rec.prov': column(Uint32Array, 'rec.prov', r, (x) => x.prov),
+    geofeeds: column(Uint32Array, 'geofeeds', ctx.geofeeds, (x) => x),
     ...roaTables(inputs, 4),
     ...roaTables(inputs, 6),
   };
@@ -235,7 +256,7 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
   const sections = writeTables(path.join(tmp, 'tables.bin'), tables);
   const createdAt = new Date(options.clock()).toISOString();
   const manifest: Manifest = {
-    format: 1,
+    format: SNAPSHOT_FORMAT,
     version,
     created_at: createdAt,
     sources: inputs.sources,
@@ -253,6 +274,7 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
   };
   writeFileSync(path.join(tmp, 'strings.json'), JSON.stringify(ctx.interner.strings));
   writeFileSync(path.join(tmp, 'asns.json'), JSON.stringify(asns));
+  writeFileSync(path.join(tmp, 'provenance.json'), JSON.stringify(ctx.provenances));
   writeFileSync(path.join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 1));
   if (prev) {
     progress('history', `comparing with v${prev.version}`);

@@ -7,9 +7,11 @@ export {
   hasFeedRows,
   readFeedRows,
 } from './feed-rows.ts';
+export { FromDirError, type FromDirScan, type RecognisedFile, scanFromDir } from './from-dir.ts';
 export { diffSnapshots } from './history.ts';
 export * from './importers/index.ts';
 export { npmDataDir } from './inputs.ts';
+export { type Provenance, RULE_COUNTRY_RIR } from './merge.ts';
 export {
   type DatasetVersion,
   datasetsDir,

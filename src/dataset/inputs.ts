@@ -8,6 +8,7 @@ import {
   type AsnDropRow,
   type AsnRangeRow,
   type CountryRangeRow,
+  describeDbipCity,
   type GeofeedRow,
   type ParseResult,
   parseAsnCsv,
@@ -41,20 +42,23 @@ import { FLAG, type SourceInfo } from './types.ts';
 
 export interface LabeledRange extends AddrRange {
   label: string;
+  /** Id of the source file the row came from (provenance). */
+  source: string;
 }
 
 export interface FlagRange extends AddrRange {
   flag: number;
   /** true: a carve-out (rbldnsd `!` line) that clears the flag inside a listed range. */
   exclude: boolean;
+  source: string;
 }
 
 export interface Inputs {
   asn: AsnRangeRow[];
   whois: CountryRangeRow[];
   asnCountry: CountryRangeRow[];
-  rirRanges: RirRangeRow[];
-  rirAsns: RirAsnRow[];
+  rirRanges: (RirRangeRow & { source: string })[];
+  rirAsns: (RirAsnRow & { source: string })[];
   geofeed: (GeofeedRow & { label: string })[];
   cloud: LabeledRange[];
   ai: LabeledRange[];
@@ -72,9 +76,10 @@ export function npmDataDir(): string {
   return path.dirname(path.dirname(require.resolve('@ip-location-db/asn/package.json')));
 }
 
-function info(id: string, file: string, r: ParseResult<unknown>): SourceInfo {
+function info(id: string, file: string, r: ParseResult<unknown>, kind?: string): SourceInfo {
   return {
     id,
+    ...(kind ? { kind } : {}),
     path: file,
     rows: r.rows.length,
     rejected: r.rejected.length,
@@ -138,6 +143,7 @@ function readNpm(into: Inputs, npmDir: string): void {
       rows: 0,
       rejected: 0,
       rejectedSample: [],
+      note: describeDbipCity(into.dbipCity),
     });
   }
 }
@@ -159,13 +165,26 @@ function readUpstream(into: Inputs, spec: SourceSpec, bytes: Buffer): void {
     const flag = FLAG_OF[spec.kind];
     if (flag !== undefined) {
       for (const x of r.rows)
-        into.flags.push({ family: x.family, start: x.start, end: x.end, flag, exclude: false });
+        into.flags.push({
+          family: x.family,
+          start: x.start,
+          end: x.end,
+          flag,
+          exclude: false,
+          source: spec.id,
+        });
     } else if (spec.kind === 'cloud' || spec.kind === 'ai-crawler') {
       const list = spec.kind === 'cloud' ? into.cloud : into.ai;
       for (const x of r.rows)
-        list.push({ family: x.family, start: x.start, end: x.end, label: spec.label ?? spec.id });
+        list.push({
+          family: x.family,
+          start: x.start,
+          end: x.end,
+          label: spec.label ?? spec.id,
+          source: spec.id,
+        });
     }
-    into.sources.push(info(spec.id, spec.path, r));
+    into.sources.push(info(spec.id, spec.path, r, spec.kind));
   };
   switch (spec.format) {
     case 'plain':
@@ -207,40 +226,60 @@ function readUpstream(into: Inputs, spec: SourceSpec, bytes: Buffer): void {
       // A provider's own geofeed is also its range publication (Linode, Vultr, DigitalOcean).
       if (spec.label)
         for (const x of r.rows)
-          into.cloud.push({ family: x.family, start: x.start, end: x.end, label: spec.label });
+          into.cloud.push({
+            family: x.family,
+            start: x.start,
+            end: x.end,
+            label: spec.label,
+            source: spec.id,
+          });
       for (const x of r.rows) into.geofeed.push({ ...x, label: spec.id });
-      into.sources.push(info(spec.id, spec.path, r));
+      into.sources.push(info(spec.id, spec.path, r, spec.kind));
       return;
     }
     case 'ip4set': {
       const z = parseIp4SetZone(bytes);
       const flag = FLAG_OF[spec.kind] ?? 0;
       for (const x of z.rows)
-        into.flags.push({ family: x.family, start: x.start, end: x.end, flag, exclude: false });
+        into.flags.push({
+          family: x.family,
+          start: x.start,
+          end: x.end,
+          flag,
+          exclude: false,
+          source: spec.id,
+        });
       for (const x of z.exclusions)
-        into.flags.push({ family: x.family, start: x.start, end: x.end, flag, exclude: true });
-      into.sources.push(info(spec.id, spec.path, z));
+        into.flags.push({
+          family: x.family,
+          start: x.start,
+          end: x.end,
+          flag,
+          exclude: true,
+          source: spec.id,
+        });
+      into.sources.push(info(spec.id, spec.path, z, spec.kind));
       return;
     }
     case 'asn-list': {
       const r = parseAsnList(bytes);
       const set = spec.kind === 'vpn-asns' ? into.vpnAsns : into.datacenterAsns;
       for (const x of r.rows) set.add(x.asn);
-      into.sources.push(info(spec.id, spec.path, r));
+      into.sources.push(info(spec.id, spec.path, r, spec.kind));
       return;
     }
     case 'asndrop-json':
     case 'asndrop-text': {
       const r = spec.format === 'asndrop-json' ? parseAsnDropJson(bytes) : parseAsnDropText(bytes);
       for (const x of r.rows) into.asnDrop.set(x.asn, x);
-      into.sources.push(info(spec.id, spec.path, r));
+      into.sources.push(info(spec.id, spec.path, r, spec.kind));
       return;
     }
     case 'rir': {
       const r = parseRirDelegated(bytes);
-      for (const x of r.rows) into.rirRanges.push(x);
-      for (const x of r.asns) into.rirAsns.push(x);
-      into.sources.push({ ...info(spec.id, spec.path, r), rows: r.rows.length + r.asns.length });
+      for (const x of r.rows) into.rirRanges.push({ ...x, source: spec.id });
+      for (const x of r.asns) into.rirAsns.push({ ...x, source: spec.id });
+      into.sources.push({ ...info(spec.id, spec.path, r, spec.kind), rows: r.rows.length + r.asns.length });
       return;
     }
     case 'iana': {
@@ -256,16 +295,17 @@ function readUpstream(into: Inputs, spec: SourceSpec, bytes: Buffer): void {
             country: null,
             date: null,
             status: 'iana',
+            source: spec.id,
           });
       }
-      into.sources.push(info(spec.id, spec.path, r));
+      into.sources.push(info(spec.id, spec.path, r, spec.kind));
       return;
     }
     case 'rpki-json': {
       const text = bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes;
       const r = parseRpkiClientJson(text);
       for (const x of r.rows) into.roas.push(x);
-      into.sources.push(info(spec.id, spec.path, r));
+      into.sources.push(info(spec.id, spec.path, r, spec.kind));
       return;
     }
   }

@@ -22,7 +22,29 @@ export interface RecordFacts {
   cloud: number;
   ai: number;
   geofeed: number;
+  /** Index into the snapshot's provenance table: which source gave each field. */
+  prov: number;
 }
+
+/**
+ * The source ids behind one record's fields, as the merge chose them: the winning row of each
+ * layer, every source list that set a flag bit, and for fallbacks the rule that applied.
+ */
+export interface Provenance {
+  /** The narrowest network row (ASN row, cloud or crawler range, geofeed entry): the prefix. */
+  net: string | null;
+  asn: string | null;
+  country: string | null;
+  rir: string | null;
+  cloud: string | null;
+  ai: string | null;
+  geofeed: string | null;
+  /** [flag bit, source ids that set it], ascending by bit. */
+  flags: [number, string[]][];
+}
+
+/** Pseudo-source ids for the documented fallbacks (README.md), named in provenance. */
+export const RULE_COUNTRY_RIR = 'netrep-country-rir';
 
 export interface Interner {
   strings: string[];
@@ -54,10 +76,14 @@ export function packCountry(cc: string | null): number {
 export interface FamilyMerge {
   starts: bigint[];
   recs: number[];
+  /** Network piece per interval (-1: none): the narrowest network row, which the prefix is cut from. */
   nets: number[];
   netStarts: bigint[];
   netEnds: bigint[];
-  netAsns: number[];
+  /** The ASN layer's pieces (the ASN prefix lists). */
+  asnStarts: bigint[];
+  asnEnds: bigint[];
+  asnAsns: number[];
 }
 
 export interface MergeContext {
@@ -66,20 +92,41 @@ export interface MergeContext {
   recordIds: Map<string, number>;
   geofeedIds: Map<string, number>;
   geofeeds: number[];
-  rirOfAsn: Map<number, Rir>;
+  rirOfAsn: Map<number, { rir: Rir; source: string }>;
+  provenances: Provenance[];
+  provenanceIds: Map<string, number>;
 }
 
 interface Layer {
   pieces: Pieces;
   value: (winner: number) => number;
+  source: (winner: number) => string | null;
 }
 
-function layerOf<T extends AddrRange>(rows: T[], rank: (r: T) => number, value: (r: T) => number): Layer {
+function layerOf<T extends AddrRange>(
+  rows: T[],
+  rank: (r: T) => number,
+  value: (r: T) => number,
+  source: (r: T) => string | null = () => null,
+): Layer {
   const pieces = flattenNarrowest(rows.map((r) => ({ start: r.start, end: r.end, rank: rank(r) })));
-  return { pieces, value: (w) => value(rows[w] as T) };
+  return { pieces, value: (w) => value(rows[w] as T), source: (w) => source(rows[w] as T) };
 }
 
 const NONE = -1;
+
+/** Layer order in the sweep; flag layers follow NETWORK. */
+const L = {
+  ASN: 0,
+  COUNTRY: 1,
+  WHOIS: 2,
+  ASN_COUNTRY: 3,
+  RIR: 4,
+  CLOUD: 5,
+  AI: 6,
+  GEOFEED: 7,
+  NETWORK: 8,
+} as const;
 
 export function mergeFamily(family: Family, inputs: Inputs, ctx: MergeContext): FamilyMerge {
   const fam = <T extends AddrRange>(rows: T[]) => rows.filter((r) => r.family === family);
@@ -88,27 +135,35 @@ export function mergeFamily(family: Family, inputs: Inputs, ctx: MergeContext): 
   const whoisRows = fam(inputs.whois);
   const geofeedRows = fam(inputs.geofeed);
   const rirRows = fam(inputs.rirRanges);
+  const cloudRows = fam(inputs.cloud);
+  const aiRows = fam(inputs.ai);
   const asnLayer = layerOf(
     asnRows,
     () => 0,
     (r) => r.asn,
+    () => 'asn',
   );
   const whoisLayer = layerOf(
     whoisRows,
     () => 0,
     (r) => packCountry(r.country),
+    () => 'geo-whois-asn-country',
   );
   const countryRows = [
-    ...geofeedRows.filter((r) => r.country).map((r) => ({ ...r, rank: 0, cc: r.country })),
-    ...rirRows.filter((r) => r.country).map((r) => ({ ...r, rank: 1, cc: r.country })),
+    ...geofeedRows.filter((r) => r.country).map((r) => ({ ...r, rank: 0, cc: r.country, src: r.label })),
+    ...rirRows.filter((r) => r.country).map((r) => ({ ...r, rank: 1, cc: r.country, src: r.source })),
   ];
   const countryLayer =
     countryRows.length === 0
       ? whoisLayer
       : layerOf(
-          [...countryRows, ...whoisRows.map((r) => ({ ...r, rank: 2, cc: r.country }))],
+          [
+            ...countryRows,
+            ...whoisRows.map((r) => ({ ...r, rank: 2, cc: r.country, src: 'geo-whois-asn-country' })),
+          ],
           (r) => r.rank,
           (r) => packCountry(r.cc),
+          (r) => r.src,
         );
   const geofeedLayer = layerOf(
     geofeedRows,
@@ -128,7 +183,17 @@ export function mergeFamily(family: Family, inputs: Inputs, ctx: MergeContext): 
       }
       return id;
     },
+    (r) => r.label,
   );
+  // The prefix is cut from the narrowest published network that holds the address: an ASN row,
+  // a cloud or crawler range, or a geofeed entry (README.md). Host and listing lists (Tor, VPN,
+  // DROP, UCEPROTECT) say nothing about the network and do not narrow it.
+  const networkRows: (AddrRange & { source: string })[] = [
+    ...asnRows.map((r) => ({ family: r.family, start: r.start, end: r.end, source: 'asn' })),
+    ...cloudRows,
+    ...aiRows,
+    ...geofeedRows.map((r) => ({ family: r.family, start: r.start, end: r.end, source: r.label })),
+  ];
   const layers: Layer[] = [
     asnLayer,
     countryLayer,
@@ -137,72 +202,88 @@ export function mergeFamily(family: Family, inputs: Inputs, ctx: MergeContext): 
       fam(inputs.asnCountry),
       () => 0,
       (r) => packCountry(r.country),
+      () => 'asn-country',
     ),
     layerOf(
       rirRows,
       (r) => (r.status === 'iana' ? 1 : 0),
       (r) => RIRS.indexOf(r.rir) + 1,
+      (r) => r.source,
     ),
     layerOf(
-      fam(inputs.cloud),
+      cloudRows,
       () => 0,
       (r) => interner.id(r.label),
+      (r) => r.source,
     ),
     layerOf(
-      fam(inputs.ai),
+      aiRows,
       () => 0,
       (r) => interner.id(r.label),
+      (r) => r.source,
     ),
     geofeedLayer,
+    layerOf(
+      networkRows,
+      () => 0,
+      () => 1,
+      (r) => r.source,
+    ),
   ];
   const orgIds = Int32Array.from(asnRows, (r) => interner.id(r.org));
-  const asnOrg = (w: number) => orgIds[w] as number;
-  // One layer per flag bit: narrowest wins, so an rbldnsd `!` carve-out clears its listing.
-  const flagBits = [...new Set(inputs.flags.map((f) => f.flag))];
-  for (const bit of flagBits) {
-    const rows = fam(inputs.flags).filter((f) => f.flag === bit);
+  // One layer per flag bit and source: narrowest wins inside a source, so an rbldnsd `!`
+  // carve-out clears that file's listing, and the record knows which files set each bit.
+  const flagRows = fam(inputs.flags);
+  const flagKeys = [...new Set(flagRows.map((f) => `${f.flag}\u0000${f.source}`))];
+  for (const key of flagKeys) {
+    const rows = flagRows.filter((f) => `${f.flag}\u0000${f.source}` === key);
     layers.push(
       layerOf(
         rows,
         (r) => (r.exclude ? 0 : 1),
-        (r) => (r.exclude ? 0 : bit),
+        (r) => (r.exclude ? 0 : r.flag),
+        (r) => r.source,
       ),
     );
   }
-  return sweep(
-    layers,
-    asnLayer,
-    asnOrg,
-    flagBits.length,
-    ctx,
-    family === 4 ? 0xffffffffn : (1n << 128n) - 1n,
-  );
+  return sweep(layers, orgIds, ctx, family === 4 ? 0xffffffffn : (1n << 128n) - 1n);
 }
 
-function sweep(
-  layers: Layer[],
-  asnLayer: Layer,
-  asnOrg: (w: number) => number,
-  flagLayers: number,
-  ctx: MergeContext,
-  maxAddr: bigint,
-): FamilyMerge {
+function provenanceId(ctx: MergeContext, p: Provenance): number {
+  const key = JSON.stringify(p);
+  let id = ctx.provenanceIds.get(key);
+  if (id === undefined) {
+    id = ctx.provenances.length;
+    ctx.provenances.push(p);
+    ctx.provenanceIds.set(key, id);
+  }
+  return id;
+}
+
+function sweep(layers: Layer[], orgIds: Int32Array, ctx: MergeContext, maxAddr: bigint): FamilyMerge {
+  const asnLayer = layers[L.ASN] as Layer;
+  const netLayer = layers[L.NETWORK] as Layer;
   const out: FamilyMerge = {
     starts: [],
     recs: [],
     nets: [],
-    netStarts: asnLayer.pieces.starts,
-    netEnds: asnLayer.pieces.ends,
-    netAsns: [],
+    netStarts: netLayer.pieces.starts,
+    netEnds: netLayer.pieces.ends,
+    asnStarts: asnLayer.pieces.starts,
+    asnEnds: asnLayer.pieces.ends,
+    asnAsns: asnLayer.pieces.winners.map((w) => asnLayer.value(w)),
   };
-  for (const w of asnLayer.pieces.winners) out.netAsns.push(asnLayer.value(w));
   const ptr = layers.map(() => 0);
   const vals = layers.map(() => NONE);
+  /** The winning input row of each layer at x, NONE where the layer does not cover x. */
+  const wins = layers.map(() => NONE);
   let x: bigint | null = null;
   for (const l of layers)
     if (l.pieces.starts.length > 0 && (x === null || (l.pieces.starts[0] as bigint) < x))
       x = l.pieces.starts[0] as bigint;
-  const firstFlag = layers.length - flagLayers;
+  const firstFlag = L.NETWORK + 1;
+  const srcOf = (i: number): string | null =>
+    wins[i] === NONE ? null : (layers[i] as Layer).source(wins[i] as number);
   while (x !== null && x <= maxAddr) {
     let next: bigint | null = null;
     let netPiece = NONE;
@@ -212,50 +293,85 @@ function sweep(
       while (k < p.starts.length && (p.ends[k] as bigint) < x) k++;
       ptr[i] = k;
       let v = NONE;
+      let w = NONE;
       let candidate: bigint | null = null;
       if (k < p.starts.length) {
         const s = p.starts[k] as bigint;
         if (s <= x) {
-          v = (layers[i] as Layer).value(p.winners[k] as number);
+          w = p.winners[k] as number;
+          v = (layers[i] as Layer).value(w);
           candidate = (p.ends[k] as bigint) + 1n;
-          if (i === 0) netPiece = k;
+          if (i === L.NETWORK) netPiece = k;
         } else candidate = s;
       }
       vals[i] = v;
+      wins[i] = w;
       if (candidate !== null && (next === null || candidate < next)) next = candidate;
     }
     let flags = 0;
-    for (let i = firstFlag; i < layers.length; i++) if ((vals[i] as number) > 0) flags |= vals[i] as number;
+    const flagSources = new Map<number, string[]>();
+    for (let i = firstFlag; i < layers.length; i++) {
+      const bit = vals[i] as number;
+      if (bit <= 0) continue;
+      flags |= bit;
+      const list = flagSources.get(bit) ?? [];
+      list.push(srcOf(i) as string);
+      flagSources.set(bit, list);
+    }
     const covered = vals.some((v, i) => v !== NONE && (i < firstFlag || v > 0));
     let rec = NONE;
     if (covered) {
-      const asn = vals[0] === NONE ? 0 : (vals[0] as number);
-      const org = netPiece === NONE ? 0 : asnOrg(asnLayer.pieces.winners[netPiece] as number);
-      let country = vals[1] === NONE ? 0 : (vals[1] as number);
-      const asnCountry = vals[3] === NONE ? 0 : (vals[3] as number);
-      if (country === 0) country = asnCountry;
-      let rir = vals[4] === NONE ? 0 : (vals[4] as number);
+      const asn = vals[L.ASN] === NONE ? 0 : (vals[L.ASN] as number);
+      const org = wins[L.ASN] === NONE ? 0 : (orgIds[wins[L.ASN] as number] as number);
+      let country = vals[L.COUNTRY] === NONE ? 0 : (vals[L.COUNTRY] as number);
+      let countrySrc = country === 0 ? null : srcOf(L.COUNTRY);
+      const asnCountry = vals[L.ASN_COUNTRY] === NONE ? 0 : (vals[L.ASN_COUNTRY] as number);
+      if (country === 0 && asnCountry !== 0) {
+        country = asnCountry;
+        countrySrc = srcOf(L.ASN_COUNTRY);
+      }
+      let rir = vals[L.RIR] === NONE ? 0 : (vals[L.RIR] as number);
+      let rirSrc = rir === 0 ? null : srcOf(L.RIR);
       if (rir === 0 && asn !== 0) {
         const r = ctx.rirOfAsn.get(asn);
-        if (r) rir = RIRS.indexOf(r) + 1;
+        if (r) {
+          rir = RIRS.indexOf(r.rir) + 1;
+          rirSrc = r.source;
+        }
       }
       if (rir === 0 && country !== 0) {
         const r = rirForCountry(String.fromCharCode(country >> 8, country & 255));
-        if (r) rir = RIRS.indexOf(r) + 1;
+        if (r) {
+          rir = RIRS.indexOf(r) + 1;
+          rirSrc = RULE_COUNTRY_RIR;
+        }
       }
+      const cloud = vals[L.CLOUD] === NONE ? 0 : (vals[L.CLOUD] as number);
+      const ai = vals[L.AI] === NONE ? 0 : (vals[L.AI] as number);
+      const prov = provenanceId(ctx, {
+        net: srcOf(L.NETWORK),
+        asn: asn === 0 ? null : srcOf(L.ASN),
+        country: countrySrc,
+        rir: rirSrc,
+        cloud: cloud === 0 ? null : srcOf(L.CLOUD),
+        ai: ai === 0 ? null : srcOf(L.AI),
+        geofeed: srcOf(L.GEOFEED),
+        flags: [...flagSources].sort((a, b) => a[0] - b[0]).map(([b, l]) => [b, l.sort()]),
+      });
       const facts: RecordFacts = {
         asn,
         org,
         country,
-        whoisCountry: vals[2] === NONE ? 0 : (vals[2] as number),
+        whoisCountry: vals[L.WHOIS] === NONE ? 0 : (vals[L.WHOIS] as number),
         asnCountry,
         rir,
         flags,
-        cloud: vals[5] === NONE ? 0 : (vals[5] as number),
-        ai: vals[6] === NONE ? 0 : (vals[6] as number),
-        geofeed: vals[7] as number,
+        cloud,
+        ai,
+        geofeed: vals[L.GEOFEED] as number,
+        prov,
       };
-      const key = `${asn},${org},${country},${facts.whoisCountry},${asnCountry},${rir},${flags},${facts.cloud},${facts.ai},${facts.geofeed}`;
+      const key = `${asn},${org},${country},${facts.whoisCountry},${asnCountry},${rir},${flags},${cloud},${ai},${facts.geofeed},${prov}`;
       let id = ctx.recordIds.get(key);
       if (id === undefined) {
         id = ctx.records.length;

@@ -4,10 +4,19 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Provenance } from './merge.ts';
 import { TableFile } from './table-file.ts';
 import type { AsnEntry, Manifest } from './types.ts';
 
 export const NO_RECORD = 0xffffffff;
+
+/**
+ * 2: cloud and crawler label ids are 32-bit (format 1 wrote them as 16-bit numbers into a
+ * string table of over 82,000 entries, so most labels named another organisation), the prefix
+ * comes from the narrowest network row, and records carry provenance. Older snapshots are not
+ * listed or served; the next build gets a number past them.
+ */
+export const SNAPSHOT_FORMAT = 2;
 
 export interface FamilyTable {
   family: 4 | 6;
@@ -17,11 +26,17 @@ export interface FamilyTable {
   starts: Uint32Array;
   /** Record id per interval, NO_RECORD for gaps. */
   recs: Uint32Array;
-  /** Network (ASN piece) per interval, -1 when no ASN row covers it. */
+  /**
+   * Network per interval, -1 when none covers it: the narrowest network row (ASN row, cloud or
+   * crawler range, geofeed entry) holding it, which the answer's prefix is cut from.
+   */
   nets: Int32Array;
   netStarts: Uint32Array;
   netEnds: Uint32Array;
-  netAsns: Uint32Array;
+  /** The ASN rows after the narrowest-wins merge, with their ASN: the ASN prefix lists. */
+  asnStarts: Uint32Array;
+  asnEnds: Uint32Array;
+  asnAsns: Uint32Array;
   /** IPv4: 65537 bucket bounds by top 16 bits (first interval with start >= k<<16). */
   buckets: Uint32Array;
 }
@@ -35,9 +50,11 @@ export interface RecordTable {
   asnCountry: Uint16Array;
   rir: Uint8Array;
   flags: Uint16Array;
-  cloud: Uint16Array;
-  ai: Uint16Array;
+  cloud: Uint32Array;
+  ai: Uint32Array;
   geofeed: Int32Array;
+  /** Index into Snapshot.provenance. */
+  prov: Uint32Array;
 }
 
 export interface RoaTable {
@@ -78,6 +95,8 @@ export interface Snapshot {
   /** 4 string ids per geofeed entry: country, region, city, postal code. */
   geofeeds: Uint32Array;
   asns: AsnEntry[];
+  /** Which source gave each field of a record (records.prov points here). */
+  provenance: Provenance[];
   roas4: RoaTable;
   roas6: RoaTable;
 }
@@ -92,7 +111,9 @@ function family(t: TableFile, f: 4 | 6, size: number): FamilyTable {
     nets: t.i32(`${p}nets`),
     netStarts: t.u32(`${p}netStarts`),
     netEnds: t.u32(`${p}netEnds`),
-    netAsns: t.u32(`${p}netAsns`),
+    asnStarts: t.u32(`${p}asnStarts`),
+    asnEnds: t.u32(`${p}asnEnds`),
+    asnAsns: t.u32(`${p}asnAsns`),
     buckets: t.u32(`${p}buckets`),
   };
 }
@@ -111,7 +132,10 @@ function roas(t: TableFile, f: 4 | 6): RoaTable {
 
 export function loadSnapshot(dir: string): Snapshot {
   const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as Manifest;
-  if (manifest.format !== 1) throw new Error(`unsupported snapshot format in ${dir}`);
+  if (manifest.format !== SNAPSHOT_FORMAT)
+    throw new Error(
+      `snapshot ${dir} has format ${manifest.format}, this netrep reads format ${SNAPSHOT_FORMAT}: run netrep dataset build`,
+    );
   const t = new TableFile(path.join(dir, 'tables.bin'), manifest.sections);
   const records: RecordTable = {
     count: manifest.counts.records,
@@ -122,9 +146,10 @@ export function loadSnapshot(dir: string): Snapshot {
     asnCountry: t.u16('rec.asnCountry'),
     rir: t.u8('rec.rir'),
     flags: t.u16('rec.flags'),
-    cloud: t.u16('rec.cloud'),
-    ai: t.u16('rec.ai'),
+    cloud: t.u32('rec.cloud'),
+    ai: t.u32('rec.ai'),
     geofeed: t.i32('rec.geofeed'),
+    prov: t.u32('rec.prov'),
   };
   return {
     dir,
@@ -137,6 +162,7 @@ export function loadSnapshot(dir: string): Snapshot {
     strings: JSON.parse(readFileSync(path.join(dir, 'strings.json'), 'utf8')) as string[],
     geofeeds: t.u32('geofeeds'),
     asns: JSON.parse(readFileSync(path.join(dir, 'asns.json'), 'utf8')) as AsnEntry[],
+    provenance: JSON.parse(readFileSync(path.join(dir, 'provenance.json'), 'utf8')) as Provenance[],
     roas4: roas(t, 4),
     roas6: roas(t, 6),
   };
@@ -153,7 +179,22 @@ export interface DatasetVersion {
   sources: number;
 }
 
-/** Complete snapshot versions on disk, oldest first (temp dirs and broken dirs are skipped). */
+/** The highest N of any `v<N>` directory, whatever its format (0 when none). */
+export function highestVersionDir(dataDir: string): number {
+  const root = datasetsDir(dataDir);
+  if (!existsSync(root)) return 0;
+  let top = 0;
+  for (const name of readdirSync(root)) {
+    const m = /^v(\d+)$/.exec(name);
+    if (m) top = Math.max(top, Number(m[1]));
+  }
+  return top;
+}
+
+/**
+ * Complete snapshot versions of the current format on disk, oldest first (temp dirs, broken
+ * dirs and snapshots of another format are skipped).
+ */
 export function listDatasetVersions(dataDir: string): DatasetVersion[] {
   const root = datasetsDir(dataDir);
   if (!existsSync(root)) return [];
@@ -164,6 +205,7 @@ export function listDatasetVersions(dataDir: string): DatasetVersion[] {
     const dir = path.join(root, name);
     try {
       const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as Manifest;
+      if (manifest.format !== SNAPSHOT_FORMAT) continue;
       out.push({
         version: Number(m[1]),
         dir,

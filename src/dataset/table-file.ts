@@ -30,6 +30,30 @@ function typeOf(a: TypedArray): TypeName {
   return 'f64';
 }
 
+type TypedArrayCtor = { new (length: number): TypedArray; readonly name: string };
+
+/**
+ * A typed column built from plain numbers that refuses any value the element type cannot hold.
+ * `Uint16Array.from` wraps silently (75,113 becomes 9,577), which once gave most cloud and
+ * crawler addresses another organisation's name; every snapshot column goes through here.
+ */
+export function column<T>(
+  Ctor: TypedArrayCtor,
+  name: string,
+  items: ArrayLike<T>,
+  value: (item: T) => number,
+): TypedArray {
+  const out = new Ctor(items.length);
+  for (let i = 0; i < items.length; i++) {
+    const v = value(items[i] as T);
+    out[i] = v;
+    if (out[i] !== v) {
+      throw new RangeError(`snapshot table ${name}: value ${v} at row ${i} does not fit ${Ctor.name}`);
+    }
+  }
+  return out;
+}
+
 export function writeTables(file: string, tables: Record<string, TypedArray>): Section[] {
   const sections: Section[] = [];
   let offset = 0;

@@ -16,12 +16,16 @@ export const RIRS: readonly Rir[] = ['ARIN', 'RIPE', 'APNIC', 'LACNIC', 'AFRINIC
 
 export interface SourceInfo {
   id: string;
+  /** The layer the file feeds (sources.ts SourceKind; npm packages: their id). */
+  kind?: string;
   /** Where the rows came from: a path relative to the build input, or an npm package file. */
   path: string;
   rows: number;
   rejected: number;
   /** A few rejected lines with reasons, for `dataset list` and debugging. */
   rejectedSample: { line: number; reason: string }[];
+  /** Said instead of the row count when the source adds no rows (DB-IP city: read at lookup time). */
+  note?: string;
 }
 
 export interface AsnEntry {
@@ -37,7 +41,7 @@ export interface AsnEntry {
 }
 
 export interface Manifest {
-  format: 1;
+  format: number;
   version: number;
   created_at: string;
   sources: SourceInfo[];
@@ -58,4 +62,6 @@ export interface Manifest {
 export interface ProgressEvent {
   phase: string;
   message: string;
+  /** On `read` events: the upstream source id being read (the CLI weighs its ETA by file size). */
+  source?: string;
 }

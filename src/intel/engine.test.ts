@@ -40,7 +40,9 @@ function table(family: 4 | 6, starts: number[][]): FamilyTable {
     nets: new Int32Array(n),
     netStarts: new Uint32Array(0),
     netEnds: new Uint32Array(0),
-    netAsns: new Uint32Array(0),
+    asnStarts: new Uint32Array(0),
+    asnEnds: new Uint32Array(0),
+    asnAsns: new Uint32Array(0),
     buckets,
   };
 }
@@ -306,7 +308,9 @@ describe('IPv6 prefix cuts', () => {
       nets: Int32Array.from(starts, (_, k) => (k === 0 ? 0 : -1)),
       netStarts: Uint32Array.from(words(lo)),
       netEnds: Uint32Array.from(words(hi)),
-      netAsns: new Uint32Array(1),
+      asnStarts: new Uint32Array(0),
+      asnEnds: new Uint32Array(0),
+      asnAsns: new Uint32Array(0),
       buckets: new Uint32Array(65537),
     };
   }

@@ -407,8 +407,8 @@ export function createIntel(options: IntelOptions): Intel {
     if (!asnPieces) {
       asnPieces = new Map();
       for (const t of [s.v4, s.v6]) {
-        for (let k = 0; k < t.netAsns.length; k++) {
-          const a = t.netAsns[k] as number;
+        for (let k = 0; k < t.asnAsns.length; k++) {
+          const a = t.asnAsns[k] as number;
           let list = asnPieces.get(a);
           if (!list) {
             list = [];
@@ -453,8 +453,8 @@ export function createIntel(options: IntelOptions): Intel {
       let total = 0;
       for (const [family, k] of piecesOf(asn)) {
         const t = family === 4 ? s.v4 : s.v6;
-        const start = wordsAt(t.netStarts, family, k);
-        const end = wordsAt(t.netEnds, family, k);
+        const start = wordsAt(t.asnStarts, family, k);
+        const end = wordsAt(t.asnEnds, family, k);
         for (const cidr of rangeToCidrs(family, start, end)) {
           total++;
           if (prefixes.length >= limit) continue;
@@ -480,7 +480,7 @@ export function createIntel(options: IntelOptions): Intel {
     let flags = 0;
     for (const [family, k] of piecesOf(asn)) {
       const t = family === 4 ? s.v4 : s.v6;
-      const rec = recordAt(family, wordsAt(t.netStarts, family, k));
+      const rec = recordAt(family, wordsAt(t.asnStarts, family, k));
       if (rec !== NO_RECORD) flags |= s.records.flags[rec] as number;
     }
     // Single-IP and per-prefix listings do not describe the whole ASN.
