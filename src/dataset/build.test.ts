@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -100,6 +100,24 @@ describe('buildDataset', () => {
   });
 });
 
+describe('snapshot format', () => {
+  it('does not list a snapshot of an older format, and numbers the next build past it', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'netrep-build-format-'));
+    try {
+      const old = path.join(dir, 'datasets', 'v7');
+      mkdirSync(old, { recursive: true });
+      writeFileSync(path.join(old, 'manifest.json'), JSON.stringify({ format: 1, version: 7, sources: [] }));
+      expect(listDatasetVersions(dir)).toEqual([]);
+      const built = await buildDataset({ dataDir: dir, clock, npmDir: path.join(fixtures, 'npm-a') });
+      expect(built.version).toBe(8);
+      expect(listDatasetVersions(dir).map((v) => v.version)).toEqual([8]);
+      expect(() => loadSnapshot(old)).toThrow(/format 1, this netrep reads format 2/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('buildDataset --from shared data', () => {
   it('flags Tor exits, DROP, UCE and crawler ranges from upstream files', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'netrep-build-from-'));
@@ -126,6 +144,19 @@ describe('buildDataset --from shared data', () => {
       const drop = recordAtV4(s.dir, 1 * 2 ** 24 + 10 * 65536 + 16 * 256 + 1);
       expect((s.records.flags[drop] as number) & FLAG.DROP).toBe(FLAG.DROP);
       expect(existsSync(path.join(s.dir, 'history.json'))).toBe(false);
+      // Provenance: the files that set each bit, the file behind a crawler label.
+      const torProv = s.provenance[s.records.prov[tor] as number];
+      expect(torProv?.flags).toContainEqual([FLAG.TOR_EXIT, ['tor-bulk-exit-list', 'tor-exit-addresses']]);
+      expect(s.provenance[s.records.prov[drop] as number]?.flags).toContainEqual([
+        FLAG.DROP,
+        ['spamhaus-drop'],
+      ]);
+      const gpt = recordAtV4(s.dir, 132 * 2 ** 24 + 196 * 65536 + 86 * 256 + 1); // 132.196.86.0/24 (gptbot.json)
+      expect(s.strings[s.records.ai[gpt] as number]).toBe('OpenAI');
+      expect(s.provenance[s.records.prov[gpt] as number]).toMatchObject({
+        ai: 'openai-gptbot',
+        net: 'openai-gptbot',
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

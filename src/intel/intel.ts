@@ -37,6 +37,7 @@ import {
 } from './engine.ts';
 import { consensusOf, geolocationOf, type ProviderOpinion } from './geo.ts';
 import { buildProfile, type Profile, unpackCountry } from './profile.ts';
+import { provenanceOf } from './provenance.ts';
 import { validateOrigin } from './rpki.ts';
 import { type Contribution, POINTS, scoreThreat } from './threat.ts';
 import { createHistoryIndex, geoStability, type HistoryIndex } from './timeline.ts';
@@ -391,6 +392,7 @@ export function createIntel(options: IntelOptions): Intel {
     out.ownership_timeline = timeline;
     out.geo_stability = geoStability(timeline, clock());
     out.asn_reputation = reputationOf(p.flags, p.asnDrop);
+    out.provenance = provenanceOf(s, rec, p);
     return out;
   }
 

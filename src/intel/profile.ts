@@ -19,6 +19,18 @@ export interface Profile {
   threat: Threat;
   flags: number;
   asnDrop: boolean;
+  /** Which rule decided the classification (provenance.ts names its sources). */
+  basis: ProfileBasis;
+}
+
+export interface ProfileBasis {
+  /** What made the address a datacenter, null when it is not one. */
+  datacenter: 'cloud' | 'list' | 'asn-list' | 'curated' | 'name' | null;
+  /** The connection type came from: datacenter evidence, the curated table, name words, or the default. */
+  connection: 'datacenter' | 'curated' | 'name' | 'default';
+  /** cloud_provider from a published range or from the curated table. */
+  provider: 'cloud' | 'curated' | null;
+  vpnByAsn: boolean;
 }
 
 export function unpackCountry(c: number): string | null {
@@ -40,19 +52,36 @@ export function buildProfile(
   const curated = asn ? CURATED_ASNS.get(asn) : undefined;
   const byName = asnName ? classifyByName(asnName) : null;
   // Precedence (README.md): published ranges and lists, then the curated table, then name heuristics.
-  const datacenter =
-    cloud !== null ||
-    (flags & FLAG.DATACENTER_LIST) !== 0 ||
-    entry?.datacenter === true ||
-    curated?.kind === 'hosting' ||
-    (!curated && byName === 'hosting');
+  const datacenterBy: ProfileBasis['datacenter'] =
+    cloud !== null
+      ? 'cloud'
+      : (flags & FLAG.DATACENTER_LIST) !== 0
+        ? 'list'
+        : entry?.datacenter === true
+          ? 'asn-list'
+          : curated?.kind === 'hosting'
+            ? 'curated'
+            : !curated && byName === 'hosting'
+              ? 'name'
+              : null;
+  const datacenter = datacenterBy !== null;
   let connectionType: ConnectionType;
-  if (datacenter) connectionType = 'datacenter';
-  else if (curated && curated.kind !== 'hosting')
+  let connectionBy: ProfileBasis['connection'];
+  if (datacenter) {
+    connectionType = 'datacenter';
+    connectionBy = 'datacenter';
+  } else if (curated && curated.kind !== 'hosting') {
     connectionType = curated.kind === 'isp' ? 'residential' : curated.kind;
-  else if (byName === 'education' || byName === 'mobile') connectionType = byName;
-  else connectionType = 'residential';
-  const provider = cloud ?? (datacenter ? (curated?.provider ?? null) : null);
+    connectionBy = 'curated';
+  } else if (byName === 'education' || byName === 'mobile') {
+    connectionType = byName;
+    connectionBy = 'name';
+  } else {
+    connectionType = 'residential';
+    connectionBy = 'default';
+  }
+  const curatedProvider = datacenter ? (curated?.provider ?? null) : null;
+  const provider = cloud ?? curatedProvider;
   const isVpn = (flags & FLAG.VPN) !== 0 || entry?.vpn === true;
   const isTor = (flags & FLAG.TOR_EXIT) !== 0;
   const netrep: NetrepFlags = {
@@ -96,5 +125,11 @@ export function buildProfile(
     threat: Object.freeze(scoreThreat(c)) as Threat,
     flags,
     asnDrop,
+    basis: {
+      datacenter: datacenterBy,
+      connection: connectionBy,
+      provider: cloud !== null ? 'cloud' : curatedProvider !== null ? 'curated' : null,
+      vpnByAsn: entry?.vpn === true,
+    },
   };
 }

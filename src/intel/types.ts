@@ -126,6 +126,20 @@ export const AsnReputation = Type.Object({
 });
 export type AsnReputation = Static<typeof AsnReputation>;
 
+export const ProvenanceEntry = Type.Object({
+  sources: Type.Array(Type.String(), {
+    description:
+      'Source ids (dataset manifest, `netrep dataset list`), or netrep-* for a documented rule of ours',
+  }),
+  dataset_version: Type.Integer({ description: 'The dataset version that holds these sources' }),
+});
+
+export const Provenance = Type.Record(Type.String(), ProvenanceEntry, {
+  description:
+    'For each netrep flag and label answered (keys are field paths such as `netrep.cloud_provider`, `country`, `prefix`, `threat.spamhaus_drop`): where it came from',
+});
+export type Provenance = Static<typeof Provenance>;
+
 export const IpAnswerExtended = Type.Composite([
   IpAnswer,
   Type.Object({
@@ -140,6 +154,7 @@ export const IpAnswerExtended = Type.Composite([
     geo_stability: Type.Optional(GeoStability),
     ownership_timeline: Type.Optional(Type.Array(OwnershipChange)),
     asn_reputation: Type.Optional(AsnReputation),
+    provenance: Type.Optional(Provenance),
   }),
 ]);
 export type IpAnswerExtended = Static<typeof IpAnswerExtended>;
