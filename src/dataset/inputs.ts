@@ -225,7 +225,7 @@ function readUpstream(into: Inputs, spec: SourceSpec, bytes: Buffer): void {
       const r = spec.format === 'vultr-json' ? parseVultrGeofeed(bytes) : parseGeofeedCsv(bytes);
       // A provider's own geofeed is also its range publication (Linode, Vultr, DigitalOcean).
       if (spec.label)
-        for (const x of r.rows)
+        for (const x of [...r.rows, ...r.prefixesOnly])
           into.cloud.push({
             family: x.family,
             start: x.start,

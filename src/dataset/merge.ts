@@ -101,6 +101,8 @@ interface Layer {
   pieces: Pieces;
   value: (winner: number) => number;
   source: (winner: number) => string | null;
+  /** The winning input row's own first and last address (a piece may be only part of it). */
+  row: (winner: number) => AddrRange;
 }
 
 function layerOf<T extends AddrRange>(
@@ -110,7 +112,12 @@ function layerOf<T extends AddrRange>(
   source: (r: T) => string | null = () => null,
 ): Layer {
   const pieces = flattenNarrowest(rows.map((r) => ({ start: r.start, end: r.end, rank: rank(r) })));
-  return { pieces, value: (w) => value(rows[w] as T), source: (w) => source(rows[w] as T) };
+  return {
+    pieces,
+    value: (w) => value(rows[w] as T),
+    source: (w) => source(rows[w] as T),
+    row: (w) => rows[w] as T,
+  };
 }
 
 const NONE = -1;
@@ -267,8 +274,10 @@ function sweep(layers: Layer[], orgIds: Int32Array, ctx: MergeContext, maxAddr: 
     starts: [],
     recs: [],
     nets: [],
-    netStarts: netLayer.pieces.starts,
-    netEnds: netLayer.pieces.ends,
+    // The prefix is cut from the whole winning row: where a narrower row covers part of it,
+    // the piece left over is not the network (103.21.244.0/22 minus a /24 is no /24 network).
+    netStarts: netLayer.pieces.winners.map((w) => netLayer.row(w).start),
+    netEnds: netLayer.pieces.winners.map((w) => netLayer.row(w).end),
     asnStarts: asnLayer.pieces.starts,
     asnEnds: asnLayer.pieces.ends,
     asnAsns: asnLayer.pieces.winners.map((w) => asnLayer.value(w)),

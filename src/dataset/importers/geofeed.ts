@@ -25,13 +25,27 @@ function blank(v: string | undefined): string | null {
   return t === '' ? null : t;
 }
 
+/**
+ * A geofeed parse: rows with a valid location, the refused lines, and the prefixes of refused
+ * lines whose prefix itself is valid (`165.245.160.0/20,None`): not a location, but still the
+ * operator's publication of its own network, which provider geofeeds count as.
+ */
+export interface GeofeedParse extends ParseResult<GeofeedRow> {
+  prefixesOnly: AddrRange[];
+}
+
 function toRow(
   fields: (string | undefined)[],
-): { row: GeofeedRow; error: null } | { row: null; error: string } {
+): { row: GeofeedRow; error: null } | { row: null; error: string; prefix?: AddrRange } {
   const r = parseCidrRange((fields[0] ?? '').trim());
   if (!r) return { row: null, error: 'invalid prefix' };
   const country = blank(fields[1])?.toUpperCase() ?? null;
-  if (country !== null && !COUNTRY.test(country)) return { row: null, error: 'invalid country code' };
+  if (country !== null && !COUNTRY.test(country))
+    return {
+      row: null,
+      error: 'invalid country code',
+      prefix: { family: r.family, start: r.start, end: r.end },
+    };
   let region = blank(fields[2])?.toUpperCase() ?? null;
   if (region !== null && !REGION.test(region)) region = null;
   return {
@@ -53,7 +67,8 @@ function dedupe(rows: GeofeedRow[], rejected: RejectedLine[], where: number[]): 
   });
 }
 
-export function parseGeofeedCsv(input: TextInput): ParseResult<GeofeedRow> {
+export function parseGeofeedCsv(input: TextInput): GeofeedParse {
+  const prefixesOnly: AddrRange[] = [];
   const rows: GeofeedRow[] = [];
   const where: number[] = [];
   const rejected: RejectedLine[] = [];
@@ -67,17 +82,20 @@ export function parseGeofeedCsv(input: TextInput): ParseResult<GeofeedRow> {
       continue;
     }
     const r = toRow(fields);
-    if (!r.row) rejected.push({ line: i + 1, text: line, reason: r.error });
-    else {
+    if (!r.row) {
+      rejected.push({ line: i + 1, text: line, reason: r.error });
+      if (r.prefix) prefixesOnly.push(r.prefix);
+    } else {
       rows.push(r.row);
       where.push(i + 1);
     }
   }
-  return { rows: dedupe(rows, rejected, where), rejected };
+  return { rows: dedupe(rows, rejected, where), rejected, prefixesOnly };
 }
 
-export function parseVultrGeofeed(input: TextInput): ParseResult<GeofeedRow> & { asn: number | null } {
+export function parseVultrGeofeed(input: TextInput): GeofeedParse & { asn: number | null } {
   const doc = parseJsonDocument(input, 'Vultr geofeed');
+  const prefixesOnly: AddrRange[] = [];
   const rows: GeofeedRow[] = [];
   const where: number[] = [];
   const rejected: RejectedLine[] = [];
@@ -94,12 +112,14 @@ export function parseVultrGeofeed(input: TextInput): ParseResult<GeofeedRow> & {
       str(s['city']),
       str(s['postal_code']),
     ]);
-    if (!r.row) rejected.push({ line: i + 1, text: JSON.stringify(s), reason: r.error });
-    else {
+    if (!r.row) {
+      rejected.push({ line: i + 1, text: JSON.stringify(s), reason: r.error });
+      if (r.prefix) prefixesOnly.push(r.prefix);
+    } else {
       rows.push(r.row);
       where.push(i + 1);
     }
   });
   const asn = isRecord(doc) && typeof doc['asn'] === 'number' ? doc['asn'] : null;
-  return { rows: dedupe(rows, rejected, where), rejected, asn };
+  return { rows: dedupe(rows, rejected, where), rejected, asn, prefixesOnly };
 }

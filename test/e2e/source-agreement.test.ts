@@ -1,0 +1,498 @@
+/**
+ * Source agreement: the real binary builds a snapshot from the real upstream files of
+ * ../shared/data, the real server answers, and for every upstream file up to 200 entries
+ * (drawn with a seeded PRNG) are checked through `POST /v1/ip/batch` and
+ * `GET /v1/public/ip/{ip}` against the file itself, read by test/helpers/upstream-truth.ts
+ * (not by netrep's importers). Each entry is `agreed` (the flag, label, prefix, country,
+ * registry, RPKI status and threat line are what the row says, and provenance names the file),
+ * `explained` (a documented precedence rule let another source win, and that source really
+ * covers the address at least as narrowly), or `wrong`. The suite prints the table and fails on
+ * any wrong entry.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type SourceSpec, UPSTREAM_SOURCES } from '../../src/dataset/index.ts';
+import { startZoneServer, type ZoneServer } from '../helpers/dns-zone-server.ts';
+import { BIN, type NetrepProcess, runNetrep, startNetrep } from '../helpers/process.ts';
+import { repoPath, sharedDataPath } from '../helpers/shared-data.ts';
+import { tempDir } from '../helpers/stores.ts';
+import {
+  addressIn,
+  formatAddr,
+  narrowestCovering,
+  rangeOf,
+  readNpmCsv,
+  readTruth,
+  sample,
+  seededRandom,
+  type TruthFile,
+  type TruthRange,
+} from '../helpers/upstream-truth.ts';
+
+const PER_SOURCE = 200;
+const SEED = 20261124;
+
+type Verdict = 'agreed' | 'explained' | 'wrong';
+type Json = Record<string, unknown>;
+interface Answer {
+  ip: string;
+  prefix: string;
+  asn: number | null;
+  country: string | null;
+  rir: string | null;
+  bogon?: boolean;
+  netrep: Json & { cloud_provider?: string; ai_company?: string };
+  threat: { score: number; explanation: string[] };
+  rpki_status?: string;
+  asn_reputation?: Json;
+  provenance?: Record<string, { sources: string[]; dataset_version: number }>;
+}
+interface Sample {
+  spec: SourceSpec;
+  row: TruthRange | null;
+  asn: number | null;
+  family: 4 | 6;
+  addr: bigint;
+  ip: string;
+  answer?: Answer | null;
+  batch?: Json | null;
+}
+interface Tally {
+  sampled: number;
+  agreed: number;
+  explained: number;
+  wrong: number;
+  examples: string[];
+}
+
+const hashSeed = (s: string) => [...s].reduce((h, c) => (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0, SEED);
+const width = (r: { start: bigint; end: bigint }) => r.end - r.start;
+
+/** Worst of several verdicts: one wrong makes the entry wrong. */
+function combine(vs: Verdict[]): Verdict {
+  if (vs.includes('wrong')) return 'wrong';
+  return vs.includes('explained') ? 'explained' : 'agreed';
+}
+
+describe('source agreement with ../shared/data', () => {
+  const dir = tempDir('netrep-agree-');
+  let server: NetrepProcess | null = null;
+  let zone: ZoneServer | null = null;
+  afterAll(async () => {
+    await server?.stop();
+    await zone?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('every sampled entry of every upstream file agrees, or a documented rule explains it', {
+    timeout: 900_000,
+  }, async () => {
+    const env = {
+      NETREP_DATA_DIR: dir,
+      NETREP_LISTEN: '127.0.0.1:0',
+      NETREP_DNSBL_LISTEN: '',
+      NETREP_TRUSTED_PROXIES: '127.0.0.1/32',
+      NETREP_ADMIN_EMAIL: 'ops@example.test',
+      NETREP_ADMIN_PASSWORD: 'correct-horse-battery',
+    };
+    // 1. Build from the real files with the real binary.
+    const build = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(process.execPath, [BIN, 'dataset', 'build', '--from', sharedDataPath()], {
+        cwd: dir,
+        env: { ...process.env, ...env },
+      });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+      });
+      child.stderr.on('data', (d: Buffer) => {
+        out += d.toString();
+      });
+      child.on('exit', (code) => resolve({ code, out }));
+    });
+    expect(build.code, build.out).toBe(0);
+
+    // 2. Serve it; PTR lookups go to an empty zone on 127.0.0.1 (answered at once).
+    zone = await startZoneServer({});
+    server = await startNetrep({ ...env, NETREP_DNS_SERVERS: zone.servers[0] ?? '' }, 120_000);
+    const made = runNetrep(
+      ['keys', 'create', '--name', 'agree', '--tier', 'enterprise', '--permissions', 'ip:read,asn:read'],
+      env,
+    );
+    expect(made.status, made.stderr).toBe(0);
+    const key = made.stdout.trim().split('\n').at(-1) ?? '';
+    const base = server.url;
+    let client = 0;
+    // Anonymous routes are limited per client IP: each request names its own client through
+    // the trusted proxy (127.0.0.1), so the suite measures answers, not the limiter.
+    const publicGet = async (p: string): Promise<{ status: number; body: { data: Json } }> => {
+      const n = client++;
+      const res = await fetch(`${base}${p}`, {
+        headers: { 'x-forwarded-for': `198.18.${(n >> 8) & 255}.${n & 255}` },
+      });
+      return { status: res.status, body: (await res.json()) as { data: Json } };
+    };
+    const keyed = async (p: string, body?: unknown) => {
+      const res = await fetch(`${base}${p}`, {
+        method: body ? 'POST' : 'GET',
+        headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      return { status: res.status, body: (await res.json()) as { data: Json } };
+    };
+    const pool = async <T>(items: T[], n: number, f: (x: T) => Promise<void>) => {
+      let i = 0;
+      await Promise.all(
+        Array.from({ length: n }, async () => {
+          while (i < items.length) await f(items[i++] as T);
+        }),
+      );
+    };
+
+    // 3. The files, read on their own terms.
+    const truth = new Map<string, TruthFile>();
+    for (const spec of UPSTREAM_SOURCES) {
+      const file = sharedDataPath(spec.path);
+      if (fs.existsSync(file)) truth.set(spec.id, readTruth(file, spec.format));
+    }
+    const npm = (rel: string, kind: 'asn' | 'country') =>
+      readNpmCsv(repoPath('node_modules/@ip-location-db', rel), kind);
+    const npmTruth = new Map<string, TruthRange[]>();
+    const npmRanges = (id: string): TruthRange[] => {
+      let r = npmTruth.get(id);
+      if (!r) {
+        const kind = id === 'asn' ? 'asn' : 'country';
+        r = [...npm(`${id}/${id}-ipv4.csv`, kind), ...npm(`${id}/${id}-ipv6.csv`, kind)];
+        npmTruth.set(id, r);
+      }
+      return r;
+    };
+    /** The narrowest range source `id` has at addr (upstream file or npm package), or null. */
+    const coverOf = (id: string, family: 4 | 6, addr: bigint): TruthRange | null => {
+      const t = truth.get(id);
+      if (t) return narrowestCovering(t.ranges, family, addr);
+      if (id === 'asn' || id === 'geo-whois-asn-country' || id === 'asn-country')
+        return narrowestCovering(npmRanges(id), family, addr);
+      return null;
+    };
+    /** Another source named in provenance covers addr at most `max` wide (precedence). */
+    const otherWins = (
+      named: string[] | undefined,
+      self: string,
+      s: Sample,
+      max: bigint,
+      strict = false,
+    ): boolean =>
+      (named ?? []).some((id) => {
+        if (id === self) return false;
+        const c = coverOf(id, s.family, s.addr);
+        return c !== null && (strict ? width(c) < max : width(c) <= max);
+      });
+
+    // 4. Samples: up to 200 rows of every file, one seeded address in each.
+    const samples: Sample[] = [];
+    const asnSamples: { spec: SourceSpec; asns: number[] }[] = [];
+    for (const spec of UPSTREAM_SOURCES) {
+      const t = truth.get(spec.id);
+      if (!t) continue;
+      const random = seededRandom(hashSeed(spec.id));
+      if (t.asns.length > 0) {
+        asnSamples.push({ spec, asns: sample(t.asns, t.asns.length, random) });
+        continue;
+      }
+      for (const row of sample(
+        t.ranges.filter((r) => !r.exclude),
+        PER_SOURCE,
+        random,
+      )) {
+        const addr = addressIn(row, random);
+        // Within one file too the narrowest row holding the address is the one that speaks.
+        const own = narrowestCovering(t.ranges, row.family, addr) ?? row;
+        samples.push({
+          spec,
+          row: own,
+          asn: null,
+          family: row.family,
+          addr,
+          ip: formatAddr(row.family, addr),
+        });
+      }
+    }
+    // ASN lists: the first address of the ASN's first prefix (ASNs the ASN data holds).
+    await pool(asnSamples, 1, async ({ spec, asns }) => {
+      let taken = 0;
+      for (const asn of asns) {
+        if (taken >= PER_SOURCE) break;
+        const res = await keyed(`/v1/asn/${asn}?include_prefixes=true&prefix_limit=1`);
+        const first = (res.body.data.prefixes as { prefix: string }[] | undefined)?.[0]?.prefix;
+        const r = first ? rangeOf(first) : null;
+        if (spec.kind === 'asn-drop') {
+          // ASN-DROP ASNs need not hold addresses: the ASN answer itself carries the flag.
+          const pub = await publicGet(`/v1/public/asn/${asn}`);
+          samples.push({
+            spec,
+            row: null,
+            asn,
+            family: r?.family ?? 4,
+            addr: r?.start ?? 0n,
+            ip: r ? formatAddr(r.family, r.start) : '',
+            batch: pub.status === 200 ? (pub.body.data as Json) : null,
+          });
+          taken++;
+          continue;
+        }
+        if (!r) continue;
+        samples.push({
+          spec,
+          row: null,
+          asn,
+          family: r.family,
+          addr: r.start,
+          ip: formatAddr(r.family, r.start),
+        });
+        taken++;
+      }
+    });
+
+    // 5. Ask: the public answer of each, and the batch answer (1,000 a request).
+    await pool(
+      samples.filter((s) => s.ip !== ''),
+      8,
+      async (s) => {
+        const res = await publicGet(`/v1/public/ip/${encodeURIComponent(s.ip)}`);
+        s.answer = res.status === 200 ? (res.body.data as unknown as Answer) : null;
+      },
+    );
+    const ips = [...new Set(samples.filter((s) => s.ip !== '').map((s) => s.ip))];
+    const batch = new Map<string, Json | null>();
+    for (let i = 0; i < ips.length; i += 1000) {
+      const res = await keyed('/v1/ip/batch', { ips: ips.slice(i, i + 1000) });
+      expect(res.status).toBe(200);
+      for (const [ip, a] of Object.entries(res.body.data)) batch.set(ip, a as Json | null);
+    }
+
+    // RFC 6811 over the ROA file, for the answered prefix and origin.
+    const roas = new Map<string, { asn: number; maxLength: number }[]>();
+    for (const r of truth.get('rpki')?.ranges ?? []) {
+      const k = `${r.family}/${r.prefixLength}/${r.start}`;
+      const list = roas.get(k) ?? [];
+      list.push({ asn: r.asn ?? 0, maxLength: r.maxLength ?? 0 });
+      roas.set(k, list);
+    }
+    const expectedRpki = (family: 4 | 6, prefix: string, origin: number | null): string => {
+      const p = rangeOf(prefix);
+      if (!p || p.prefixLength === undefined) return 'not-found';
+      const bits = family === 4 ? 32 : 128;
+      let covered = false;
+      for (let l = p.prefixLength; l >= 0; l--) {
+        const host = BigInt(bits - l);
+        const list = roas.get(`${family}/${l}/${(p.start >> host) << host}`);
+        if (!list) continue;
+        covered = true;
+        if (list.some((x) => origin && x.asn === origin && x.maxLength >= (p.prefixLength as number)))
+          return 'valid';
+      }
+      return covered ? 'invalid' : 'not-found';
+    };
+
+    // 6. Judge.
+    const DROP_LINES = ['prefix on Spamhaus DROP', 'prefix on Spamhaus EDROP', 'on Spamhaus ASN-DROP'];
+    const hasLine = (a: Answer, text: string) => a.threat.explanation.some((l) => l.includes(text));
+    const provOf = (a: Answer, field: string) => a.provenance?.[field]?.sources;
+    const flagVerdict = (a: Answer, on: boolean, field: string, id: string, needProv = true): Verdict =>
+      on && (!needProv || (provOf(a, field) ?? []).includes(id)) ? 'agreed' : 'wrong';
+    const lineVerdict = (a: Answer, line: string, alternatives: string[] = []): Verdict =>
+      hasLine(a, line) ? 'agreed' : alternatives.some((x) => hasLine(a, x)) ? 'explained' : 'wrong';
+    const labelVerdict = (s: Sample, a: Answer, field: 'cloud_provider' | 'ai_company'): Verdict => {
+      const row = s.row as TruthRange;
+      const named = provOf(a, `netrep.${field}`);
+      if (a.netrep[field] === s.spec.label)
+        return (named ?? []).includes(s.spec.id) || otherWins(named, s.spec.id, s, width(row))
+          ? 'agreed'
+          : 'wrong';
+      return otherWins(named, s.spec.id, s, width(row)) ? 'explained' : 'wrong';
+    };
+    const prefixVerdict = (s: Sample, a: Answer): Verdict => {
+      const row = s.row as TruthRange;
+      const p = rangeOf(a.prefix);
+      if (!p || p.start > s.addr || p.end < s.addr || p.start < row.start || p.end > row.end) return 'wrong';
+      if (p.start === row.start && p.end === row.end) return 'agreed';
+      return otherWins(provOf(a, 'prefix'), s.spec.id, s, width(row), true) ? 'explained' : 'wrong';
+    };
+    const countryVerdict = (s: Sample, a: Answer, geofeed: boolean): Verdict => {
+      const row = s.row as TruthRange;
+      if (!row.country || a.country === row.country) return 'agreed';
+      const named = provOf(a, 'country') ?? [];
+      // Narrowest wins; on equal width a geofeed beats RIR statistics, which beat geo-whois.
+      const wins = named.some((id) => {
+        if (id === s.spec.id) return false;
+        const c = coverOf(id, s.family, s.addr);
+        if (!c) return false;
+        const otherIsGeofeed = truth
+          .get(id)
+          ?.ranges.some((r) => r.country !== undefined && r.rir === undefined);
+        return width(c) < width(row) || (width(c) === width(row) && !geofeed && otherIsGeofeed === true);
+      });
+      return wins ? 'explained' : 'wrong';
+    };
+
+    const judge = (s: Sample): { verdict: Verdict; why: string } => {
+      const kind = s.spec.kind;
+      if (kind === 'asn-drop') {
+        const rep = (s.batch?.asn_reputation as Json | undefined) ?? null;
+        return rep?.provider_drop === true
+          ? { verdict: 'agreed', why: '' }
+          : { verdict: 'wrong', why: `AS${s.asn}: asn_reputation.provider_drop is not true` };
+      }
+      const a = s.answer;
+      if (!a) return { verdict: 'wrong', why: `${s.ip}: no public answer` };
+      const b = batch.get(a.ip);
+      if (
+        !b ||
+        JSON.stringify(b.netrep) !== JSON.stringify(a.netrep) ||
+        JSON.stringify(b.threat) !== JSON.stringify(a.threat)
+      )
+        return { verdict: 'wrong', why: `${s.ip}: batch and public answers differ` };
+      // Private, loopback and reserved space answers bogon: true and no flags (README).
+      if (a.bogon) return { verdict: 'explained', why: '' };
+      const n = a.netrep;
+      const rep = a.asn_reputation ?? {};
+      const id = s.spec.id;
+      const v: Verdict[] = [];
+      switch (kind) {
+        case 'tor-exit-addresses':
+        case 'tor-list':
+          v.push(
+            flagVerdict(a, n.is_tor_exit === true, 'netrep.is_tor_exit', id),
+            lineVerdict(a, 'Tor exit relay'),
+          );
+          break;
+        case 'vpn-list':
+          v.push(flagVerdict(a, n.is_vpn === true, 'netrep.is_vpn', id), lineVerdict(a, 'VPN network'));
+          break;
+        case 'vpn-asns':
+          v.push(flagVerdict(a, n.is_vpn === true, 'netrep.is_vpn', id), lineVerdict(a, 'VPN network'));
+          break;
+        case 'datacenter-list':
+        case 'datacenter-asns':
+          v.push(flagVerdict(a, n.is_datacenter === true, 'netrep.is_datacenter', id, false));
+          // CONTRACT §6: no datacenter points for a known company's crawler.
+          v.push(n.is_ai_crawler ? 'explained' : lineVerdict(a, 'datacenter network'));
+          break;
+        case 'cloud':
+          v.push(flagVerdict(a, n.is_datacenter === true, 'netrep.is_datacenter', id, false));
+          v.push(labelVerdict(s, a, 'cloud_provider'), prefixVerdict(s, a));
+          if (s.row?.country !== undefined) v.push(countryVerdict(s, a, true));
+          break;
+        case 'ai-crawler':
+          // The flag's provenance names the file whose label won (checked with the label).
+          v.push(flagVerdict(a, n.is_ai_crawler === true, 'netrep.is_ai_crawler', id, false));
+          v.push(labelVerdict(s, a, 'ai_company'), prefixVerdict(s, a));
+          break;
+        case 'geofeed':
+          v.push(countryVerdict(s, a, true), prefixVerdict(s, a));
+          if (s.spec.label) v.push(labelVerdict(s, a, 'cloud_provider'));
+          break;
+        case 'drop':
+          v.push(rep.provider_drop === true ? 'agreed' : 'wrong');
+          v.push(flagVerdict(a, true, 'threat.spamhaus_drop', id));
+          v.push(lineVerdict(a, DROP_LINES[0] as string));
+          break;
+        case 'edrop':
+          v.push(rep.provider_edrop === true ? 'agreed' : 'wrong');
+          v.push(flagVerdict(a, true, 'threat.spamhaus_edrop', id));
+          v.push(lineVerdict(a, DROP_LINES[1] as string, DROP_LINES));
+          break;
+        case 'uce1':
+        case 'uce2':
+        case 'uce3': {
+          const level = kind.slice(3);
+          // An rbldnsd `!` line carves its range out of the listing (narrowest wins).
+          const t = truth.get(id) as TruthFile;
+          let narrow: TruthRange | null = null;
+          for (const r of t.ranges)
+            if (
+              r.family === s.family &&
+              r.start <= s.addr &&
+              r.end >= s.addr &&
+              (!narrow || width(r) < width(narrow))
+            )
+              narrow = r;
+          const listed = rep[`uce_level${level}`] === true;
+          if (narrow?.exclude) v.push(listed ? 'wrong' : 'explained');
+          else {
+            v.push(listed ? 'agreed' : 'wrong', flagVerdict(a, true, `threat.uceprotect_level${level}`, id));
+            v.push(lineVerdict(a, `UCEPROTECT level ${level}`));
+          }
+          break;
+        }
+        case 'rir': {
+          const row = s.row as TruthRange;
+          if (a.rir === row.rir) v.push('agreed');
+          else v.push(otherWins(provOf(a, 'rir'), id, s, width(row)) ? 'explained' : 'wrong');
+          v.push(countryVerdict(s, a, false));
+          break;
+        }
+        case 'iana': {
+          const row = s.row as TruthRange;
+          // RIR statistics are narrower than a registry's /8 (or /12-/23) and win.
+          if (a.rir === row.rir) v.push('agreed');
+          else
+            v.push(
+              (provOf(a, 'rir') ?? []).some((x) => x.startsWith('rir-') && coverOf(x, s.family, s.addr))
+                ? 'explained'
+                : 'wrong',
+            );
+          break;
+        }
+        case 'rpki':
+          v.push(a.rpki_status === expectedRpki(s.family, a.prefix, a.asn) ? 'agreed' : 'wrong');
+          break;
+        default:
+          return { verdict: 'wrong', why: `no check for kind ${kind}` };
+      }
+      const verdict = combine(v);
+      return {
+        verdict,
+        why:
+          verdict === 'wrong'
+            ? `${s.ip} (${s.row?.text ?? `AS${s.asn}`}): ${JSON.stringify({ prefix: a.prefix, country: a.country, rir: a.rir, netrep: n, threat: a.threat.explanation, rpki: a.rpki_status, provenance: a.provenance })}`
+            : '',
+      };
+    };
+
+    const table = new Map<string, Tally>();
+    for (const s of samples) {
+      const t = table.get(s.spec.id) ?? { sampled: 0, agreed: 0, explained: 0, wrong: 0, examples: [] };
+      const { verdict, why } = judge(s);
+      t.sampled++;
+      t[verdict]++;
+      if (why && t.examples.length < 3) t.examples.push(why);
+      table.set(s.spec.id, t);
+    }
+    const rows = [...table].map(
+      ([id, t]) => `| ${id} | ${t.sampled} | ${t.agreed} | ${t.explained} | ${t.wrong} |`,
+    );
+    const total = [...table.values()].reduce(
+      (acc, t) => ({ s: acc.s + t.sampled, a: acc.a + t.agreed, e: acc.e + t.explained, w: acc.w + t.wrong }),
+      { s: 0, a: 0, e: 0, w: 0 },
+    );
+    const report = [
+      '| source | sampled | agreed | explained by precedence | wrong |',
+      '|---|---:|---:|---:|---:|',
+      ...rows,
+      `| **all ${table.size} sources** | ${total.s} | ${total.a} | ${total.e} | ${total.w} |`,
+    ].join('\n');
+    process.stdout.write(`\nsource agreement (seed ${SEED}):\n${report}\n`);
+    const wrong = [...table]
+      .filter(([, t]) => t.wrong > 0)
+      .map(([id, t]) => `${id}: ${t.examples.join('\n  ')}`);
+    if (process.env.NETREP_AGREEMENT_REPORT)
+      fs.writeFileSync(process.env.NETREP_AGREEMENT_REPORT, `${report}\n`);
+    // Every upstream file in shared/data was sampled.
+    const present = UPSTREAM_SOURCES.filter((s) => fs.existsSync(sharedDataPath(s.path))).map((s) => s.id);
+    expect([...table.keys()].sort()).toEqual(present.sort());
+    expect(wrong, wrong.join('\n')).toEqual([]);
+  });
+});
