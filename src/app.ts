@@ -24,7 +24,6 @@ import {
   createTrapSet,
   intelFactsOf,
   ipEnrichmentOf,
-  type StartedIntel,
   startIntel,
   withDeadline,
 } from './intel/index.ts';
@@ -152,26 +151,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     listedEventsSince: (ip, since) => blocklist.listedEventTimes(ip, since),
   };
   const telemetry = createTelemetry({ store, clock });
-  // Threat score signal: production pristine-trap hits of the last 30 days, held in memory.
-  let trapRead: (since: number) => Promise<string[]> = async () => [];
-  const trapSet = createTrapSet({ read: (since) => trapRead(since), clock });
-  const intelRef: { runtime: StartedIntel['runtime'] | null } = { runtime: null };
-  const reputation = createReputation({
-    store,
-    clock,
-    telemetry,
-    listings: listingFacts,
-    intel: options.intelFacts ?? intelFactsOf(() => intelRef.runtime?.current() ?? null),
-    onEvidenceRecorded: () => void trapSet.refresh(),
-  });
-  trapRead = (since) => reputation.recentPristineTrapIps(since);
-  const warmup = createWarmup({ store, clock, reputation });
   const blocklistMirror = await startBlocklistMirror({
     blocklist,
     clock,
     // The HTTP logger exists by the time the mirror's timer first reports.
     logger: { warn: (obj, msg) => http.log.warn(obj, msg), error: (obj, msg) => http.log.error(obj, msg) },
   });
+  // Threat score signal: production pristine-trap hits of the last 30 days, held in memory. The
+  // set is read from reputation evidence, and reputation reads the dataset the threat score uses:
+  // the set's reads (refresh, its timer) begin after reputation is built below.
+  const trapSet = createTrapSet({ read: (since) => reputation.recentPristineTrapIps(since), clock });
 
   const readiness = async (): Promise<ReadinessCheck[]> => {
     const checks: ReadinessCheck[] = [];
@@ -213,7 +202,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const intelRuntime =
     intel?.runtime ??
     createIntelRuntime({ ...intelOptions, reverseDns: withDeadline((ip) => dns.ptr(ip), 1000) });
-  intelRef.runtime = intelRuntime;
+  const reputation = createReputation({
+    store,
+    clock,
+    telemetry,
+    listings: listingFacts,
+    intel: options.intelFacts ?? intelFactsOf(() => intelRuntime.current()),
+    onEvidenceRecorded: () => void trapSet.refresh(),
+  });
+  const warmup = createWarmup({ store, clock, reputation });
   void trapSet.refresh();
   const services: HttpServices = {
     config,
