@@ -150,6 +150,15 @@ describe('source agreement with ../shared/data', () => {
       );
     };
 
+    // The issue that started this suite: Google's resolver answers Google's own name.
+    const google = await keyed('/v1/ip/8.8.8.8');
+    expect(google.body.data).toMatchObject({
+      asn: 15169,
+      asn_name: 'Google LLC',
+      prefix: '8.8.8.0/24',
+      netrep: { is_datacenter: true, cloud_provider: 'Google' },
+    });
+
     // 3. The files, read on their own terms.
     const truth = new Map<string, TruthFile>();
     for (const spec of UPSTREAM_SOURCES) {
@@ -488,8 +497,8 @@ describe('source agreement with ../shared/data', () => {
     const wrong = [...table]
       .filter(([, t]) => t.wrong > 0)
       .map(([id, t]) => `${id}: ${t.examples.join('\n  ')}`);
-    if (process.env.NETREP_AGREEMENT_REPORT)
-      fs.writeFileSync(process.env.NETREP_AGREEMENT_REPORT, `${report}\n`);
+    if (process.env.NETREP_TEST_AGREEMENT_REPORT)
+      fs.writeFileSync(process.env.NETREP_TEST_AGREEMENT_REPORT, `${report}\n`);
     // Every upstream file in shared/data was sampled.
     const present = UPSTREAM_SOURCES.filter((s) => fs.existsSync(sharedDataPath(s.path))).map((s) => s.id);
     expect([...table.keys()].sort()).toEqual(present.sort());
