@@ -20,6 +20,7 @@ export function registerServeCommands(program: Command): void {
       const out = process.stdout;
       out.write(`netrep ${app.store.dialect} store: ${app.store.location}\n`);
       out.write(`netrep listening on ${address} (docs: ${address}/docs)\n`);
+      if (app.metricsUrl) out.write(`netrep metrics on ${app.metricsUrl}/metrics\n`);
       const version = app.services.datasetVersion();
       out.write(
         version === null
