@@ -14,10 +14,9 @@ import {
   formatV6Words,
   pairsV4,
   searchIndexV4,
-  splitByPrefixV4,
-  splitByPrefixV6,
   topKeysOf,
 } from './engine.ts';
+import { splitByPrefixV4, splitByPrefixV6 } from './prefix-cut.ts';
 
 /**
  * A table of sorted starts with the snapshot's 16-bit bucket index (IPv4: one number each; IPv6:

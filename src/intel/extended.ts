@@ -1,0 +1,140 @@
+/**
+ * The anonymous answer's extras over the base lookup: organization and provider, RPKI origin
+ * validation, DB-IP geolocation and the country consensus, the ownership timeline and geo
+ * stability across dataset versions, the ASN's list reputation and provenance.
+ */
+import path from 'node:path';
+import type { Clock } from '../core/clock.ts';
+import type { ParsedIp } from '../core/ip.ts';
+import {
+  type DbipCityReader,
+  FLAG,
+  loadHistory,
+  NO_RECORD,
+  openDbipCity,
+  type Snapshot,
+} from '../dataset/index.ts';
+import { consensusOf, geolocationOf, type ProviderOpinion } from './geo.ts';
+import type { Lookup } from './lookup.ts';
+import { type Profile, unpackCountry } from './profile.ts';
+import { provenanceOf } from './provenance.ts';
+import { validateOrigin } from './rpki.ts';
+import { createHistoryIndex, geoStability, type HistoryIndex } from './timeline.ts';
+import type { AsnReputation, GeoStability, IpAnswerExtended } from './types.ts';
+
+// asn_reputation lists the reputation lists (DROP family, UCEPROTECT), not the classification sources.
+const REPUTATION_SOURCE = /^(spamhaus|uceprotect)/;
+
+export interface ExtendedAnswers {
+  lookupExtended(ip: ParsedIp): Promise<IpAnswerExtended | null>;
+  geoStability(ip: ParsedIp): GeoStability | null;
+  /** asn_reputation from a record's flags and the ASN's ASN-DROP entry. */
+  reputationOf(flags: number, asnDrop: boolean): AsnReputation;
+}
+
+export function createExtendedAnswers(options: {
+  snapshot: Snapshot;
+  lookup: Lookup;
+  profileOf: (rec: number) => Profile;
+  reverseDns?: ((ip: string) => Promise<string | null>) | undefined;
+  clock: Clock;
+}): ExtendedAnswers {
+  const { snapshot: s, profileOf, reverseDns, clock } = options;
+  const { lookup, recordAt } = options.lookup;
+  let dbip: Promise<DbipCityReader> | null = null;
+  let history: HistoryIndex | null = null;
+  const historyIndex = (): HistoryIndex => {
+    if (!history) {
+      const dataDir = path.dirname(path.dirname(s.dir));
+      history = createHistoryIndex(loadHistory(dataDir).filter((h) => h.to_version <= s.version));
+    }
+    return history;
+  };
+  const reputationSources = s.manifest.sources.map((x) => x.id).filter((id) => REPUTATION_SOURCE.test(id));
+  const datasetVersions = Object.fromEntries(
+    reputationSources.map((id) => [id, s.manifest.source_versions[id] ?? s.version]),
+  );
+
+  function reputationOf(flags: number, asnDrop: boolean): AsnReputation {
+    return {
+      uce_level1: (flags & FLAG.UCE1) !== 0,
+      uce_level2: (flags & FLAG.UCE2) !== 0,
+      uce_level3: (flags & FLAG.UCE3) !== 0,
+      provider_drop: (flags & FLAG.DROP) !== 0 || asnDrop,
+      provider_edrop: (flags & FLAG.EDROP) !== 0,
+      sources: reputationSources,
+      dataset_versions: datasetVersions,
+      last_checked: s.createdAt,
+    };
+  }
+
+  async function lookupExtended(ip: ParsedIp): Promise<IpAnswerExtended | null> {
+    const base = lookup(ip);
+    if (!base) return null;
+    const out: IpAnswerExtended = { ...base };
+    const hostname = reverseDns ? await reverseDns(ip.address).catch(() => null) : null;
+    if (hostname) out.hostname = hostname;
+    if (base.bogon) return out;
+    let value = 0n;
+    for (const x of ip.bytes) value = (value << 8n) | BigInt(x);
+    const rec = recordAt(ip.family, value);
+    if (rec === NO_RECORD) return out;
+    const p = profileOf(rec);
+    if (p.asnName) out.organization = p.asnName;
+    const provider = p.netrep.cloud_provider ?? p.asnName;
+    if (provider) out.provider = provider;
+    const [pfxText, lenText] = base.prefix.split('/');
+    const pfx = pfxText ?? '';
+    let network = 0n;
+    if (ip.family === 4) network = BigInt(pfx.split('.').reduce((a, o) => a * 256 + Number(o), 0));
+    else network = (value >> BigInt(128 - Number(lenText))) << BigInt(128 - Number(lenText));
+    if (s.manifest.counts.roas > 0)
+      out.rpki_status = validateOrigin(
+        ip.family === 4 ? s.roas4 : s.roas6,
+        ip.family,
+        network,
+        Number(lenText),
+        p.asn,
+      );
+    dbip ??= openDbipCity(s.manifest.dbip_city);
+    const city = (await dbip.catch(() => null))?.lookup(ip.address, ip.family) ?? null;
+    if (city) out.geolocation = geolocationOf(city);
+    const r = s.records;
+    const opinions: ProviderOpinion[] = [];
+    if (city) opinions.push({ provider: 'dbip-city', country: city.country, city: city.city });
+    opinions.push({
+      provider: 'geo-whois-asn-country',
+      country: unpackCountry(r.whoisCountry[rec] as number),
+      city: null,
+    });
+    opinions.push({
+      provider: 'asn-country',
+      country: unpackCountry(r.asnCountry[rec] as number),
+      city: null,
+    });
+    const gf = r.geofeed[rec] as number;
+    if (gf >= 0)
+      opinions.push({
+        provider: 'geofeed',
+        country: s.strings[s.geofeeds[gf * 4] as number] || null,
+        city: s.strings[s.geofeeds[gf * 4 + 2] as number] || null,
+      });
+    out.geo_consensus = consensusOf(opinions.filter((o) => o.country !== null));
+    const timeline = historyIndex().changesFor(ip.family, value);
+    out.ownership_timeline = timeline;
+    out.geo_stability = geoStability(timeline, clock());
+    out.asn_reputation = reputationOf(p.flags, p.asnDrop);
+    out.provenance = provenanceOf(s, rec, p);
+    return out;
+  }
+
+  function geoStabilityOf(ip: ParsedIp): GeoStability | null {
+    const base = lookup(ip);
+    if (!base || base.bogon) return null;
+    let value = 0n;
+    for (const x of ip.bytes) value = (value << 8n) | BigInt(x);
+    return geoStability(historyIndex().changesFor(ip.family, value), clock());
+  }
+
+  return { lookupExtended, geoStability: geoStabilityOf, reputationOf };
+}

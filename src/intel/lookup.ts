@@ -1,0 +1,266 @@
+/**
+ * The hot path: `lookup(ip)` is a bucketed binary search over the snapshot's intervals cut
+ * where the prefix changes, plus a cached per-interval template (profile and prefix); only the
+ * answer object is new. `recordAt` finds the record of any address (slower, no cut tables).
+ */
+import { intToIpv4, type ParsedIp } from '../core/ip.ts';
+import { NO_RECORD, type Snapshot } from '../dataset/index.ts';
+import { bogonV4, bogonV6 } from './bogon.ts';
+import {
+  blockLengthV4,
+  cidrAroundV6,
+  findPairV4,
+  findV4,
+  findV6,
+  findV6Fine,
+  formatV6Words,
+  pairsV4,
+  v6Words,
+} from './engine.ts';
+import { pieceHiV4, pieceLoV4, pieceV6, splitByPrefixV4, splitByPrefixV6 } from './prefix-cut.ts';
+import type { Profile } from './profile.ts';
+import { type Contribution, POINTS, scoreThreat } from './threat.ts';
+import type { IpAnswer, Threat, ThreatSignalSource } from './types.ts';
+
+const NO_SIGNALS: ThreatSignalSource = { listingFor: () => null, pristineTrapHitRecent: () => false };
+
+const BOGON_FLAGS = Object.freeze({
+  is_datacenter: false,
+  is_tor_exit: false,
+  is_proxy: false,
+  is_vpn: false,
+  is_residential: false,
+  is_mobile: false,
+  is_ai_crawler: false,
+});
+const BOGON_THREAT: Threat = Object.freeze({
+  score: 0,
+  level: 'low',
+  explanation: Object.freeze([]) as unknown as string[],
+});
+
+function bogonAnswer(ip: ParsedIp, prefix: string): IpAnswer {
+  return {
+    ip: ip.address,
+    prefix,
+    asn: null,
+    asn_name: null,
+    country: null,
+    rir: null,
+    connection_type: null,
+    bogon: true,
+    netrep: BOGON_FLAGS,
+    threat: BOGON_THREAT,
+  };
+}
+
+/** What an answer takes from a record's profile. */
+type AnswerProfile = Pick<
+  Profile,
+  'asn' | 'asnName' | 'country' | 'rir' | 'connectionType' | 'netrep' | 'contributions' | 'threat'
+>;
+
+/** A record's profile copied per interval (one object read on the hot path, not two). */
+interface IntervalTemplate extends AnswerProfile {
+  /** The prefix of every address of the (cut) interval. */
+  prefix: string;
+}
+
+/**
+ * A lazily filled table of n values: an Int32Array of slots into a packed array. (A plain
+ * `new Array(n)` of this size is a dictionary in V8: a hash lookup on every read.)
+ */
+export interface LazyTable<T> {
+  get(i: number): T | undefined;
+  set(i: number, value: T): void;
+}
+
+export function lazyTable<T>(n: number): LazyTable<T> {
+  const slots = new Int32Array(n).fill(-1);
+  const values: T[] = [];
+  return {
+    get: (i) => {
+      const k = slots[i] as number;
+      return k < 0 ? undefined : values[k];
+    },
+    set: (i, value) => {
+      const k = slots[i] as number;
+      if (k >= 0) values[k] = value;
+      else {
+        slots[i] = values.length;
+        values.push(value);
+      }
+    },
+  };
+}
+
+export interface Lookup {
+  lookup(ip: ParsedIp): IpAnswer | null;
+  /** The record of an address (NO_RECORD when none): for the extended and ASN answers. */
+  recordAt(family: 4 | 6, value: bigint): number;
+}
+
+export function createLookup(options: {
+  snapshot: Snapshot;
+  signals?: ThreatSignalSource;
+  profileOf: (rec: number) => Profile;
+}): Lookup {
+  const s = options.snapshot;
+  const signals = options.signals ?? NO_SIGNALS;
+  const profileOf = options.profileOf;
+  const words = new Uint32Array(4);
+
+  const hasSignals = options.signals !== undefined;
+
+  function threatFor(ip: string, p: AnswerProfile): Threat {
+    if (!hasSignals) return p.threat;
+    const listing = signals.listingFor(ip);
+    const trap = signals.pristineTrapHitRecent(ip);
+    if (!listing && !trap) return p.threat;
+    const c: Contribution[] = [];
+    if (listing) {
+      const bad = listing.type === 'malware' || listing.type === 'phishing';
+      c.push({
+        points: bad ? POINTS.listingMalware : POINTS.listingSpam,
+        reason: `active blocklist listing (${listing.type})`,
+      });
+    }
+    c.push(...p.contributions);
+    if (trap) c.push({ points: POINTS.trap, reason: 'pristine spam trap hit in the last 30 days' });
+    return scoreThreat(c);
+  }
+
+  function answerOf(ip: ParsedIp, t: IntervalTemplate): IpAnswer {
+    return {
+      ip: ip.address,
+      prefix: t.prefix,
+      asn: t.asn,
+      asn_name: t.asnName,
+      country: t.country,
+      rir: t.rir,
+      connection_type: t.connectionType,
+      bogon: false,
+      netrep: t.netrep,
+      threat: threatFor(ip.address, t),
+    };
+  }
+
+  function v6Value(): bigint {
+    return (
+      (BigInt(words[0] as number) << 96n) |
+      (BigInt(words[1] as number) << 64n) |
+      (BigInt(words[2] as number) << 32n) |
+      BigInt(words[3] as number)
+    );
+  }
+
+  // Per interval, built on first use: its record's profile and its prefix. One slot read and
+  // one object on the hot path instead of the record, piece and profile tables (each a likely
+  // cache miss on random addresses). The intervals are cut where the prefix changes
+  // (splitByPrefixV4/V6), so every template has its prefix and an answer reads it. IPv4: the
+  // slots sit beside the cut starts they are searched by (pairsV4), so the slot is in a cache
+  // line the search already read. IPv6: a packed array of slots (filled by push: `new Array(n)`
+  // of this size is a dictionary).
+  const cut4 = splitByPrefixV4(s.v4);
+  const pairs4 = pairsV4<IntervalTemplate>(cut4.starts);
+  const cut6 = splitByPrefixV6(s.v6);
+  const templates6: (IntervalTemplate | null)[] = [];
+  for (let k = 0; k < cut6.origin.length; k++) templates6.push(null);
+
+  function templateOf(p: Profile, prefix: string): IntervalTemplate {
+    return {
+      asn: p.asn,
+      asnName: p.asnName,
+      country: p.country,
+      rir: p.rir,
+      connectionType: p.connectionType,
+      netrep: p.netrep,
+      contributions: p.contributions,
+      threat: p.threat,
+      prefix,
+    };
+  }
+
+  /** The template of cut interval j (in snapshot interval i, record rec). */
+  function template4(j: number, i: number, rec: number): IntervalTemplate {
+    const start = cut4.starts[j] as number;
+    const len = blockLengthV4(pieceLoV4(s.v4, i), pieceHiV4(s.v4, i), start);
+    const network = len === 0 ? 0 : (start & (0xffffffff << (32 - len))) >>> 0;
+    const t = templateOf(profileOf(rec), `${intToIpv4(network)}/${len}`);
+    pairs4[2 * j + 1] = t;
+    return t;
+  }
+
+  const lo6 = new Uint32Array(4);
+  const hi6 = new Uint32Array(4);
+  const network6 = new Uint32Array(4);
+  const bcast6 = new Uint32Array(4);
+
+  /** The template of cut interval j (in snapshot interval i, record rec). */
+  function template6(j: number, i: number, rec: number): IntervalTemplate {
+    pieceV6(s.v6, i, lo6, hi6);
+    const len = cidrAroundV6(cut6.starts.subarray(j * 4, j * 4 + 4), lo6, hi6, network6, bcast6);
+    const n = network6;
+    const text = formatV6Words(n[0] as number, n[1] as number, n[2] as number, n[3] as number);
+    const t = templateOf(profileOf(rec), `${text}/${len}`);
+    templates6[j] = t;
+    return t;
+  }
+
+  function lookup(ip: ParsedIp): IpAnswer | null {
+    const b = ip.bytes;
+    if (ip.family === 4) {
+      const n =
+        (((b[0] as number) << 24) | ((b[1] as number) << 16) | ((b[2] as number) << 8) | (b[3] as number)) >>>
+        0;
+      const bogon = bogonV4(n);
+      if (bogon) return bogonAnswer(ip, bogon);
+      const j = findPairV4(pairs4, cut4.index, n);
+      if (j < 0) return null;
+      let t = pairs4[2 * j + 1] as IntervalTemplate | null;
+      if (t === null) {
+        const i = cut4.origin[j] as number;
+        const rec = s.v4.recs[i] as number;
+        if (rec === NO_RECORD) return null;
+        t = template4(j, i, rec);
+      }
+      return answerOf(ip, t);
+    }
+    v6Words(b, words);
+    const w0 = words[0] as number;
+    // Global unicast (2000::/3) outside the documentation blocks goes straight to the search.
+    if (w0 >>> 29 !== 1 || w0 === 0x20010db8 || w0 >>> 20 === 0x3ff) {
+      const bogon = bogonV6(w0, v6Value());
+      if (bogon) return bogonAnswer(ip, bogon);
+    }
+    const w1 = words[1] as number;
+    const j = findV6Fine(cut6.starts, cut6.fine, cut6.keys, w0, w1, words[2] as number, words[3] as number);
+    if (j < 0) return null;
+    let t = templates6[j] as IntervalTemplate | null;
+    if (t === null) {
+      const i = cut6.origin[j] as number;
+      const rec = s.v6.recs[i] as number;
+      if (rec === NO_RECORD) return null;
+      t = template6(j, i, rec);
+    }
+    return answerOf(ip, t);
+  }
+
+  function recordAt(family: 4 | 6, value: bigint): number {
+    const t = family === 4 ? s.v4 : s.v6;
+    let i: number;
+    if (family === 4) i = findV4(t, Number(value));
+    else {
+      const w = [96n, 64n, 32n, 0n].map((sh) => Number((value >> sh) & 0xffffffffn)) as [
+        number,
+        number,
+        number,
+        number,
+      ];
+      i = findV6(t, ...w);
+    }
+    return i < 0 ? NO_RECORD : (t.recs[i] as number);
+  }
+
+  return { lookup, recordAt };
+}
