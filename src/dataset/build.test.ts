@@ -6,7 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sharedDataPath } from '../../test/helpers/shared-data.ts';
 import { createManualClock, DAY_MS } from '../core/clock.ts';
 import { buildDataset } from './build.ts';
-import { listDatasetVersions, loadHistory, loadLatestSnapshot, loadSnapshot, NO_RECORD } from './snapshot.ts';
+import {
+  listDatasetVersions,
+  loadHistory,
+  loadLatestSnapshot,
+  loadSnapshot,
+  NO_RECORD,
+  sweepStaleBuilds,
+} from './snapshot.ts';
 import { UPSTREAM_SOURCES } from './sources.ts';
 import { FLAG } from './types.ts';
 
@@ -96,6 +103,37 @@ describe('buildDataset', () => {
       expect(listDatasetVersions(bad)).toEqual([]);
     } finally {
       rmSync(bad, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('killed builds', () => {
+  it('sweeps the temp directories of builds whose process is gone, and does so at every build', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'netrep-build-sweep-'));
+    try {
+      const root = path.join(dir, 'datasets');
+      mkdirSync(root, { recursive: true });
+      // A pid above Linux's pid_max (2^22) belongs to no process.
+      const dead = path.join(root, '.tmp-v3-4194305');
+      const live = path.join(root, `.tmp-v4-${process.pid}`);
+      mkdirSync(dead);
+      writeFileSync(path.join(dead, 'tables.bin'), 'half a snapshot');
+      mkdirSync(live);
+      expect(sweepStaleBuilds(dir)).toEqual(['.tmp-v3-4194305']);
+      expect(existsSync(dead)).toBe(false);
+      expect(existsSync(live)).toBe(true);
+      mkdirSync(dead);
+      const lines: string[] = [];
+      await buildDataset({
+        dataDir: dir,
+        clock,
+        npmDir: path.join(fixtures, 'npm-a'),
+        onProgress: (e) => lines.push(e.message),
+      });
+      expect(existsSync(dead)).toBe(false);
+      expect(lines).toContain('removed .tmp-v3-4194305 (a killed build)');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -23,6 +23,7 @@ import {
   NO_RECORD,
   SNAPSHOT_FORMAT,
   type Snapshot,
+  sweepStaleBuilds,
 } from './snapshot.ts';
 import type { SourceSpec } from './sources.ts';
 import { column, type TypedArray, writeTables } from './table-file.ts';
@@ -223,6 +224,7 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
   progress('merge', `IPv6: ${m6.starts.length} intervals, ${ctx.records.length} records`);
   const asns = asnTable(inputs, ctx, [m4, m6]);
 
+  for (const name of sweepStaleBuilds(options.dataDir)) progress('read', `removed ${name} (a killed build)`);
   const versions = listDatasetVersions(options.dataDir);
   const prev = versions[versions.length - 1];
   // Numbered past every v<N> directory, also those of an older snapshot format that are no
@@ -233,59 +235,65 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
   const tmp = path.join(root, `.tmp-v${version}-${process.pid}`);
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp);
-  const r = ctx.records;
-  const tables: Record<string, TypedArray> = {
-    ...familyTables(4, m4),
-    ...familyTables(6, m6),
-    'rec.asn': column(Uint32Array, 'rec.asn', r, (x) => x.asn),
-    'rec.org': column(Uint32Array, 'rec.org', r, (x) => x.org),
-    'rec.country': column(Uint16Array, 'rec.country', r, (x) => x.country),
-    'rec.whoisCountry': column(Uint16Array, 'rec.whoisCountry', r, (x) => x.whoisCountry),
-    'rec.asnCountry': column(Uint16Array, 'rec.asnCountry', r, (x) => x.asnCountry),
-    'rec.rir': column(Uint8Array, 'rec.rir', r, (x) => x.rir),
-    'rec.flags': column(Uint16Array, 'rec.flags', r, (x) => x.flags),
-    'rec.cloud': column(Uint32Array, 'rec.cloud', r, (x) => x.cloud),
-    'rec.ai': column(Uint32Array, 'rec.ai', r, (x) => x.ai),
-    'rec.geofeed': column(Int32Array, 'rec.geofeed', r, (x) => x.geofeed),
-    'rec.prov': column(Uint32Array, 'rec.prov', r, (x) => x.prov),
-    geofeeds: column(Uint32Array, 'geofeeds', ctx.geofeeds, (x) => x),
-    ...roaTables(inputs, 4),
-    ...roaTables(inputs, 6),
-  };
-  progress('write', `writing v${version}`);
-  const sections = writeTables(path.join(tmp, 'tables.bin'), tables);
-  const createdAt = new Date(options.clock()).toISOString();
-  const manifest: Manifest = {
-    format: SNAPSHOT_FORMAT,
-    version,
-    created_at: createdAt,
-    sources: inputs.sources,
-    source_versions: Object.fromEntries(inputs.sources.map((s) => [s.id, version])),
-    dbip_city: inputs.dbipCity,
-    counts: {
-      v4_intervals: m4.starts.length,
-      v6_intervals: m6.starts.length,
-      records: r.length,
-      asns: asns.length,
-      roas: inputs.roas.length,
-      changes: 0,
-    },
-    sections,
-  };
-  writeFileSync(path.join(tmp, 'strings.json'), JSON.stringify(ctx.interner.strings));
-  writeFileSync(path.join(tmp, 'asns.json'), JSON.stringify(asns));
-  writeFileSync(path.join(tmp, 'provenance.json'), JSON.stringify(ctx.provenances));
-  writeFileSync(path.join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 1));
-  if (prev) {
-    progress('history', `comparing with v${prev.version}`);
-    const history = diffSnapshots(loadSnapshot(prev.dir), loadSnapshot(tmp));
-    writeFileSync(path.join(tmp, 'history.json'), JSON.stringify(history));
-    manifest.counts.changes = history.changes.length;
-    writeFileSync(path.join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 1));
-  }
-  writeFeedRows({ dir: tmp, build: options, inputs, createdAt, previousDir: prev?.dir });
   const dir = path.join(root, `v${version}`);
-  renameSync(tmp, dir);
+  try {
+    const r = ctx.records;
+    const tables: Record<string, TypedArray> = {
+      ...familyTables(4, m4),
+      ...familyTables(6, m6),
+      'rec.asn': column(Uint32Array, 'rec.asn', r, (x) => x.asn),
+      'rec.org': column(Uint32Array, 'rec.org', r, (x) => x.org),
+      'rec.country': column(Uint16Array, 'rec.country', r, (x) => x.country),
+      'rec.whoisCountry': column(Uint16Array, 'rec.whoisCountry', r, (x) => x.whoisCountry),
+      'rec.asnCountry': column(Uint16Array, 'rec.asnCountry', r, (x) => x.asnCountry),
+      'rec.rir': column(Uint8Array, 'rec.rir', r, (x) => x.rir),
+      'rec.flags': column(Uint16Array, 'rec.flags', r, (x) => x.flags),
+      'rec.cloud': column(Uint32Array, 'rec.cloud', r, (x) => x.cloud),
+      'rec.ai': column(Uint32Array, 'rec.ai', r, (x) => x.ai),
+      'rec.geofeed': column(Int32Array, 'rec.geofeed', r, (x) => x.geofeed),
+      'rec.prov': column(Uint32Array, 'rec.prov', r, (x) => x.prov),
+      geofeeds: column(Uint32Array, 'geofeeds', ctx.geofeeds, (x) => x),
+      ...roaTables(inputs, 4),
+      ...roaTables(inputs, 6),
+    };
+    progress('write', `writing v${version}`);
+    const sections = writeTables(path.join(tmp, 'tables.bin'), tables);
+    const createdAt = new Date(options.clock()).toISOString();
+    const manifest: Manifest = {
+      format: SNAPSHOT_FORMAT,
+      version,
+      created_at: createdAt,
+      sources: inputs.sources,
+      source_versions: Object.fromEntries(inputs.sources.map((s) => [s.id, version])),
+      dbip_city: inputs.dbipCity,
+      counts: {
+        v4_intervals: m4.starts.length,
+        v6_intervals: m6.starts.length,
+        records: r.length,
+        asns: asns.length,
+        roas: inputs.roas.length,
+        changes: 0,
+      },
+      sections,
+    };
+    writeFileSync(path.join(tmp, 'strings.json'), JSON.stringify(ctx.interner.strings));
+    writeFileSync(path.join(tmp, 'asns.json'), JSON.stringify(asns));
+    writeFileSync(path.join(tmp, 'provenance.json'), JSON.stringify(ctx.provenances));
+    writeFileSync(path.join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 1));
+    if (prev) {
+      progress('history', `comparing with v${prev.version}`);
+      const history = diffSnapshots(loadSnapshot(prev.dir), loadSnapshot(tmp));
+      writeFileSync(path.join(tmp, 'history.json'), JSON.stringify(history));
+      manifest.counts.changes = history.changes.length;
+      writeFileSync(path.join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 1));
+    }
+    writeFeedRows({ dir: tmp, build: options, inputs, createdAt, previousDir: prev?.dir });
+    renameSync(tmp, dir);
+  } catch (err) {
+    // Nothing half-written stays behind (a killed build's directory is swept at the next start).
+    rmSync(tmp, { recursive: true, force: true });
+    throw err;
+  }
   progress('done', `dataset v${version} written to ${dir}`);
   return { version, dir, snapshot: loadSnapshot(dir) };
 }

@@ -25,6 +25,7 @@ export {
   type RecordTable,
   type RoaTable,
   type Snapshot,
+  sweepStaleBuilds,
 } from './snapshot.ts';
 export { type SourceSpec, UPSTREAM_SOURCES } from './sources.ts';
 export { type AsnEntry, FLAG, type Manifest, type ProgressEvent, RIRS, type SourceInfo } from './types.ts';

@@ -2,7 +2,7 @@
  * Snapshot directories `<dataDir>/datasets/v<N>/`: manifest.json, tables.bin (typed arrays),
  * strings.json, asns.json, history.json. Immutable once renamed into place.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Provenance } from './merge.ts';
 import { TableFile } from './table-file.ts';
@@ -177,6 +177,35 @@ export interface DatasetVersion {
   dir: string;
   createdAt: string;
   sources: number;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the process exists but is not ours to signal.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the `.tmp-v<N>-<pid>` directories of builds whose process is gone (a build killed
+ * before its rename leaves one, about 50 MB on the full data). Runs at every build and when a
+ * server's dataset runtime starts; a live build's directory is left alone. Returns the names
+ * removed.
+ */
+export function sweepStaleBuilds(dataDir: string, alive: (pid: number) => boolean = processAlive): string[] {
+  const root = datasetsDir(dataDir);
+  if (!existsSync(root)) return [];
+  const removed: string[] = [];
+  for (const name of readdirSync(root)) {
+    const m = /^\.tmp-v\d+-(\d+)$/.exec(name);
+    if (!m || alive(Number(m[1]))) continue;
+    rmSync(path.join(root, name), { recursive: true, force: true });
+    removed.push(name);
+  }
+  return removed;
 }
 
 /** The highest N of any `v<N>` directory, whatever its format (0 when none). */

@@ -5,7 +5,7 @@
  */
 import { type Clock, systemClock } from '../core/clock.ts';
 import type { ParsedIp } from '../core/ip.ts';
-import { buildDataset, loadLatestSnapshot, type ProgressEvent } from '../dataset/index.ts';
+import { buildDataset, loadLatestSnapshot, type ProgressEvent, sweepStaleBuilds } from '../dataset/index.ts';
 import {
   type AnswerCache,
   type CachedAnswer,
@@ -57,6 +57,8 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
   let state: RuntimeState = 'empty';
   let failure: string | null = null;
   let building: Promise<void> | null = null;
+  // A build killed before its rename (a crash, SIGKILL, a full disk) left its temp directory.
+  for (const name of sweepStaleBuilds(options.dataDir)) log(`removed ${name}: a build that did not finish`);
   const cache: AnswerCache = createAnswerCache({
     max: options.cacheSize ?? 100_000,
     ...(options.signals ? { signals: options.signals } : {}),
