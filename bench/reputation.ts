@@ -17,7 +17,9 @@ import { createTestStore, type StoreKind } from '../test/helpers/stores.ts';
 
 const IPS = 200;
 const IN_FLIGHT = 16;
-const DURATION_MS = 3000;
+const DURATION_MS = 2000;
+const ROUNDS = 3;
+const WARMUP_KEYS = 400;
 const NOW = Date.parse('2026-06-15T12:00:00Z');
 
 const ipOf = (i: number) => `45.${40 + Math.floor(i / 50)}.${i % 50}.10`;
@@ -34,21 +36,21 @@ interface Result {
   p99: number;
 }
 
-async function drive(send: (i: number) => Promise<number>): Promise<Result> {
+async function drive(send: (i: number, worker: number) => Promise<number>): Promise<Result> {
   const latencies: number[] = [];
   let n = 0;
   const end = performance.now() + DURATION_MS;
-  const loop = async () => {
+  const loop = async (worker: number) => {
     while (performance.now() < end) {
       const i = n++;
       const t0 = performance.now();
-      const status = await send(i);
+      const status = await send(i, worker);
       if (status !== 200) throw new Error(`status ${status} at request ${i}`);
       latencies.push(performance.now() - t0);
     }
   };
   const start = performance.now();
-  await Promise.all(Array.from({ length: IN_FLIGHT }, loop));
+  await Promise.all(Array.from({ length: IN_FLIGHT }, (_, worker) => loop(worker)));
   const elapsed = performance.now() - start;
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
@@ -80,13 +82,16 @@ async function benchStore(kind: StoreKind): Promise<void> {
   });
   try {
     const { user } = await app.services.accounts.createUser({ email: 'bench@example.test', role: 'admin' });
-    const make = (permissions: ('admin' | 'telemetry:write')[]) =>
+    const make = (
+      permissions: ('admin' | 'telemetry:write' | 'email:read')[],
+      features: 'telemetry_ingest'[] = [],
+    ) =>
       app.services.accounts.createKey({
         ownerId: user.id,
         name: 'bench',
         tier: 'enterprise',
         permissions,
-        features: [],
+        features,
       });
     const admin = (await make(['admin'])).key;
     const tele = (await make(['telemetry:write'])).key;
@@ -158,37 +163,162 @@ async function benchStore(kind: StoreKind): Promise<void> {
     const data = probe.json().data as { factors: unknown[]; history: unknown[] };
     if (data.history.length !== 30) throw new Error(`history has ${data.history.length} points`);
 
-    const healthz = await drive(async () => (await app.http.inject({ url: '/healthz' })).statusCode);
-    const single = await drive(async (i) => {
-      const res = await app.http.inject({
-        url: `/v1/email/ip/${ipOf(i % IPS)}/reputation`,
-        remoteAddress: nextClient(),
-      });
-      if (res.statusCode !== 200) throw new Error(res.body);
-      return res.statusCode;
-    });
-    const batchIps = Array.from({ length: 100 }, (_, k) => ipOf(k * 2));
-    const batch = await drive(
-      async () =>
-        (
-          await app.http.inject({
-            method: 'POST',
-            url: '/v1/email/reputation/batch',
-            payload: { ips: batchIps },
-            remoteAddress: nextClient(),
-          })
-        ).statusCode,
-    );
     const f = (n: number) => Math.round(n).toLocaleString('en-US');
     const ms = (n: number) => n.toFixed(2);
+
+    // Warm-up is limited to 60/min per key: a ring of keys keeps the limit out of the way.
+    const warmKeys = await Promise.all(
+      Array.from({ length: WARMUP_KEYS }, async () => (await make(['email:read'])).key),
+    );
+    // Each in-flight worker classifies for its own owner: one owner's pool is classified by one
+    // caller at a time (its rows are locked for the classification).
+    const poolKeys: string[] = [];
+    for (let w = 0; w < IN_FLIGHT; w++) {
+      const owner = await app.services.accounts.createUser({
+        email: `pool${w}@example.test`,
+        role: 'member',
+      });
+      const made = await app.services.accounts.createKey({
+        ownerId: owner.user.id,
+        name: 'pool',
+        tier: 'enterprise',
+        permissions: ['email:read'],
+        features: ['telemetry_ingest'],
+      });
+      poolKeys.push(made.key);
+    }
+    const batchIps = Array.from({ length: 100 }, (_, k) => ipOf(k * 2));
+    const poolIps = Array.from({ length: 50 }, (_, k) => ipOf(k * 4 + 1));
+    // Ingest goes to addresses the reads above never see (10.x is not scored; 46.x is fresh).
+    let ingestSeq = 0;
+    const freshIp = (n: number) => `46.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+
+    const contenders: Record<string, () => Promise<Result>> = {
+      healthz: () => drive(async () => (await app.http.inject({ url: '/healthz' })).statusCode),
+      single: () =>
+        drive(async (i) => {
+          const res = await app.http.inject({
+            url: `/v1/email/ip/${ipOf(i % IPS)}/reputation`,
+            remoteAddress: nextClient(),
+          });
+          if (res.statusCode !== 200) throw new Error(res.body);
+          return res.statusCode;
+        }),
+      batch: () =>
+        drive(
+          async () =>
+            (
+              await app.http.inject({
+                method: 'POST',
+                url: '/v1/email/reputation/batch',
+                payload: { ips: batchIps },
+                remoteAddress: nextClient(),
+              })
+            ).statusCode,
+        ),
+      warmup: () =>
+        drive(async (i) => {
+          const res = await app.http.inject({
+            url: `/v1/email/ip/${ipOf(i % IPS)}/warmup`,
+            headers: { 'x-api-key': warmKeys[i % warmKeys.length] ?? '' },
+          });
+          if (res.statusCode !== 200) throw new Error(res.body);
+          return res.statusCode;
+        }),
+      pool: () =>
+        drive(async (_, worker) => {
+          const res = await app.http.inject({
+            method: 'POST',
+            url: '/v1/email/pool/classify',
+            headers: { 'x-api-key': poolKeys[worker] ?? '' },
+            payload: { ips: poolIps },
+          });
+          if (res.statusCode !== 200) throw new Error(res.body);
+          return res.statusCode;
+        }),
+      telemetryIngest: () =>
+        drive(async () => {
+          const base = ingestSeq;
+          ingestSeq += 100;
+          const observations = Array.from({ length: 100 }, (_, k) => ({
+            ip: freshIp((base + k) % 2000),
+            bounce_rate: (k % 8) / 100,
+            complaint_rate: (k % 3) / 1000,
+            volume_24h: 100 * k,
+            observed_at: toIso(NOW - ((base + k) % 40) * 3_600_000),
+          }));
+          const res = await app.http.inject({
+            method: 'POST',
+            url: '/v1/email/telemetry/ingest',
+            headers: { 'x-api-key': tele },
+            payload: { observations },
+          });
+          if (res.statusCode !== 200) throw new Error(res.body);
+          return res.statusCode;
+        }),
+      evidenceIngest: () =>
+        drive(async () => {
+          const base = ingestSeq;
+          ingestSeq += 100;
+          const events = Array.from({ length: 100 }, (_, k) => ({
+            ip: freshIp((base + k) % 2000),
+            kind: kinds[k % 4],
+            observed_at: toIso(NOW - (((base + k) * 0.37) % 60) * DAY_MS),
+            synthetic: k % 9 === 0,
+            source: 'bench',
+          }));
+          const res = await app.http.inject({
+            method: 'POST',
+            url: '/v1/admin/evidence',
+            headers: { 'x-api-key': admin },
+            payload: { events },
+          });
+          if (res.statusCode !== 200) throw new Error(res.body);
+          return res.statusCode;
+        }),
+    };
+    // Contenders take turns round by round so each meets the same moments of a shared machine;
+    // the best round of each counts, and every round is listed.
+    const rounds: Record<string, Result[]> = {};
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const [name, run] of Object.entries(contenders)) {
+        const list = rounds[name] ?? [];
+        list.push(await run());
+        rounds[name] = list;
+      }
+    }
+    const best = (name: string): Result =>
+      (rounds[name] ?? []).reduce((a, b) => (b.rps > a.rps ? b : a), { rps: 0, p50: 0, p99: 0 });
+    const spread = (name: string, scale = 1) =>
+      `rounds ${(rounds[name] ?? []).map((r) => f(r.rps * scale)).join(' ')}`;
+    const healthz = best('healthz');
+    const single = best('single');
+    const batch = best('batch');
+    const warm = best('warmup');
+    const pool = best('pool');
+    const tIngest = best('telemetryIngest');
+    const eIngest = best('evidenceIngest');
+    const ratios = (name: string, scale = 1) =>
+      (rounds[name] ?? [])
+        .map((r, i) => ((r.rps * scale) / (rounds['healthz']?.[i]?.rps ?? Number.NaN)).toFixed(3))
+        .join(' ');
     console.log(
-      `reputation ${kind}: GET /v1/email/ip/{ip}/reputation (${data.factors.length} factors, 30-day history) ${f(single.rps)} req/s, p50 ${ms(single.p50)} ms, p99 ${ms(single.p99)} ms`,
+      `reputation ${kind}: reference GET /healthz ${f(healthz.rps)} req/s, p99 ${ms(healthz.p99)} ms (${spread('healthz')})`,
     );
     console.log(
-      `reputation ${kind}: POST /v1/email/reputation/batch (100 IPs) ${f(batch.rps)} req/s = ${f(batch.rps * 100)} IPs/s, p99 ${ms(batch.p99)} ms`,
+      `reputation ${kind}: GET /v1/email/ip/{ip}/reputation (${data.factors.length} factors, 30-day history) ${f(single.rps)} req/s, p50 ${ms(single.p50)} ms, p99 ${ms(single.p99)} ms; ratio to /healthz ${(single.rps / healthz.rps).toFixed(3)} (per round ${ratios('single')})`,
     );
     console.log(
-      `reputation ${kind}: reference GET /healthz ${f(healthz.rps)} req/s, p99 ${ms(healthz.p99)} ms; reputation/healthz ratio ${(single.rps / healthz.rps).toFixed(3)}, batch IPs/healthz ratio ${((batch.rps * 100) / healthz.rps).toFixed(3)}`,
+      `reputation ${kind}: POST /v1/email/reputation/batch (100 IPs) ${f(batch.rps)} req/s = ${f(batch.rps * 100)} IPs/s, p99 ${ms(batch.p99)} ms (${spread('batch', 100)} IPs/s)`,
+    );
+    console.log(
+      `reputation ${kind}: GET /v1/email/ip/{ip}/warmup ${f(warm.rps)} req/s, p99 ${ms(warm.p99)} ms; ratio to /healthz ${(warm.rps / healthz.rps).toFixed(3)} (per round ${ratios('warmup')})`,
+    );
+    console.log(
+      `reputation ${kind}: POST /v1/email/pool/classify (50 IPs) ${f(pool.rps)} req/s = ${f(pool.rps * 50)} IPs/s, p99 ${ms(pool.p99)} ms (${spread('pool', 50)} IPs/s)`,
+    );
+    console.log(
+      `reputation ${kind}: ingest telemetry (100 per request) ${f(tIngest.rps * 100)} observations/s (${spread('telemetryIngest', 100)}); evidence (100 per request) ${f(eIngest.rps * 100)} events/s (${spread('evidenceIngest', 100)})`,
     );
   } finally {
     await app.close();

@@ -149,6 +149,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     activeListing: async (ip) => (await blocklist.check(ip))?.type ?? null,
     activeCountInSubnet24: (ip) => blocklist.activeCountInSubnet24(ip),
     listedEventsSince: (ip, since) => blocklist.listedEventTimes(ip, since),
+    factsForMany: (ips, since) => blocklist.listingFactsMany(ips, since),
   };
   const telemetry = createTelemetry({ store, clock });
   const blocklistMirror = await startBlocklistMirror({

@@ -316,6 +316,42 @@ export function createBlocklist(deps: BlocklistDeps) {
       return await store.listedEventTimes(requireIp(ipInput).address, sinceMs);
     },
 
+    /**
+     * For reputation (spec §2.5 listing signals), several addresses with one read per table:
+     * each address's active listing type, its `listed` event times at or after `sinceMs`, and
+     * the active listings of its /24 (itself included; null for IPv6).
+     */
+    async listingFactsMany(
+      ipInputs: readonly string[],
+      sinceMs: number,
+    ): Promise<
+      Map<
+        string,
+        { activeListing: ListingType | null; listedEvents: number[]; subnetActiveListings: number | null }
+      >
+    > {
+      const ips = ipInputs.map(requireIp);
+      const addresses = [...new Set(ips.map((ip) => ip.address))];
+      const subnets = [...new Set(ips.flatMap((ip) => (ip.subnet24 === null ? [] : [ip.subnet24])))];
+      const now = clock();
+      const [active, events, counts] = await Promise.all([
+        store.activeListings(addresses, now),
+        store.listedEventTimesMany(addresses, sinceMs),
+        store.countActiveInSubnets(subnets, now),
+      ]);
+      const types = new Map(active.map((r) => [r.ip, toListing(r).type]));
+      return new Map(
+        ips.map((ip) => [
+          ip.address,
+          {
+            activeListing: types.get(ip.address) ?? null,
+            listedEvents: events.get(ip.address) ?? [],
+            subnetActiveListings: ip.subnet24 === null ? null : (counts.get(ip.subnet24) ?? 0),
+          },
+        ]),
+      );
+    },
+
     /** Id of the newest event (0 when none): the starting cursor for `changesSince`. */
     async lastEventId(): Promise<number> {
       return await store.lastEventId();

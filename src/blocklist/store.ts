@@ -68,6 +68,10 @@ export interface BlocklistStore {
   countEvents(): Promise<number>;
   countActiveInSubnet24(subnet24: string, now: number): Promise<number>;
   listedEventTimes(ip: string, since: number): Promise<number[]>;
+  /** Active listings per /24 of the subnets given (a subnet without any is absent). */
+  countActiveInSubnets(subnets: readonly string[], now: number): Promise<Map<string, number>>;
+  /** `listed` event times per address at or after `since`, oldest first (no events: absent). */
+  listedEventTimesMany(ips: readonly string[], since: number): Promise<Map<string, number[]>>;
   eventsAfter(id: number, limit: number): Promise<{ id: number; ip: string }[]>;
   eventsByIds(ids: readonly number[]): Promise<{ id: number; ip: string }[]>;
   hasDue(now: number): Promise<boolean>;
@@ -217,6 +221,35 @@ export function createBlocklistStore(db: Kysely<Database>, dialect: DialectName)
         .orderBy('performed_at')
         .execute();
       return rows.map((r) => Number(r.performed_at));
+    },
+    async countActiveInSubnets(subnets, now) {
+      if (subnets.length === 0) return new Map();
+      const rows = await db
+        .selectFrom('blocklist_listings')
+        .select((eb) => ['subnet24', eb.fn.countAll<number>().as('n')])
+        .where('subnet24', 'in', [...subnets])
+        .where(active(now))
+        .groupBy('subnet24')
+        .execute();
+      return new Map(rows.map((r) => [r.subnet24 ?? '', Number(r.n)]));
+    },
+    async listedEventTimesMany(ips, since) {
+      const out = new Map<string, number[]>();
+      if (ips.length === 0) return out;
+      const rows = await db
+        .selectFrom('blocklist_events')
+        .select(['ip', 'performed_at'])
+        .where('ip', 'in', [...ips])
+        .where('action', '=', 'listed')
+        .where('performed_at', '>=', since)
+        .orderBy('performed_at')
+        .execute();
+      for (const r of rows) {
+        const list = out.get(r.ip) ?? [];
+        list.push(Number(r.performed_at));
+        out.set(r.ip, list);
+      }
+      return out;
     },
     async eventsAfter(id, limit) {
       const rows = await db

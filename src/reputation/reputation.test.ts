@@ -64,7 +64,10 @@ describe.each(STORE_KINDS)('createReputation (%s)', (kind) => {
       await locker.connect();
       try {
         await locker.query('begin');
-        await locker.query(`lock table ${handle.pgSchema}.reputation_evidence in access exclusive mode`);
+        // The raw rows and the rollups the answer reads (issue 18) are both locked.
+        await locker.query(
+          `lock table ${handle.pgSchema}.reputation_evidence, ${handle.pgSchema}.reputation_evidence_days in access exclusive mode`,
+        );
         const started = Date.now();
         await expect(reputation.forIp('45.33.71.1')).rejects.toMatchObject({ code: 'EVIDENCE_UNAVAILABLE' });
         expect(Date.now() - started).toBeLessThan(3000);

@@ -6,10 +6,22 @@ import type { Telemetry, TelemetryFacts } from '../telemetry/index.ts';
 import { deriveEvidence, type TelemetryRow } from './evidence.ts';
 import { type EvidenceInput, validateEvidenceBody, validateEvidenceEvent } from './evidence-input.ts';
 import { dailyHistory, HISTORY_DAYS } from './history.ts';
-import { EVIDENCE_WINDOW_MS, scoreReputation } from './score.ts';
-import type { IntelFacts, ListingFacts } from './sources.ts';
-import { createReputationStore, type FcrdnsRecord, type ReputationStore } from './store.ts';
-import { subnetOf, summarizeSubnet } from './subnet.ts';
+import {
+  type CountedEvidence,
+  countRecent,
+  EVIDENCE_WINDOW_MS,
+  scoreCounted,
+  scoreReputation,
+} from './score.ts';
+import type { IntelFacts, ListingFacts, ListingSummary } from './sources.ts';
+import {
+  type ComputationRecord,
+  createReputationStore,
+  type FcrdnsRecord,
+  type KindCounts,
+  type ReputationStore,
+} from './store.ts';
+import { type SubnetMember, subnetOf, summarizeSubnet } from './subnet.ts';
 import type {
   BatchReputationItem,
   FcrdnsResult,
@@ -17,7 +29,9 @@ import type {
   ReputationData,
   ScoreResult,
   SubnetSummary,
+  TelemetrySnapshot,
 } from './types.ts';
+import { addCounts, NO_EVENTS, type RawRange, tallyWindow, windowDays } from './window.ts';
 
 /** One scored address with the facts other modules (warm-up, pool) reuse. */
 export interface Assessment extends ScoreResult {
@@ -49,6 +63,15 @@ export interface Reputation {
   neighbors(rawIp: string): Promise<SubnetSummary>;
   /** Scores an already normalized address and stores the computation. */
   assess(ip: string): Promise<Assessment>;
+  /** The same for several normalized addresses, one read per table; answers in input order. */
+  assessMany(ips: readonly string[]): Promise<Assessment[]>;
+  /**
+   * Scores an address from the raw rows, as the model was first written (every event, every
+   * observation); stores nothing. The rollup path must always agree with it.
+   */
+  assessFromScratch(ip: string): Promise<Assessment>;
+  /** Rollup rows that disagree with the raw rows they summarise (empty when consistent). */
+  checkRollups(): Promise<string[]>;
   /** POST /v1/admin/evidence: each event validated on its own; accepted ones in one transaction. */
   recordEvidence(body: unknown): Promise<EvidenceResult>;
   /** Addresses with production pristine-trap evidence observed at or after `since` (threat score). */
@@ -119,17 +142,145 @@ function parseOrThrow(raw: string, what = 'ip'): ParsedIp {
   return parsed;
 }
 
+const EMPTY_TELEMETRY: TelemetryFacts = { latest: null, earliest: null, firstSending: null };
+
+function snapshotOf(facts: TelemetryFacts): TelemetrySnapshot | null {
+  const t = facts.latest;
+  if (t === null) return null;
+  return {
+    bounceRate: t.bounceRate,
+    complaintRate: t.complaintRate,
+    volume24h: t.volume24h,
+    observedAt: t.observedAt,
+  };
+}
+
+/** The age anchor: the earliest production observation of either kind (CONTRACT §7). */
+function anchorOf(evidenceFirst: number | null, facts: TelemetryFacts): number | null {
+  const t = facts.earliest?.observedAt ?? null;
+  if (evidenceFirst === null) return t;
+  return t === null ? evidenceFirst : Math.min(evidenceFirst, t);
+}
+
 export function createReputation(options: ReputationOptions): Reputation {
   const { clock, telemetry, listings, intel } = options;
   const rows: ReputationStore = createReputationStore(options.store.db);
   const timeoutMs = options.evidenceTimeoutMs ?? 5000;
 
-  async function assessAt(ip: string, now: number): Promise<Assessment> {
+  async function listingsFor(ips: readonly string[], since: number): Promise<Map<string, ListingSummary>> {
+    if (listings.factsForMany) return await listings.factsForMany(ips, since);
+    const entries = await Promise.all(
+      ips.map(async (ip): Promise<[string, ListingSummary]> => {
+        const [activeListing, listedEvents, subnetActiveListings] = await Promise.all([
+          listings.activeListing(ip),
+          listings.listedEventsSince(ip, since),
+          subnetOf(ip) === null ? Promise.resolve(null) : listings.activeCountInSubnet24(ip),
+        ]);
+        return [ip, { activeListing, listedEvents, subnetActiveListings }];
+      }),
+    );
+    return new Map(entries);
+  }
+
+  /** Raw counts for the days the window cuts through: one read per distinct cut. */
+  async function countCuts(
+    ips: readonly string[],
+    cuts: readonly RawRange[][],
+  ): Promise<Map<string, KindCounts>> {
+    const groups = new Map<string, { range: RawRange; ips: string[] }>();
+    cuts.forEach((ranges, i) => {
+      for (const range of ranges) {
+        const key = `${range.from} ${range.to}`;
+        const group = groups.get(key) ?? { range, ips: [] };
+        group.ips.push(ips[i] as string);
+        groups.set(key, group);
+      }
+    });
+    const out = new Map<string, KindCounts>();
+    const results = await Promise.all(
+      [...groups.values()].map((g) => rows.evidenceCounts(g.ips, g.range.from, g.range.to)),
+    );
+    for (const counts of results) {
+      for (const [ip, c] of counts) out.set(ip, addCounts(out.get(ip) ?? NO_EVENTS, c));
+    }
+    return out;
+  }
+
+  /**
+   * The rollup path: the facts of many addresses with one read per table (evidence rollups,
+   * telemetry summary, FCrDNS, listings), scored at `now`. Stores nothing.
+   */
+  async function scoreMany(ips: readonly string[], now: number): Promise<Assessment[]> {
+    const since = now - EVIDENCE_WINDOW_MS;
+    const { fromDay, toDay } = windowDays(since, now);
+    const [rollups, tele, fcrdnsRows, listed] = await Promise.all([
+      rows.evidenceRollups(ips, fromDay, toDay),
+      telemetry.factsForMany(ips),
+      rows.fcrdnsForMany(ips),
+      listingsFor(ips, since),
+    ]);
+    const tallies = ips.map((ip) => tallyWindow(rollups.get(ip)?.days ?? [], since, now));
+    const cut = tallies.some((t) => t.raw.length > 0)
+      ? await countCuts(
+          ips,
+          tallies.map((t) => t.raw),
+        )
+      : new Map<string, KindCounts>();
+    return ips.map((ip, i) => {
+      const facts = tele.get(ip) ?? EMPTY_TELEMETRY;
+      const listing = listed.get(ip) ?? { activeListing: null, listedEvents: [], subnetActiveListings: null };
+      const fcrdns = fcrdnsRows.get(ip) ?? null;
+      const status = fcrdnsStatus(fcrdns);
+      const inWindow = addCounts(tallies[i]?.counts ?? NO_EVENTS, cut.get(ip) ?? NO_EVENTS);
+      const evidence: CountedEvidence = {
+        ip,
+        activeListing: listing.activeListing,
+        telemetry: snapshotOf(facts),
+        geoChangeCount: intel.geoChangeCount90d(ip),
+        fcrdns: status,
+        firstObservedAt: anchorOf(rollups.get(ip)?.firstAt ?? null, facts),
+        datacenter: intel.datacenter(ip),
+        subnetActiveListings: listing.subnetActiveListings,
+      };
+      const result = scoreCounted(
+        evidence,
+        { ...inWindow, listed: countRecent(listing.listedEvents, now) },
+        now,
+      );
+      return {
+        ...result,
+        ip,
+        listed: listing.activeListing !== null,
+        fcrdns,
+        fcrdnsStatus: status,
+        telemetry: facts,
+        subnetActiveListings: listing.subnetActiveListings,
+        computedAt: now,
+      };
+    });
+  }
+
+  const computationOf = (a: Assessment): ComputationRecord => ({
+    ip: a.ip,
+    subnet: subnetOf(a.ip),
+    score: a.score,
+    level: a.level,
+    computedAt: a.computedAt,
+  });
+
+  async function assessMany(ips: readonly string[], now: number): Promise<Assessment[]> {
+    const assessed = await scoreMany(ips, now);
+    await rows.saveComputations(assessed.map(computationOf));
+    return assessed;
+  }
+
+  /** The model as first written: every raw event and observation read, nothing stored. */
+  async function fromScratch(ip: string, now: number): Promise<Assessment> {
     const since = now - EVIDENCE_WINDOW_MS;
     const subnet = subnetOf(ip);
     const [evidence, tele, fcrdns, activeListing, listedEvents, subnetCount] = await Promise.all([
       rows.evidenceFor(ip, since),
-      telemetry.factsFor(ip),
+      telemetry.rawFactsFor(ip),
       rows.fcrdnsFor(ip),
       listings.activeListing(ip),
       listings.listedEventsSince(ip, since),
@@ -147,10 +298,8 @@ export function createReputation(options: ReputationOptions): Reputation {
       datacenter: intel.datacenter(ip),
       subnetActiveListings: subnetCount,
     });
-    const result = scoreReputation(record, now);
-    await rows.saveComputation({ ip, subnet, score: result.score, level: result.level, computedAt: now });
     return {
-      ...result,
+      ...scoreReputation(record, now),
       ip,
       listed: activeListing !== null,
       fcrdns,
@@ -165,27 +314,60 @@ export function createReputation(options: ReputationOptions): Reputation {
     return summarizeSubnet(subnet, await rows.subnetScores(subnet), activeListings);
   }
 
-  const assess = (ip: string) => readEvidence(timeoutMs, () => assessAt(ip, clock()));
+  const assess = (ip: string) =>
+    readEvidence(timeoutMs, async () => (await assessMany([ip], clock()))[0] as Assessment);
 
   return {
     assess,
+    assessMany: (ips) => readEvidence(timeoutMs, () => assessMany(ips, clock())),
+    assessFromScratch: (ip) => readEvidence(timeoutMs, () => fromScratch(ip, clock())),
+
+    async checkRollups() {
+      const problems = await rows.rollupMismatches();
+      for (const ip of await telemetry.summarizedIps()) {
+        const [summary, raw] = await Promise.all([telemetry.factsFor(ip), telemetry.rawFactsFor(ip)]);
+        if (JSON.stringify(summary) !== JSON.stringify(raw)) {
+          problems.push(
+            `telemetry_ip_summary: ${ip} holds ${JSON.stringify(summary)}, raw rows say ${JSON.stringify(raw)}`,
+          );
+        }
+      }
+      return problems;
+    },
 
     forIp(rawIp) {
       const ip = parseOrThrow(rawIp).address;
       return readEvidence(timeoutMs, async () => {
         const now = clock();
-        const a = await assessAt(ip, now);
         const subnet = subnetOf(ip);
-        const [points, summary] = await Promise.all([
+        // Every read at once; this computation joins the history and the /24 in memory exactly
+        // as the stored rows will hold it once it is saved (the later computation wins).
+        const [assessed, points, members] = await Promise.all([
+          scoreMany([ip], now),
           rows.historyFor(ip, utcDay(now - (HISTORY_DAYS - 1) * DAY_MS)),
-          subnet === null ? Promise.resolve(null) : subnetSummary(subnet, a.subnetActiveListings ?? 0),
+          subnet === null ? Promise.resolve(null) : rows.subnetScores(subnet),
         ]);
+        const a = assessed[0] as Assessment;
+        await rows.saveComputations([computationOf(a)]);
+        // A stored row dated after now (a clock moved back) is never replaced by this one.
+        const current = { ip, score: a.score, computedAt: now };
+        const today = utcDay(now);
+        const heldToday = points.find((p) => utcDay(p.computedAt) === today && p.computedAt > now);
+        const history = heldToday
+          ? points
+          : [...points.filter((p) => utcDay(p.computedAt) !== today), current];
+        let summary: SubnetSummary | null = null;
+        if (subnet !== null && members !== null) {
+          const held = members.find((m) => m.ip === ip && m.computedAt > now);
+          const list: SubnetMember[] = [...members.filter((m) => m.ip !== ip), held ?? current];
+          summary = summarizeSubnet(subnet, list, a.subnetActiveListings ?? 0);
+        }
         return {
           ip,
           score: a.score,
           level: a.level,
           factors: a.factors,
-          history: dailyHistory(points, now),
+          history: dailyHistory(history, now),
           subnet: summary,
           blocklist: { listed: a.listed },
           fcrdns: a.fcrdns === null ? null : fcrdnsResult(a.fcrdns),
@@ -205,14 +387,9 @@ export function createReputation(options: ReputationOptions): Reputation {
         }
         if (!ips.includes(parsed.address)) ips.push(parsed.address);
       });
-      const now = clock();
-      const items: BatchReputationItem[] = [];
-      // The deadline applies to each address: a batch of 100 is not 100 times as urgent.
-      for (const ip of ips) {
-        const a = await readEvidence(timeoutMs, () => assessAt(ip, now));
-        items.push({ ip, score: a.score, level: a.level });
-      }
-      return items;
+      // One read per table for the whole batch, under one deadline.
+      const assessed = await readEvidence(timeoutMs, () => assessMany(ips, clock()));
+      return assessed.map((a): BatchReputationItem => ({ ip: a.ip, score: a.score, level: a.level }));
     },
 
     neighbors(rawIp) {

@@ -35,7 +35,7 @@ export function levelForScore(score: number): ReputationLevel {
 }
 
 /** Events in [now - 30 days, now]; events dated after now are not counted. */
-function countRecent(times: readonly number[], now: number): number {
+export function countRecent(times: readonly number[], now: number): number {
   let n = 0;
   for (const t of times) if (t <= now && t >= now - EVIDENCE_WINDOW_MS) n++;
   return n;
@@ -45,7 +45,38 @@ function percent(rate: number): string {
   return `${Number((rate * 100).toPrecision(6))} %`;
 }
 
+/** Events of each signal counted in the window [now - 30 days, now]. */
+export interface SignalCounts {
+  pristine: number;
+  recycled: number;
+  typo: number;
+  honeypot: number;
+  listed: number;
+}
+
+/** The evidence record without its event times: what the model needs besides the counts. */
+export type CountedEvidence = Omit<EvidenceRecord, 'trapHits' | 'honeypotEvents' | 'listedEvents'>;
+
+/** Counts the record's event times in the window (the from-scratch path). */
+export function countSignals(evidence: EvidenceRecord, now: number): SignalCounts {
+  return {
+    pristine: countRecent(evidence.trapHits.pristine, now),
+    recycled: countRecent(evidence.trapHits.recycled, now),
+    typo: countRecent(evidence.trapHits.typo, now),
+    honeypot: countRecent(evidence.honeypotEvents, now),
+    listed: countRecent(evidence.listedEvents, now),
+  };
+}
+
 export function scoreReputation(evidence: EvidenceRecord, now: number): ScoreResult {
+  return scoreCounted(evidence, countSignals(evidence, now), now);
+}
+
+/**
+ * The model over window counts: the rollup path counts from daily buckets, the from-scratch
+ * path from event times (countSignals); both end here, so they cannot drift apart.
+ */
+export function scoreCounted(evidence: CountedEvidence, counts: SignalCounts, now: number): ScoreResult {
   const factors: Factor[] = [];
   const add = (name: FactorName, impact: number, detail: string) => {
     factors.push({ name, impact, detail });
@@ -58,7 +89,7 @@ export function scoreReputation(evidence: EvidenceRecord, now: number): ScoreRes
     add('blocklist_listing', -40, `active ${evidence.activeListing} listing on the blocklist`);
   }
 
-  const pristine = countRecent(evidence.trapHits.pristine, now);
+  const pristine = counts.pristine;
   if (pristine > 0) {
     signalTypes++;
     add(
@@ -68,8 +99,7 @@ export function scoreReputation(evidence: EvidenceRecord, now: number): ScoreRes
     );
   }
 
-  const recycled = countRecent(evidence.trapHits.recycled, now);
-  const typo = countRecent(evidence.trapHits.typo, now);
+  const { recycled, typo } = counts;
   if (recycled + typo > 0) {
     signalTypes++;
     add(
@@ -79,7 +109,7 @@ export function scoreReputation(evidence: EvidenceRecord, now: number): ScoreRes
     );
   }
 
-  const honeypot = countRecent(evidence.honeypotEvents, now);
+  const honeypot = counts.honeypot;
   if (honeypot > 0) {
     signalTypes++;
     add('smtp_honeypot', -15, `${honeypot} SMTP honeypot event(s) in the last 30 days`);
@@ -123,7 +153,7 @@ export function scoreReputation(evidence: EvidenceRecord, now: number): ScoreRes
     );
   }
 
-  const listedEvents = countRecent(evidence.listedEvents, now);
+  const listedEvents = counts.listed;
   if (listedEvents > 0) {
     add(
       'listing_history',

@@ -11,6 +11,20 @@ export interface ListingFacts {
   activeCountInSubnet24(ip: string): Promise<number>;
   /** Times (epoch ms) of the address's `listed` events at or after `sinceMs`. */
   listedEventsSince(ip: string, sinceMs: number): Promise<number[]>;
+  /**
+   * The three facts for many addresses at once (one read per table). Optional: without it,
+   * the single-address calls above are made for each address.
+   */
+  factsForMany?(ips: readonly string[], sinceMs: number): Promise<Map<string, ListingSummary>>;
+}
+
+/** The listing facts of one address. */
+export interface ListingSummary {
+  activeListing: ListingType | null;
+  /** Times of `listed` events at or after the `sinceMs` asked for. */
+  listedEvents: number[];
+  /** Active listings in the /24 (the address itself included); null for IPv6. */
+  subnetActiveListings: number | null;
 }
 
 /**

@@ -1,6 +1,6 @@
 /** Saves and reads evidence, FCrDNS results and score computations; no rules here. */
-import type { Generated, Kysely } from 'kysely';
-import { utcDay } from '../core/clock.ts';
+import { type Generated, type Kysely, sql, type Transaction } from 'kysely';
+import { DAY_MS, utcDay } from '../core/clock.ts';
 import type { Database } from '../store/schema.ts';
 import type { EvidenceEvent, EvidenceKind } from './evidence.ts';
 import type { EvidenceInput } from './evidence-input.ts';
@@ -43,8 +43,28 @@ export interface ReputationLatestTable {
   computed_at: number;
 }
 
+/** Per address: the earliest production evidence (the evidence half of the age anchor). */
+export interface ReputationEvidenceIpsTable {
+  ip: string;
+  first_at: number;
+}
+
+/** Per address and UTC day number (epoch ms / 86 400 000): production events by kind. */
+export interface ReputationEvidenceDaysTable {
+  ip: string;
+  day: number;
+  pristine: number;
+  recycled: number;
+  typo: number;
+  honeypot: number;
+  first_at: number;
+  last_at: number;
+}
+
 declare module '../store/schema.ts' {
   interface Database {
+    reputation_evidence_ips: ReputationEvidenceIpsTable;
+    reputation_evidence_days: ReputationEvidenceDaysTable;
     reputation_evidence: ReputationEvidenceTable;
     reputation_fcrdns: ReputationFcrdnsTable;
     reputation_computations: ReputationComputationsTable;
@@ -79,6 +99,31 @@ export interface PristineTrapSource {
   source: string | null;
 }
 
+/** One day of an address's production evidence, as the rollup holds it. */
+export interface EvidenceDay {
+  day: number;
+  pristine: number;
+  recycled: number;
+  typo: number;
+  honeypot: number;
+  firstAt: number;
+  lastAt: number;
+}
+
+/** The rollup of one address: its earliest production evidence and the days asked for. */
+export interface EvidenceRollup {
+  firstAt: number | null;
+  days: EvidenceDay[];
+}
+
+/** Production events by kind. */
+export interface KindCounts {
+  pristine: number;
+  recycled: number;
+  typo: number;
+  honeypot: number;
+}
+
 export interface ReputationStore {
   /** Writes all events of one request in one transaction. */
   insertEvidence(events: readonly EvidenceInput[], createdAt: number): Promise<void>;
@@ -87,6 +132,19 @@ export interface ReputationStore {
    * production event (the age anchor) when that is older.
    */
   evidenceFor(ip: string, since: number): Promise<EvidenceEvent[]>;
+  /** Rollups of many addresses: days `fromDay`..`toDay` (day numbers), in one read per table. */
+  evidenceRollups(
+    ips: readonly string[],
+    fromDay: number,
+    toDay: number,
+  ): Promise<Map<string, EvidenceRollup>>;
+  /** Production events by address and kind observed in [from, to] (raw rows: a cut day). */
+  evidenceCounts(ips: readonly string[], from: number, to: number): Promise<Map<string, KindCounts>>;
+  /** Every day of every address's rollup and what the raw rows say it should be (the check). */
+  rollupMismatches(): Promise<string[]>;
+  fcrdnsForMany(ips: readonly string[]): Promise<Map<string, FcrdnsRecord>>;
+  /** Stores computations of several addresses in one transaction. */
+  saveComputations(cs: readonly ComputationRecord[]): Promise<void>;
   /** Distinct addresses with production pristine-trap evidence observed at or after `since`. */
   pristineTrapIpsSince(since: number): Promise<string[]>;
   saveFcrdns(record: FcrdnsRecord): Promise<void>;
@@ -96,12 +154,172 @@ export interface ReputationStore {
   /** Stored daily points of an address from `sinceDay` (YYYY-MM-DD) on. */
   historyFor(ip: string, sinceDay: string): Promise<Computation[]>;
   /** Latest scores of the addresses of one /24. */
-  subnetScores(subnet: string): Promise<{ ip: string; score: number }[]>;
+  subnetScores(subnet: string): Promise<{ ip: string; score: number; computedAt: number }[]>;
   /** Production (non-synthetic) pristine trap hits observed in [since, until], one row per address, by ip. */
   pristineTrapSources(since: number, until: number): Promise<PristineTrapSource[]>;
 }
 
+const KIND_COLUMN: Record<EvidenceKind, keyof KindCounts> = {
+  pristine_trap: 'pristine',
+  recycled_trap: 'recycled',
+  typo_trap: 'typo',
+  smtp_honeypot: 'honeypot',
+};
+
+interface RollupDayRow {
+  ip: string;
+  day: number;
+  pristine: number;
+  recycled: number;
+  typo: number;
+  honeypot: number;
+  first_at: number;
+  last_at: number;
+}
+
+const countOf = (kind: EvidenceKind) => sql.raw(`sum(case when kind = '${kind}' then 1 else 0 end)`);
+
+/** Lines in one list and not the other, named after the table they describe. */
+function diff(expected: string[], stored: string[], table: string): string[] {
+  const want = new Set(expected);
+  const have = new Set(stored);
+  return [
+    ...[...want].filter((k) => !have.has(k)).map((k) => `${table}: missing or wrong ${k}`),
+    ...[...have].filter((k) => !want.has(k)).map((k) => `${table}: unexpected ${k}`),
+  ];
+}
+
+function fcrdnsRecord(row: ReputationFcrdnsTable): FcrdnsRecord {
+  return {
+    ip: row.ip,
+    ptrHostname: row.ptr_hostname,
+    forwardMatch: Number(row.forward_match) === 1,
+    forwardIps: JSON.parse(row.forward_ips) as string[],
+    lastCheckedAt: Number(row.last_checked_at),
+    lastObservedAt: row.last_observed_at === null ? null : Number(row.last_observed_at),
+  };
+}
+
+const D = 'reputation_evidence_days';
+const I = 'reputation_evidence_ips';
+
+/** Folds the production events of one request into the rollups (same transaction as the rows). */
+async function updateRollups(trx: Transaction<Database>, events: readonly EvidenceInput[]): Promise<void> {
+  const days = new Map<string, ReputationEvidenceDaysTable>();
+  const firsts = new Map<string, number>();
+  for (const e of events) {
+    if (e.synthetic) continue;
+    const day = Math.floor(e.observedAt / DAY_MS);
+    const k = `${e.ip} ${day}`;
+    let row = days.get(k);
+    if (row === undefined) {
+      row = {
+        ip: e.ip,
+        day,
+        pristine: 0,
+        recycled: 0,
+        typo: 0,
+        honeypot: 0,
+        first_at: e.observedAt,
+        last_at: e.observedAt,
+      };
+      days.set(k, row);
+    }
+    row[KIND_COLUMN[e.kind]]++;
+    row.first_at = Math.min(row.first_at, e.observedAt);
+    row.last_at = Math.max(row.last_at, e.observedAt);
+    firsts.set(e.ip, Math.min(firsts.get(e.ip) ?? e.observedAt, e.observedAt));
+  }
+  if (days.size === 0) return;
+  // A stable order, so concurrent writers lock rollup rows in the same order.
+  const dayRows = [...days.values()].sort((a, b) => (a.ip < b.ip ? -1 : a.ip > b.ip ? 1 : a.day - b.day));
+  await trx
+    .insertInto('reputation_evidence_days')
+    .values(dayRows)
+    .onConflict((oc) =>
+      oc.columns(['ip', 'day']).doUpdateSet({
+        pristine: sql`${sql.raw(D)}.pristine + excluded.pristine`,
+        recycled: sql`${sql.raw(D)}.recycled + excluded.recycled`,
+        typo: sql`${sql.raw(D)}.typo + excluded.typo`,
+        honeypot: sql`${sql.raw(D)}.honeypot + excluded.honeypot`,
+        first_at: sql.raw(
+          `case when excluded.first_at < ${D}.first_at then excluded.first_at else ${D}.first_at end`,
+        ),
+        last_at: sql.raw(
+          `case when excluded.last_at > ${D}.last_at then excluded.last_at else ${D}.last_at end`,
+        ),
+      }),
+    )
+    .execute();
+  const firstRows = [...firsts]
+    .map(([ip, first_at]) => ({ ip, first_at }))
+    .sort((a, b) => (a.ip < b.ip ? -1 : a.ip > b.ip ? 1 : 0));
+  await trx
+    .insertInto('reputation_evidence_ips')
+    .values(firstRows)
+    .onConflict((oc) =>
+      oc.column('ip').doUpdateSet({
+        first_at: sql.raw(
+          `case when excluded.first_at < ${I}.first_at then excluded.first_at else ${I}.first_at end`,
+        ),
+      }),
+    )
+    .execute();
+}
+
 export function createReputationStore(db: Kysely<Database>): ReputationStore {
+  async function saveAll(cs: readonly ComputationRecord[]): Promise<void> {
+    if (cs.length === 0) return;
+    // One row per address (the last computation given wins), in a stable order so concurrent
+    // writers lock rows in the same order.
+    const byIp = new Map(cs.map((c) => [c.ip, c]));
+    const list = [...byIp.values()].sort((a, b) => (a.ip < b.ip ? -1 : a.ip > b.ip ? 1 : 0));
+    const points = list.map((c) => ({
+      ip: c.ip,
+      day: utcDay(c.computedAt),
+      score: c.score,
+      level: c.level,
+      computed_at: c.computedAt,
+    }));
+    const latest = list.map((c) => ({
+      ip: c.ip,
+      subnet: c.subnet,
+      score: c.score,
+      computed_at: c.computedAt,
+    }));
+    await db.transaction().execute(async (trx) => {
+      // A computation dated before the stored one (a clock moved back) never replaces it.
+      await trx
+        .insertInto('reputation_computations')
+        .values(points)
+        .onConflict((oc) =>
+          oc
+            .columns(['ip', 'day'])
+            .doUpdateSet((eb) => ({
+              score: eb.ref('excluded.score'),
+              level: eb.ref('excluded.level'),
+              computed_at: eb.ref('excluded.computed_at'),
+            }))
+            .where('reputation_computations.computed_at', '<=', (eb) => eb.ref('excluded.computed_at')),
+        )
+        .execute();
+      await trx
+        .insertInto('reputation_latest')
+        .values(latest)
+        .onConflict((oc) =>
+          oc
+            .column('ip')
+            .doUpdateSet((eb) => ({
+              subnet: eb.ref('excluded.subnet'),
+              score: eb.ref('excluded.score'),
+              computed_at: eb.ref('excluded.computed_at'),
+            }))
+            .where('reputation_latest.computed_at', '<=', (eb) => eb.ref('excluded.computed_at')),
+        )
+        .execute();
+    });
+  }
+
   return {
     async insertEvidence(events, createdAt) {
       if (events.length === 0) return;
@@ -115,7 +333,103 @@ export function createReputationStore(db: Kysely<Database>): ReputationStore {
       }));
       await db.transaction().execute(async (trx) => {
         await trx.insertInto('reputation_evidence').values(rows).execute();
+        await updateRollups(trx, events);
       });
+    },
+
+    async evidenceRollups(ips, fromDay, toDay) {
+      const out = new Map<string, EvidenceRollup>();
+      if (ips.length === 0) return out;
+      const [firsts, days] = await Promise.all([
+        db
+          .selectFrom('reputation_evidence_ips')
+          .selectAll()
+          .where('ip', 'in', [...ips])
+          .execute(),
+        db
+          .selectFrom('reputation_evidence_days')
+          .selectAll()
+          .where('ip', 'in', [...ips])
+          .where('day', '>=', fromDay)
+          .where('day', '<=', toDay)
+          .execute(),
+      ]);
+      for (const f of firsts) out.set(f.ip, { firstAt: Number(f.first_at), days: [] });
+      for (const d of days) {
+        let held = out.get(d.ip);
+        if (held === undefined) {
+          held = { firstAt: null, days: [] };
+          out.set(d.ip, held);
+        }
+        held.days.push({
+          day: Number(d.day),
+          pristine: Number(d.pristine),
+          recycled: Number(d.recycled),
+          typo: Number(d.typo),
+          honeypot: Number(d.honeypot),
+          firstAt: Number(d.first_at),
+          lastAt: Number(d.last_at),
+        });
+      }
+      return out;
+    },
+
+    async evidenceCounts(ips, from, to) {
+      const out = new Map<string, KindCounts>();
+      if (ips.length === 0) return out;
+      const rows = await db
+        .selectFrom('reputation_evidence')
+        .select((eb) => ['ip', 'kind', eb.fn.countAll<number>().as('n')])
+        .where('ip', 'in', [...ips])
+        .where('synthetic', '=', 0)
+        .where('observed_at', '>=', from)
+        .where('observed_at', '<=', to)
+        .groupBy(['ip', 'kind'])
+        .execute();
+      for (const r of rows) {
+        const held = out.get(r.ip) ?? { pristine: 0, recycled: 0, typo: 0, honeypot: 0 };
+        held[KIND_COLUMN[r.kind]] += Number(r.n);
+        out.set(r.ip, held);
+      }
+      return out;
+    },
+
+    async rollupMismatches() {
+      const expected = await sql<RollupDayRow>`
+        select ip, observed_at / ${sql.raw(String(DAY_MS))} as day,
+          ${countOf('pristine_trap')} as pristine, ${countOf('recycled_trap')} as recycled,
+          ${countOf('typo_trap')} as typo, ${countOf('smtp_honeypot')} as honeypot,
+          min(observed_at) as first_at, max(observed_at) as last_at
+        from reputation_evidence where synthetic = 0
+        group by ip, observed_at / ${sql.raw(String(DAY_MS))}`.execute(db);
+      const stored = await db.selectFrom('reputation_evidence_days').selectAll().execute();
+      const key = (r: RollupDayRow) =>
+        [r.ip, r.day, r.pristine, r.recycled, r.typo, r.honeypot, r.first_at, r.last_at]
+          .map(String)
+          .join(' ');
+      const problems = diff(expected.rows.map(key), stored.map(key), 'reputation_evidence_days');
+      const firsts = await db
+        .selectFrom('reputation_evidence')
+        .select((eb) => ['ip', eb.fn.min<number>('observed_at').as('first_at')])
+        .where('synthetic', '=', 0)
+        .groupBy('ip')
+        .execute();
+      const storedFirsts = await db.selectFrom('reputation_evidence_ips').selectAll().execute();
+      const firstKey = (r: { ip: string; first_at: number }) => `${r.ip} ${Number(r.first_at)}`;
+      problems.push(...diff(firsts.map(firstKey), storedFirsts.map(firstKey), 'reputation_evidence_ips'));
+      return problems;
+    },
+
+    async fcrdnsForMany(ips) {
+      const out = new Map<string, FcrdnsRecord>();
+      if (ips.length === 0) return out;
+      const rows = await db
+        .selectFrom('reputation_fcrdns')
+        .selectAll()
+        .where('ip', 'in', [...ips])
+        .execute();
+      for (const row of rows) out.set(row.ip, fcrdnsRecord(row));
+      return out;
     },
 
     async evidenceFor(ip, since) {
@@ -171,50 +485,14 @@ export function createReputationStore(db: Kysely<Database>): ReputationStore {
         .selectAll()
         .where('ip', '=', ip)
         .executeTakeFirst();
-      if (row === undefined) return null;
-      return {
-        ip: row.ip,
-        ptrHostname: row.ptr_hostname,
-        forwardMatch: Number(row.forward_match) === 1,
-        forwardIps: JSON.parse(row.forward_ips) as string[],
-        lastCheckedAt: Number(row.last_checked_at),
-        lastObservedAt: row.last_observed_at === null ? null : Number(row.last_observed_at),
-      };
+      return row === undefined ? null : fcrdnsRecord(row);
     },
 
     async saveComputation(c) {
-      const point = {
-        ip: c.ip,
-        day: utcDay(c.computedAt),
-        score: c.score,
-        level: c.level,
-        computed_at: c.computedAt,
-      };
-      const latest = { ip: c.ip, subnet: c.subnet, score: c.score, computed_at: c.computedAt };
-      await db.transaction().execute(async (trx) => {
-        // A computation dated before the stored one (a clock moved back) never replaces it.
-        await trx
-          .insertInto('reputation_computations')
-          .values(point)
-          .onConflict((oc) =>
-            oc
-              .columns(['ip', 'day'])
-              .doUpdateSet({ score: c.score, level: c.level, computed_at: c.computedAt })
-              .where('reputation_computations.computed_at', '<=', c.computedAt),
-          )
-          .execute();
-        await trx
-          .insertInto('reputation_latest')
-          .values(latest)
-          .onConflict((oc) =>
-            oc
-              .column('ip')
-              .doUpdateSet({ subnet: c.subnet, score: c.score, computed_at: c.computedAt })
-              .where('reputation_latest.computed_at', '<=', c.computedAt),
-          )
-          .execute();
-      });
+      await saveAll([c]);
     },
+
+    saveComputations: saveAll,
 
     async historyFor(ip, sinceDay) {
       const rows = await db
@@ -229,10 +507,10 @@ export function createReputationStore(db: Kysely<Database>): ReputationStore {
     async subnetScores(subnet) {
       const rows = await db
         .selectFrom('reputation_latest')
-        .select(['ip', 'score'])
+        .select(['ip', 'score', 'computed_at'])
         .where('subnet', '=', subnet)
         .execute();
-      return rows.map((r) => ({ ip: r.ip, score: Number(r.score) }));
+      return rows.map((r) => ({ ip: r.ip, score: Number(r.score), computedAt: Number(r.computed_at) }));
     },
 
     async pristineTrapSources(since, until) {

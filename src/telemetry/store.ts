@@ -1,5 +1,5 @@
-/** Saves and reads telemetry observations; no rules here. */
-import type { Generated, Kysely } from 'kysely';
+/** Saves and reads telemetry observations and their per-address summary; no rules here. */
+import { type Generated, type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Observation } from './types.ts';
 
@@ -17,9 +17,34 @@ export interface TelemetryObservationsTable {
   received_at: number;
 }
 
+/**
+ * Per address: the earliest, the latest and the first sending (volume_24h > 0) production
+ * observation, ties broken by id exactly as the raw queries order them. Written in the
+ * transaction that inserts the observations (migration 0201).
+ */
+export interface TelemetryIpSummaryTable {
+  ip: string;
+  earliest_at: number | null;
+  earliest_id: number | null;
+  earliest_bounce: number | null;
+  earliest_complaint: number | null;
+  earliest_volume: number | null;
+  latest_at: number | null;
+  latest_id: number | null;
+  latest_bounce: number | null;
+  latest_complaint: number | null;
+  latest_volume: number | null;
+  sending_at: number | null;
+  sending_id: number | null;
+  sending_bounce: number | null;
+  sending_complaint: number | null;
+  sending_volume: number | null;
+}
+
 declare module '../store/schema.ts' {
   interface Database {
     telemetry_observations: TelemetryObservationsTable;
+    telemetry_ip_summary: TelemetryIpSummaryTable;
   }
 }
 
@@ -51,7 +76,14 @@ export interface TelemetryFacts {
 export interface TelemetryStore {
   /** Writes every observation of one request in one transaction: all or none. */
   insertBatch(observations: readonly Observation[], by: Submitter, receivedAt: number): Promise<void>;
+  /** From the per-address summary (one row). */
   factsFor(ip: string): Promise<TelemetryFacts>;
+  /** The same for many addresses in one query; an address without production rows is absent. */
+  factsForMany(ips: readonly string[]): Promise<Map<string, TelemetryFacts>>;
+  /** The same facts read from the raw observations (the check that the summary is right). */
+  rawFactsFor(ip: string): Promise<TelemetryFacts>;
+  /** Addresses holding a summary row or production observations (for the rollup check). */
+  summarizedIps(): Promise<string[]>;
   /** Addresses with production observations since `sinceMs`, with their latest observation time. */
   recentSenders(sinceMs: number, limit: number): Promise<{ ip: string; lastObservedAt: number }[]>;
 }
@@ -72,10 +104,116 @@ function toStored(row: Row | undefined): StoredObservation | null {
   };
 }
 
+const EMPTY_FACTS: TelemetryFacts = { latest: null, earliest: null, firstSending: null };
+
+type Summary = Omit<TelemetryIpSummaryTable, 'ip'>;
+type Which = 'earliest' | 'latest' | 'sending';
+
+function summaryObservation(r: Summary, which: Which): StoredObservation | null {
+  const at = r[`${which}_at`];
+  if (at === null) return null;
+  const num = (v: number | null) => (v === null ? null : Number(v));
+  return {
+    observedAt: Number(at),
+    bounceRate: num(r[`${which}_bounce`]),
+    complaintRate: num(r[`${which}_complaint`]),
+    volume24h: num(r[`${which}_volume`]),
+    synthetic: false,
+  };
+}
+
+function summaryFacts(r: Summary): TelemetryFacts {
+  return {
+    latest: summaryObservation(r, 'latest'),
+    earliest: summaryObservation(r, 'earliest'),
+    firstSending: summaryObservation(r, 'sending'),
+  };
+}
+
+interface InsertedRow {
+  id: number;
+  ip: string;
+  observed_at: number;
+  bounce_rate: number | null;
+  complaint_rate: number | null;
+  volume_24h: number | null;
+}
+
+/** (observed_at, id) order, the order of the raw queries. */
+const before = (a: InsertedRow, b: InsertedRow) =>
+  Number(a.observed_at) < Number(b.observed_at) ||
+  (Number(a.observed_at) === Number(b.observed_at) && Number(a.id) < Number(b.id));
+
+function columns(which: Which, r: InsertedRow | null) {
+  return {
+    [`${which}_at`]: r === null ? null : Number(r.observed_at),
+    [`${which}_id`]: r === null ? null : Number(r.id),
+    [`${which}_bounce`]: r?.bounce_rate ?? null,
+    [`${which}_complaint`]: r?.complaint_rate ?? null,
+    [`${which}_volume`]: r?.volume_24h ?? null,
+  } as Record<`${Which}_${'at' | 'id' | 'bounce' | 'complaint' | 'volume'}`, number | null>;
+}
+
+// The stored row is replaced by the new candidate only when it comes first (earliest, sending)
+// or last (latest) in (observed_at, id) order; every SET expression sees the old row.
+const T = 'telemetry_ip_summary';
+const REPLACE: Record<Which, string> = {
+  earliest: `excluded.earliest_at < ${T}.earliest_at or (excluded.earliest_at = ${T}.earliest_at and excluded.earliest_id < ${T}.earliest_id)`,
+  latest: `excluded.latest_at > ${T}.latest_at or (excluded.latest_at = ${T}.latest_at and excluded.latest_id > ${T}.latest_id)`,
+  sending: `excluded.sending_at is not null and (${T}.sending_at is null or excluded.sending_at < ${T}.sending_at or (excluded.sending_at = ${T}.sending_at and excluded.sending_id < ${T}.sending_id))`,
+};
+
+/** Folds freshly inserted production rows into the per-address summary (same transaction). */
+async function updateSummary(trx: Transaction<Database>, inserted: readonly InsertedRow[]): Promise<void> {
+  const byIp = new Map<string, { earliest: InsertedRow; latest: InsertedRow; sending: InsertedRow | null }>();
+  for (const r of inserted) {
+    const held = byIp.get(r.ip);
+    const sends = r.volume_24h !== null && Number(r.volume_24h) > 0;
+    if (held === undefined) {
+      byIp.set(r.ip, { earliest: r, latest: r, sending: sends ? r : null });
+      continue;
+    }
+    if (before(r, held.earliest)) held.earliest = r;
+    if (before(held.latest, r)) held.latest = r;
+    if (sends && (held.sending === null || before(r, held.sending))) held.sending = r;
+  }
+  const rows = [...byIp].map(([ip, c]) => ({
+    ip,
+    ...columns('earliest', c.earliest),
+    ...columns('latest', c.latest),
+    ...columns('sending', c.sending),
+  }));
+  // Addresses in a stable order, so concurrent writers lock summary rows in the same order.
+  rows.sort((a, b) => (a.ip < b.ip ? -1 : a.ip > b.ip ? 1 : 0));
+  const set: Record<string, unknown> = {};
+  for (const which of ['earliest', 'latest', 'sending'] as const) {
+    for (const col of ['at', 'id', 'bounce', 'complaint', 'volume']) {
+      const name = `${which}_${col}`;
+      set[name] = sql.raw(`case when ${REPLACE[which]} then excluded.${name} else ${T}.${name} end`);
+    }
+  }
+  await trx
+    .insertInto('telemetry_ip_summary')
+    .values(rows)
+    .onConflict((oc) => oc.column('ip').doUpdateSet(set as never))
+    .execute();
+}
+
 export function createTelemetryStore(db: Kysely<Database>): TelemetryStore {
   const columns = ['observed_at', 'bounce_rate', 'complaint_rate', 'volume_24h', 'synthetic'] as const;
   const production = (ip: string) =>
     db.selectFrom('telemetry_observations').select(columns).where('ip', '=', ip).where('synthetic', '=', 0);
+  const factsForMany = async (ips: readonly string[]): Promise<Map<string, TelemetryFacts>> => {
+    const out = new Map<string, TelemetryFacts>();
+    if (ips.length === 0) return out;
+    const rows = await db
+      .selectFrom('telemetry_ip_summary')
+      .selectAll()
+      .where('ip', 'in', [...ips])
+      .execute();
+    for (const r of rows) out.set(r.ip, summaryFacts(r));
+    return out;
+  };
   return {
     async insertBatch(observations, by, receivedAt) {
       if (observations.length === 0) return;
@@ -91,10 +229,27 @@ export function createTelemetryStore(db: Kysely<Database>): TelemetryStore {
         received_at: receivedAt,
       }));
       await db.transaction().execute(async (trx) => {
-        await trx.insertInto('telemetry_observations').values(rows).execute();
+        const stored = await trx
+          .insertInto('telemetry_observations')
+          .values(rows)
+          .returning(['id', 'ip', 'observed_at', 'bounce_rate', 'complaint_rate', 'volume_24h'])
+          .execute();
+        await updateSummary(trx, stored);
       });
     },
     async factsFor(ip) {
+      return (await factsForMany([ip])).get(ip) ?? EMPTY_FACTS;
+    },
+    factsForMany,
+    async summarizedIps() {
+      const rows = await db
+        .selectFrom('telemetry_ip_summary')
+        .select('ip')
+        .union(db.selectFrom('telemetry_observations').select('ip').where('synthetic', '=', 0))
+        .execute();
+      return rows.map((r) => r.ip);
+    },
+    async rawFactsFor(ip) {
       const [latest, earliest, firstSending] = await Promise.all([
         production(ip).orderBy('observed_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst(),
         production(ip).orderBy('observed_at', 'asc').orderBy('id', 'asc').limit(1).executeTakeFirst(),

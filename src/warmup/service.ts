@@ -69,23 +69,20 @@ export function createWarmup(options: WarmupOptions): Warmup {
 
     async classify(ownerId, rawIps) {
       const ips = normalizeAll(rawIps);
-      const items: PoolClassificationItem[] = [];
-      for (const ip of ips) {
-        const a = await reputation.assess(ip);
+      // One read per table for all addresses (reputation's rollup path).
+      const items: PoolClassificationItem[] = (await reputation.assessMany(ips)).map((a) => {
         const w = warmupOf(a);
-        items.push(
-          classifyPool({
-            ip,
-            reputationScore: a.score,
-            warmupStatus: w.status,
-            daysSending: w.days_sending,
-            listed: a.listed,
-            volume24h: a.telemetry.latest?.volume24h ?? null,
-            fcrdns: a.fcrdnsStatus,
-            recommendedDailyVolume: w.recommended_daily_volume,
-          }),
-        );
-      }
+        return classifyPool({
+          ip: a.ip,
+          reputationScore: a.score,
+          warmupStatus: w.status,
+          daysSending: w.days_sending,
+          listed: a.listed,
+          volume24h: a.telemetry.latest?.volume24h ?? null,
+          fcrdns: a.fcrdnsStatus,
+          recommendedDailyVolume: w.recommended_daily_volume,
+        });
+      });
       let events: GraduationEvent[];
       try {
         events = await pool.classify(ownerId, items, clock(), (previous) =>

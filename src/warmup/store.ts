@@ -102,21 +102,34 @@ export function createPoolStore(db: Kysely<Database>, dialect: DialectName): Poo
         if (dialect === 'postgres') previousQuery = previousQuery.forUpdate();
         const previous = new Map((await previousQuery.execute()).map((r) => [r.ip, r.tier as PoolTier]));
         const graduations = decide(previous);
-        for (const item of items) {
-          const row = {
+        // One statement for every address, in address order (concurrent writers lock alike).
+        const rows = [...items]
+          .sort((a, b) => (a.ip < b.ip ? -1 : a.ip > b.ip ? 1 : 0))
+          .map((item) => ({
+            owner_id: ownerId,
+            ip: item.ip,
+            first_classified_at: now,
             tier: item.tier,
             reputation_score: item.reputation_score,
             warmup_status: item.warmup_status,
             listed: item.listed ? 1 : 0,
             fcrdns_status: item.fcrdns_status,
             classified_at: now,
-          };
-          await trx
-            .insertInto('pool_classifications')
-            .values({ owner_id: ownerId, ip: item.ip, first_classified_at: now, ...row })
-            .onConflict((oc) => oc.columns(['owner_id', 'ip']).doUpdateSet(row))
-            .execute();
-        }
+          }));
+        await trx
+          .insertInto('pool_classifications')
+          .values(rows)
+          .onConflict((oc) =>
+            oc.columns(['owner_id', 'ip']).doUpdateSet((eb) => ({
+              tier: eb.ref('excluded.tier'),
+              reputation_score: eb.ref('excluded.reputation_score'),
+              warmup_status: eb.ref('excluded.warmup_status'),
+              listed: eb.ref('excluded.listed'),
+              fcrdns_status: eb.ref('excluded.fcrdns_status'),
+              classified_at: eb.ref('excluded.classified_at'),
+            })),
+          )
+          .execute();
         const events: GraduationEvent[] = [];
         for (const g of graduations) {
           const row = await trx

@@ -154,7 +154,8 @@ describe.each(STORE_KINDS)('pool classification (%s)', (kind) => {
   it.skipIf(skip)('unreadable evidence fails the whole request with 503 and stores nothing', async () => {
     const ok = await classify(['45.33.43.1']);
     expect(ok.status).toBe(200);
-    await renameTable('reputation_evidence', 'reputation_evidence_away');
+    // The answer reads the daily evidence rollup (issue 18): that is the table moved away.
+    await renameTable('reputation_evidence_days', 'reputation_evidence_away');
     const down = await classify(['45.33.43.1', '45.33.43.2']);
     expect(down).toEqual({
       status: 503,
@@ -168,7 +169,7 @@ describe.each(STORE_KINDS)('pool classification (%s)', (kind) => {
       remoteAddress: '198.51.100.1',
     });
     expect(single.statusCode).toBe(503);
-    await renameTable('reputation_evidence_away', 'reputation_evidence');
+    await renameTable('reputation_evidence_away', 'reputation_evidence_days');
     const rows = await t.app.store.db
       .selectFrom('pool_classifications')
       .select('ip')
@@ -181,10 +182,10 @@ describe.each(STORE_KINDS)('pool classification (%s)', (kind) => {
   it.skipIf(skip)('a stopped store under the running app: 503 for pool classification', async () => {
     // Authenticate once so the key is known, then stop the store: on PostgreSQL the pool is
     // ended (the key stays in the 1 s auth cache); on SQLite, where authentication reads the
-    // same file, the telemetry table is moved away instead.
+    // same file, the telemetry summary the answer reads is moved away instead.
     expect((await classify(['45.33.44.1'])).status).toBe(200);
     if (t.app.store.pgPool) await t.app.store.pgPool.end();
-    else await renameTable('telemetry_observations', 'telemetry_gone');
+    else await renameTable('telemetry_ip_summary', 'telemetry_gone');
     const down = await classify(['45.33.44.1']);
     expect(down.status).toBe(503);
     expect(down.data.code).toBe('EVIDENCE_UNAVAILABLE');
