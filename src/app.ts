@@ -24,7 +24,6 @@ import {
   createTrapSet,
   intelFactsOf,
   ipEnrichmentOf,
-  startIntel,
   withDeadline,
 } from './intel/index.ts';
 import { createLimits } from './limits/index.ts';
@@ -172,37 +171,27 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       checks.push({ name: 'store', ok: false, detail: (err as Error).message });
     }
     if (redis) checks.push({ name: 'redis', ok: redis.status === 'ready', detail: redis.status });
-    if (intel) {
-      const state = intel.runtime.state();
+    if (datasetExpected) {
+      const state = intelRuntime.state();
       checks.push({
         name: 'dataset',
         ok: state === 'ready',
-        detail: state === 'ready' ? `v${intel.runtime.current()?.datasetVersion}` : state,
+        detail: state === 'ready' ? `v${intelRuntime.current()?.datasetVersion}` : state,
       });
     }
     return checks;
   };
 
-  const earlyIntelLog: string[] = [];
-  let intelLog: ((msg: string) => void) | null = null;
   const dns = createDnsClient({ servers: config.dnsServers });
-  const intelOptions = {
+  // The serving IP/ASN dataset. It loads a snapshot once the HTTP app (and so its logger) exists,
+  // below; until one is loaded the IP and ASN routes answer 503 NOT_READY.
+  const intelRuntime = createIntelRuntime({
     dataDir: config.dataDir,
     clock,
     signals: { listingFor: blocklistMirror.listingFor, pristineTrapHitRecent: trapSet.has },
-    // Messages before the HTTP logger exists wait for it.
-    log: (msg: string) => (intelLog ? intelLog(msg) : earlyIntelLog.push(msg)),
-  };
-  const intel = startIntel({
-    ...intelOptions,
-    mode: options.dataset ?? 'load',
-    reverseDns: (ip) => dns.ptr(ip),
+    reverseDns: withDeadline((ip) => dns.ptr(ip), 1000),
+    log: (msg) => http.log.info(msg),
   });
-  // No snapshot in 'load' mode: nothing is started, but the IP and ASN routes exist all the same
-  // and answer 503 NOT_READY until a built snapshot is reloaded (POST /v1/admin/datasets/reload).
-  const intelRuntime =
-    intel?.runtime ??
-    createIntelRuntime({ ...intelOptions, reverseDns: withDeadline((ip) => dns.ptr(ip), 1000) });
   const reputation = createReputation({
     store,
     clock,
@@ -238,9 +227,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     metricsRoute: metricsAt.kind === 'main',
     ...(options.routes ? { extraRoutes: options.routes } : {}),
   });
-  intelLog = (msg) => http.log.info(msg);
-  for (const msg of earlyIntelLog.splice(0)) intelLog(msg);
-  intel?.start();
+  // 'load': the newest snapshot in NETREP_DATA_DIR when there is one (else a later reload brings
+  // one); 'build': when there is none, the first is built from the npm packages in the background
+  // and /readyz waits for it.
+  const datasetMode = options.dataset ?? 'load';
+  const datasetLoaded = intelRuntime.loadLatest();
+  const datasetExpected = datasetLoaded || datasetMode === 'build';
+  if (!datasetLoaded && datasetMode === 'build') intelRuntime.ensure().catch(() => undefined);
   // NETREP_WORKERS=false: an API-only instance; a `netrep worker` process runs the loops.
   const scheduled = options.workers ?? config.workers;
   const blocklistExpiry = startExpiryWorker({ blocklist, logger: http.log, scheduled });
