@@ -14,22 +14,28 @@ import {
   HeaderAnalyzerBodySchema,
 } from '../../headers/index.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
+import { analyzeHeadersExample } from '../examples/tools.ts';
 import { envelope, errorResponses } from '../schemas.ts';
 
 /** Spec §8: the JSON body of a header analysis is limited to 64 KiB. */
 export const HEADER_ANALYZER_BODY_LIMIT = 64 * 1024;
 
 export function headerAnalyzerRoutes(app: HttpApp, services: HttpServices): void {
-  const schema = (summary: string) => ({
-    tags: ['email'],
+  const schema = (operationId: string, summary: string) => ({
+    operationId,
+    examples: analyzeHeadersExample,
+    tags: ['tools'],
     summary,
     description:
       'Body {headers} (JSON, at most 64 KiB; headers at most 49152 bytes). Received hops in delivery order; ' +
       'the 20 hops nearest the recipient are enriched with intel.',
     body: HeaderAnalyzerBodySchema,
-    response: { 200: envelope(HeaderAnalysisSchema), ...errorResponses(400, 401, 403, 413, 429) },
+    response: {
+      200: envelope(HeaderAnalysisSchema),
+      ...errorResponses('MISSING_HEADERS', 'HEADERS_TOO_LARGE'),
+    },
   });
-  // The body schema checked the shape (a missing field is MISSING_HEADERS); checkHeadersInput the value.
+  // The body schema checked the shape (a missing field is MISSING_HEADERS); checkHeadersInput checks the value.
   const analyze = (body: HeaderAnalyzerBody, dmarc: boolean) => {
     const options: AnalyzeOptions = { clock: services.clock, enrich: services.enrichIp };
     if (dmarc) {
@@ -45,6 +51,7 @@ export function headerAnalyzerRoutes(app: HttpApp, services: HttpServices): void
       bodyLimit: HEADER_ANALYZER_BODY_LIMIT,
       config: { access: { kind: 'public', bucket: 'public' } },
       schema: schema(
+        'analyzeHeadersPublic',
         'Header analyzer (anonymous): delivery path, authentication, origin, anomalies, DMARC policy.',
       ),
     },
@@ -55,7 +62,10 @@ export function headerAnalyzerRoutes(app: HttpApp, services: HttpServices): void
     {
       bodyLimit: HEADER_ANALYZER_BODY_LIMIT,
       config: { access: { kind: 'key', permission: 'email:read' } },
-      schema: schema('Header analyzer, key-protected alias of the public route (no DMARC policy lookup).'),
+      schema: schema(
+        'analyzeHeaders',
+        'Header analyzer, key-protected alias of the public route (no DMARC policy lookup).',
+      ),
     },
     async (request) => ({ data: await analyze(request.body, false) }),
   );
