@@ -18,6 +18,7 @@ import {
 } from '../dataset/index.ts';
 import { type BuildPlan, createBuildProgress } from './build-progress.ts';
 import { formatBuildSummary } from './build-summary.ts';
+import { registerDatasetExportCommand } from './dataset-export.ts';
 
 /** Exit code of a build that has nothing to build from (a usage error, as commander's own 1 is taken). */
 const EXIT_NO_INPUT = 2;
@@ -98,6 +99,7 @@ export function registerDatasetCommands(program: Command): void {
       process.stderr.write(`[dataset] downloaded ${ok}/${results.length} sources\n`);
       await runBuild(upstreamDir(config.dataDir), ` (${ok} of ${results.length} downloads succeeded)`);
     });
+  registerDatasetExportCommand(dataset);
   dataset
     .command('list')
     .description('list the snapshots on disk, newest last')

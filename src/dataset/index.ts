@@ -1,6 +1,14 @@
 export { type BuildOptions, type BuildResult, buildDataset } from './build.ts';
 export { rirForCountry } from './country-rir.ts';
 export {
+  type AnswerAt,
+  cidrsOf,
+  exportMmdb,
+  type MmdbAnswer,
+  type MmdbExportResult,
+  mmdbRecordOf,
+} from './export-mmdb.ts';
+export {
   DATASET_FEEDS,
   type DatasetFeed,
   type DatasetFeedRow,

@@ -1,0 +1,265 @@
+/**
+ * The MMDB export against the lookup: 10,000 seeded addresses read through the `maxmind` reader
+ * and through libmaxminddb's `mmdblookup` must give, for each address, the record built from
+ * intel's answer (/v1/ip), and no record where the lookup has none or answers a bogon.
+ */
+import { execFile } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { isDeepStrictEqual, promisify } from 'node:util';
+import { Reader } from 'maxmind';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sharedDataPath } from '../../test/helpers/shared-data.ts';
+import { systemClock } from '../core/clock.ts';
+import { type ParsedIp, parseIp } from '../core/ip.ts';
+import { seededRandom } from '../core/random.ts';
+import { createIntel, type Intel, type IpAnswer } from '../intel/index.ts';
+import { buildDataset } from './build.ts';
+import { exportMmdb } from './export-mmdb.ts';
+import { formatAddr } from './importers/index.ts';
+import { NO_RECORD, type Snapshot } from './snapshot.ts';
+
+const run = promisify(execFile);
+const MMDBLOOKUP = '/usr/bin/mmdblookup';
+/** Upstream files beside the npm packages, so that records carry Tor, VPN, cloud, crawler and DROP facts. */
+const UPSTREAM = [
+  'tor/torbulkexitlist.txt',
+  'cloud/aws/ip-ranges.json',
+  'cloud/cloudflare/ips-v4.txt',
+  'cloud/cloudflare/ips-v6.txt',
+  'bots/openai/gptbot.json',
+  'bots/google/googlebot.json',
+  'vpn-datacenter/x4bnet/vpn-ipv4.txt',
+  'spamhaus/drop.txt',
+];
+
+let dir: string;
+let snapshot: Snapshot;
+let intel: Intel;
+let file: string;
+let networks: number;
+const addresses: string[] = [];
+
+/** The record the export promises for an answer (README, "MMDB export"), written out field by field. */
+function expectedRecord(a: IpAnswer | null): Record<string, unknown> | null {
+  if (!a || a.bogon) return null;
+  const r: Record<string, unknown> = { prefix: a.prefix };
+  if (a.asn !== null) Object.assign(r, { asn: a.asn, autonomous_system_number: a.asn });
+  if (a.asn_name !== null)
+    Object.assign(r, { asn_name: a.asn_name, autonomous_system_organization: a.asn_name });
+  if (a.country !== null) r.country = a.country;
+  if (a.rir !== null) r.rir = a.rir;
+  if (a.connection_type !== null) r.connection_type = a.connection_type;
+  const provider = a.netrep.cloud_provider ?? a.asn_name;
+  if (provider !== null) r.provider = provider;
+  r.netrep = JSON.parse(JSON.stringify(a.netrep));
+  r.threat = { score: a.threat.score, level: a.threat.level, explanation: a.threat.explanation };
+  return r;
+}
+
+function lookup(text: string): IpAnswer | null {
+  return intel.lookup(parseIp(text) as ParsedIp);
+}
+
+function valueAt(t: Snapshot['v4'], i: number): bigint {
+  if (t.family === 4) return BigInt(t.starts[i] as number);
+  let v = 0n;
+  for (let k = 0; k < 4; k++) v = (v << 32n) | BigInt(t.starts[i * 4 + k] as number);
+  return v;
+}
+
+/** 10,000 addresses: uniform, inside records (any, and flagged ones), interval edges, special blocks. */
+function sample(): string[] {
+  const rand = seededRandom(20261124);
+  const big = (bits: number): bigint => {
+    let v = 0n;
+    for (let b = 0; b < bits; b += 16) v = (v << 16n) | BigInt(Math.floor(rand() * 65536));
+    return v & ((1n << BigInt(bits)) - 1n);
+  };
+  const out: string[] = [];
+  for (let k = 0; k < 2500; k++) out.push(formatAddr(4, big(32)));
+  for (let k = 0; k < 500; k++) out.push(formatAddr(6, (1n << 125n) | big(125)));
+  const r = snapshot.records;
+  for (const t of [snapshot.v4, snapshot.v6]) {
+    const bits = t.family === 4 ? 32 : 128;
+    const end = (i: number): bigint => (i + 1 < t.size ? valueAt(t, i + 1) - 1n : (1n << BigInt(bits)) - 1n);
+    const withRecord: number[] = [];
+    const flagged: number[] = [];
+    for (let i = 0; i < t.size; i++) {
+      const rec = t.recs[i] as number;
+      if (rec === NO_RECORD) continue;
+      withRecord.push(i);
+      if (r.flags[rec] || r.cloud[rec] || r.ai[rec]) flagged.push(i);
+    }
+    const pick = (list: number[]): number => list[Math.floor(rand() * list.length)] as number;
+    const inside = (i: number): bigint => {
+      const span = end(i) - valueAt(t, i) + 1n;
+      return valueAt(t, i) + (big(bits) % span);
+    };
+    for (let k = 0; k < 1200; k++) out.push(formatAddr(t.family, inside(pick(withRecord))));
+    for (let k = 0; k < 800; k++) out.push(formatAddr(t.family, inside(pick(flagged))));
+    for (let k = 0; k < 250; k++) {
+      const i = pick(withRecord);
+      out.push(formatAddr(t.family, valueAt(t, i)), formatAddr(t.family, end(i)));
+    }
+  }
+  const special = [
+    '100.64.0.1',
+    '172.16.5.5',
+    '192.0.2.1',
+    '198.18.0.1',
+    '192.168.1.1',
+    '224.0.0.1',
+    '0.0.0.1',
+  ];
+  special.push(
+    '2001:db8::1',
+    '3fff::1',
+    'fe80::1',
+    '::1',
+    '::ffff:8.8.8.8',
+    '::ffff:1.1.1.1',
+    '2002:808:808::1',
+  );
+  out.push(...special);
+  while (out.length < 10_000) out.push(formatAddr(4, big(32)));
+  return out.slice(0, 10_000);
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'netrep-mmdb-export-'));
+  const from = path.join(dir, 'upstream');
+  for (const rel of UPSTREAM) {
+    mkdirSync(path.dirname(path.join(from, rel)), { recursive: true });
+    symlinkSync(sharedDataPath(rel), path.join(from, rel));
+  }
+  snapshot = (await buildDataset({ dataDir: path.join(dir, 'data'), from, clock: systemClock })).snapshot;
+  intel = createIntel({ snapshot });
+  const r = exportMmdb(snapshot, (family, value) =>
+    intel.lookup(parseIp(formatAddr(family, value)) as ParsedIp),
+  );
+  networks = r.networks;
+  file = path.join(dir, 'netrep.mmdb');
+  writeFileSync(file, r.bytes);
+  addresses.push(...sample());
+}, 600_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Address → record (or null) from `mmdblookup --file F --ip A` output, read by two shell loops. */
+async function mmdblookupAll(list: string[]): Promise<Map<string, unknown>> {
+  const halves = [list.slice(0, list.length / 2), list.slice(list.length / 2)];
+  const outs = await Promise.all(
+    halves.map(async (part, k) => {
+      const listFile = path.join(dir, `ips-${k}.txt`);
+      writeFileSync(listFile, `${part.join('\n')}\n`);
+      const script = `while read -r ip; do echo "== $ip"; ${MMDBLOOKUP} --file "$1" --ip "$ip" 2>&1; done < "$2"`;
+      const { stdout } = await run('bash', ['-c', script, 'mmdb', file, listFile], { maxBuffer: 1 << 30 });
+      return stdout;
+    }),
+  );
+  const answers = new Map<string, unknown>();
+  for (const chunk of outs.join('').split(/^== /m).slice(1)) {
+    const nl = chunk.indexOf('\n');
+    const ip = chunk.slice(0, nl);
+    const body = chunk.slice(nl + 1);
+    answers.set(ip, /Could not find an entry/.test(body) ? null : parseMmdblookup(body));
+  }
+  return answers;
+}
+
+/** mmdblookup's dump (`"key": ` lines, `value <type>` lines, braces and brackets) as a value. */
+function parseMmdblookup(text: string): unknown {
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+  let i = 0;
+  const value = (): unknown => {
+    const line = lines[i++] as string;
+    if (line === '{') {
+      const map: Record<string, unknown> = {};
+      while (lines[i] !== '}') {
+        const key = (lines[i++] as string).replace(/^"(.*)":$/, '$1');
+        map[key] = value();
+      }
+      i++;
+      return map;
+    }
+    if (line === '[') {
+      const list: unknown[] = [];
+      while (lines[i] !== ']') list.push(value());
+      i++;
+      return list;
+    }
+    const m = /^(.*) <(\w+)>$/.exec(line);
+    if (!m) throw new Error(`unexpected mmdblookup line: ${line}`);
+    const [, raw = '', type] = m;
+    if (type === 'utf8_string') return raw.slice(1, -1);
+    if (type === 'boolean') return raw === 'true';
+    return Number(raw);
+  };
+  return value();
+}
+
+describe('exportMmdb', () => {
+  it('writes every routed network of the snapshot', () => {
+    expect(networks).toBeGreaterThan(snapshot.v4.size / 2);
+    const r = new Reader(readFileSync(file));
+    expect(r.metadata.databaseType).toBe('netrep');
+    expect(r.metadata.buildEpoch.toISOString()).toBe(
+      new Date(Math.floor(Date.parse(snapshot.createdAt) / 1000) * 1000).toISOString(),
+    );
+  });
+
+  it('the maxmind reader agrees with the lookup on 10,000 addresses', () => {
+    const reader = new Reader<Record<string, unknown>>(readFileSync(file));
+    const wrong: string[] = [];
+    let found = 0;
+    const seen = { tor: 0, cloud: 0, ai: 0, vpn: 0, drop: 0, bogon: 0 };
+    for (const ip of addresses) {
+      const a = lookup(ip);
+      const want = expectedRecord(a);
+      const got = reader.get(ip);
+      if (!isDeepStrictEqual(got, want))
+        wrong.push(`${ip}: mmdb ${JSON.stringify(got)} lookup ${JSON.stringify(want)}`);
+      if (want) found++;
+      if (a?.bogon) seen.bogon++;
+      if (a?.netrep.is_tor_exit) seen.tor++;
+      if (a?.netrep.cloud_provider) seen.cloud++;
+      if (a?.netrep.ai_company) seen.ai++;
+      if (a?.netrep.is_vpn) seen.vpn++;
+      if (a?.threat.explanation.some((e) => e.includes('DROP'))) seen.drop++;
+    }
+    expect(wrong.slice(0, 5)).toEqual([]);
+    // The sample reaches every kind of record, so the agreement says something about each.
+    expect(found).toBeGreaterThan(5000);
+    for (const [kind, n] of Object.entries(seen)) expect(n, kind).toBeGreaterThan(3);
+  });
+
+  it('mmdblookup (libmaxminddb) agrees with the lookup on the same 10,000 addresses', async (ctx) => {
+    if (!existsSync(MMDBLOOKUP)) {
+      process.stdout.write('skipped: mmdblookup not installed (Debian mmdb-bin; CI installs it)\n');
+      ctx.skip();
+    }
+    const answers = await mmdblookupAll(addresses);
+    const wrong: string[] = [];
+    for (const ip of addresses) {
+      const want = expectedRecord(lookup(ip));
+      const got = answers.get(ip);
+      if (!isDeepStrictEqual(got, want))
+        wrong.push(`${ip}: mmdblookup ${JSON.stringify(got)} lookup ${JSON.stringify(want)}`);
+    }
+    expect(answers.size).toBe(new Set(addresses).size);
+    expect(wrong.slice(0, 5)).toEqual([]);
+  }, 600_000);
+});
