@@ -1,5 +1,8 @@
 /** Process entry: the `netrep` binary (bin/netrep.js) lands here. */
-import { runCli } from './cli/program.ts';
+
+// lookup and summarize skip loading the server's modules (cli/list-program.ts says why).
+const list = ['lookup', 'summarize'].includes(process.argv[2] ?? '');
+const { runCli } = list ? await import('./cli/list-program.ts') : await import('./cli/program.ts');
 
 try {
   await runCli(process.argv);

@@ -7,6 +7,7 @@ import { registerDnsblCommands } from './dnsbl.ts';
 import { registerFeedsCommands } from './feeds.ts';
 import { registerLookupCommand } from './lookup.ts';
 import { registerServeCommands } from './serve.ts';
+import { registerSummarizeCommand } from './summarize.ts';
 
 export function createProgram(): Command {
   const program = new Command('netrep')
@@ -20,6 +21,7 @@ export function createProgram(): Command {
   registerDnsblCommands(program);
   registerDatasetCommands(program);
   registerLookupCommand(program);
+  registerSummarizeCommand(program);
   registerFeedsCommands(program);
   program
     .command('config')
