@@ -187,7 +187,7 @@ describe('netrep summarize', () => {
 
   it('table: a headline, then ranked sections cut at --top', async () => {
     const r = await run('summarize', '--top', '1', '--file', listFile);
-    expect(r.out).toMatch(/^dataset v1: 8 addresses, 4 answered, 1 without a record, 1 bogons, 2 invalid\n/);
+    expect(r.out).toMatch(/^dataset v1: 8 addresses, 4 answered, 1 without a record, 1 bogon, 2 invalid\n/);
     expect(r.out).toMatch(
       /By ASN\n {2}2\s+50\.0%\s+AS15169 Google LLC\n {2}… 2 more \(--top 0 shows all\)\n/,
     );

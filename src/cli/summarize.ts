@@ -115,9 +115,10 @@ export function formatSummary(s: ListSummary, top: number): string {
   const more = (n: number): string => (top > 0 && n > top ? `  … ${n - top} more (--top 0 shows all)\n` : '');
   const section = (title: string, rows: [string, number][], extra = ''): string =>
     `\n${title}\n${formatTable(rows.map(([label, n]) => [`  ${n}`, percent(n, s.answered), label]))}${extra}`;
+  const bogons = `${s.bogon} bogon${s.bogon === 1 ? '' : 's'}`;
   let text =
     `dataset v${s.dataset_version}: ${s.total} addresses, ${s.answered} answered, ` +
-    `${s.not_found} without a record, ${s.bogon} bogons, ${s.invalid} invalid\n`;
+    `${s.not_found} without a record, ${bogons}, ${s.invalid} invalid\n`;
   text += section(
     'By ASN',
     cut(s.asn).map((r) => [r.asn === null ? '(no ASN)' : `AS${r.asn} ${r.name ?? ''}`.trimEnd(), r.count]),

@@ -1,0 +1,91 @@
+/**
+ * `netrep lookup --file` on 10,000 addresses, the whole process timed (start, module loading,
+ * snapshot load, lookups, output), against the same command with one address measured in the
+ * same run (the fixed cost), taking turns for three rounds and keeping each one's best. Then the
+ * same steps in process, to show where the time goes. Uses NETREP_DATA_DIR's newest snapshot when
+ * there is one, else builds one from the npm packages. Run: node --import tsx bench/cli-lookup.ts
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../src/config.ts';
+import { systemClock } from '../src/core/clock.ts';
+import { type ParsedIp, parseIp } from '../src/core/ip.ts';
+import { seededRandom } from '../src/core/random.ts';
+import { buildDataset, formatAddr, listDatasetVersions, loadLatestSnapshot } from '../src/dataset/index.ts';
+import { createIntel } from '../src/intel/index.ts';
+
+const ADDRESSES = 10_000;
+const ROUNDS = 3;
+const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bin/netrep.js');
+const work = mkdtempSync(path.join(tmpdir(), 'netrep-bench-cli-'));
+
+let dataDir = loadConfig().dataDir;
+if (listDatasetVersions(dataDir).length === 0) {
+  dataDir = path.join(work, 'data');
+  process.stdout.write('no snapshot in NETREP_DATA_DIR: building one from the npm packages\n');
+  await buildDataset({ dataDir, clock: systemClock });
+}
+
+// Four in five IPv4 (a third of the whole space is unrouted or reserved), one in five IPv6 in 2000::/3.
+const rand = seededRandom(20261124);
+const word = (): bigint => BigInt(Math.floor(rand() * 2 ** 32));
+const list: string[] = [];
+for (let i = 0; i < ADDRESSES; i++) {
+  list.push(
+    i % 5 === 4
+      ? formatAddr(6, (((word() << 96n) | (word() << 64n) | (word() << 32n) | word()) >> 3n) | (1n << 125n))
+      : formatAddr(4, word()),
+  );
+}
+const listFile = path.join(work, 'addresses.txt');
+writeFileSync(listFile, `${list.join('\n')}\n`);
+
+function timed(args: string[]): number {
+  const started = performance.now();
+  const r = spawnSync(process.execPath, [bin, 'lookup', '--format', 'json', ...args], {
+    env: { ...process.env, NETREP_DATA_DIR: dataDir },
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`netrep lookup exited with ${r.status}: ${r.stderr}`);
+  return (performance.now() - started) / 1000;
+}
+
+let many = Number.POSITIVE_INFINITY;
+let one = Number.POSITIVE_INFINITY;
+for (let round = 0; round < ROUNDS; round++) {
+  many = Math.min(many, timed(['--file', listFile]));
+  one = Math.min(one, timed(['8.8.8.8']));
+}
+
+// The same steps in process (no module loading): where the time goes.
+let t = performance.now();
+const lap = (): number => {
+  const now = performance.now();
+  const ms = now - t;
+  t = now;
+  return ms;
+};
+const snapshot = loadLatestSnapshot(dataDir);
+if (!snapshot) throw new Error('no snapshot');
+const loadMs = lap();
+const intel = createIntel({ snapshot });
+const indexMs = lap();
+const parsed = list.map((a) => parseIp(a) as ParsedIp);
+let found = 0;
+for (const ip of parsed) if (intel.lookup(ip)) found++;
+const lookupMs = lap();
+
+const f = (s: number): string => `${s.toFixed(2)} s`;
+process.stdout.write(
+  `netrep lookup --file, ${ADDRESSES.toLocaleString('en')} addresses (dataset v${snapshot.version}, ${found} with a record): ` +
+    `${f(many)} including start and load, ${Math.round(ADDRESSES / many).toLocaleString('en')} addresses/s; ` +
+    `one address (same run): ${f(one)}, so the list adds ${f(many - one)} ` +
+    `(best of ${ROUNDS} rounds each, taking turns)\n` +
+    `in process: snapshot load ${Math.round(loadMs)} ms, lookup index ${Math.round(indexMs)} ms, ` +
+    `${ADDRESSES.toLocaleString('en')} lookups ${lookupMs.toFixed(1)} ms; the rest of the one-address run is starting node and loading modules\n`,
+);
+rmSync(work, { recursive: true, force: true });
