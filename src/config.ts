@@ -83,7 +83,7 @@ export const SETTINGS = {
     kind: 'string',
     default: '',
     description:
-      'External base URL, used in DNSBL TXT answers and feed download URLs. Unset: http://NETREP_LISTEN.',
+      'External base URL, used in DNSBL TXT answers, feed download URLs and as the server of /openapi.json. Unset: http://NETREP_LISTEN.',
   },
   adminEmail: {
     env: 'NETREP_ADMIN_EMAIL',

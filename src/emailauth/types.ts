@@ -162,7 +162,7 @@ export const DomainAuthResultSchema = Type.Object({
   score: Type.Integer({
     minimum: 0,
     maximum: 100,
-    description: 'MX 10 + SPF 25 + DKIM 30 + DMARC 35 (CONTRACT §8)',
+    description: 'MX 10 + SPF 25 + DKIM 30 + DMARC 35 points',
   }),
   grade: Type.Union(
     [Type.Literal('A'), Type.Literal('B'), Type.Literal('C'), Type.Literal('D'), Type.Literal('F')],

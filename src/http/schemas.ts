@@ -3,6 +3,7 @@
  * (spec §7). One definition each, used for serialization, OpenAPI and tests.
  */
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { ERRORS, type ErrorCode } from '../core/errors.ts';
 
 export const Meta = Type.Object(
   {
@@ -18,9 +19,18 @@ export const Meta = Type.Object(
   { additionalProperties: true, description: 'Response metadata.' },
 );
 
+export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
+
+export const ErrorCodeSchema = Type.Unsafe<ErrorCode>({
+  type: 'string',
+  enum: ERROR_CODES,
+  description:
+    'A stable code from the error table (README "Errors"); each operation lists the ones it can answer.',
+});
+
 export const ErrorData = Type.Object({
   error: Type.String({ description: 'A plain sentence saying what is wrong.' }),
-  code: Type.String({ description: 'A stable code from the error table (README, API docs).' }),
+  code: ErrorCodeSchema,
 });
 
 export const ErrorEnvelope = Type.Object(
@@ -45,10 +55,35 @@ export function envelope<T extends TSchema>(data: T) {
   return Type.Unsafe<Replied<Static<T>>>(Type.Object({ data, meta: Meta }));
 }
 
-/** Standard error responses documented on a route. */
-export function errorResponses(...statuses: number[]): Record<number, unknown> {
-  const out: Record<number, unknown> = {};
-  for (const s of statuses) out[s] = Type.Ref('ErrorEnvelope');
+/** The schema /openapi.json shows in place of the one validating (see `documentedAs`). */
+export const DOC_SCHEMA = Symbol('netrep.docSchema');
+
+/**
+ * A request part validated loosely but documented by its valid values: a feed name is checked
+ * against the catalog by the handler, so an unknown one answers 404 NOT_FOUND like any unknown
+ * resource, while the document lists the names.
+ */
+export function documentedAs<T extends TSchema>(runtime: T, doc: TSchema): T {
+  const description = runtime.description;
+  return { ...runtime, [DOC_SCHEMA]: description === undefined ? doc : { ...doc, description } };
+}
+
+/** The error codes a route's error response was declared with (read by openapi.ts). */
+export const DECLARED_CODES = Symbol('netrep.declaredErrorCodes');
+
+/**
+ * The error responses of a route, by the codes its handler and domain can raise. The codes every
+ * route of a kind shares (a key's 401/403, the limits' 429, a malformed body or parameter) are
+ * added by openapi.ts from the route's access and schema, so a route lists only its own.
+ */
+export function errorResponses(...codes: ErrorCode[]): Record<number, unknown> {
+  const out: Record<number, { $ref: string; [DECLARED_CODES]: ErrorCode[] }> = {};
+  for (const code of codes) {
+    const status = ERRORS[code].status;
+    const entry = out[status] ?? { $ref: 'ErrorEnvelope', [DECLARED_CODES]: [] };
+    entry[DECLARED_CODES].push(code);
+    out[status] = entry;
+  }
   return out;
 }
 

@@ -16,6 +16,7 @@ import { AppError } from '../core/errors.ts';
 import type { HttpApp, HttpServices, RouteModule } from './context.ts';
 import { type FastFront, installFastFront } from './fast-front.ts';
 import { createFastLookup, type FastHandler, type FastLookup, fastHandlerOf } from './fast-lookup.ts';
+import { DOCS_UI_OPTIONS, packageVersion, serverUrlOf, swaggerOptions } from './openapi.ts';
 import { registerAccess } from './plugins/access.ts';
 import { registerEnvelope } from './plugins/envelope.ts';
 import { registerErrors, sendError } from './plugins/errors.ts';
@@ -36,10 +37,6 @@ export interface BuildHttpOptions {
   metricsRoute?: boolean;
   metricsRegistry?: Registry;
 }
-
-const API_DESCRIPTION = `netrep: IP intelligence, a DNS blocklist, sending-IP reputation, email authentication checks,
-header analysis and threat feeds. Authenticate with the X-API-Key header. Every JSON response except the
-feed catalog is {data, meta}; errors are {data: {error, code}, meta}.`;
 
 export async function buildHttp(options: BuildHttpOptions): Promise<HttpApp> {
   const { services } = options;
@@ -107,26 +104,14 @@ export async function buildHttp(options: BuildHttpOptions): Promise<HttpApp> {
     (httpPart === 'body' ? strict : coercing).compile(schema),
   );
   app.addSchema(ErrorEnvelope);
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: { title: 'netrep API', version: '1.0.0', description: API_DESCRIPTION },
-      components: {
-        securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
-      },
-    },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
-    transform: ({ schema, url, route }) => {
-      const access = route.config?.access;
-      const s = { ...(schema ?? {}) } as Record<string, unknown>;
-      if (access?.kind === 'key') s.security = [{ apiKey: [] }];
-      return { schema: s as typeof schema, url };
-    },
-  });
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    uiConfig: { docExpansion: 'list', deepLinking: true },
-  });
+  await app.register(
+    swagger,
+    swaggerOptions({
+      version: packageVersion(),
+      serverUrl: () => serverUrlOf(services.config, app.server.address()),
+    }),
+  );
+  await app.register(swaggerUi, DOCS_UI_OPTIONS);
 
   registerEnvelope(app);
   registerErrors(app);

@@ -27,7 +27,7 @@ export const ThreatLevel = Type.Union([
 ]);
 
 export const Threat = Type.Object({
-  score: Type.Integer({ minimum: 0, maximum: 100, description: 'CONTRACT §6: 0 safe to 100 high risk' }),
+  score: Type.Integer({ minimum: 0, maximum: 100, description: '0 safe to 100 high risk' }),
   level: ThreatLevel,
   explanation: Type.Array(Type.String(), { description: 'One line per contribution' }),
 });

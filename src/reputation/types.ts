@@ -24,7 +24,7 @@ export const FactorName = Type.Union(
     Type.Literal('ip_age_days'),
     Type.Literal('datacenter_type'),
   ],
-  { description: 'Scoring signal (CONTRACT §7 factor names)' },
+  { description: 'Scoring signal the factor comes from' },
 );
 export type FactorName = Static<typeof FactorName>;
 

@@ -10,7 +10,7 @@ export const WarmupStatus = Type.Union(
     Type.Literal('established'),
     Type.Literal('damaged'),
   ],
-  { description: 'Warm-up status (spec §3.1)' },
+  { description: 'Warm-up status of the sending IP' },
 );
 export type WarmupStatus = Static<typeof WarmupStatus>;
 
@@ -50,7 +50,7 @@ export const PoolTier = Type.Union(
     Type.Literal('probation'),
     Type.Literal('suspend'),
   ],
-  { description: 'Pool tier (spec §3.2)' },
+  { description: 'Pool tier: where the IP belongs in a sending pool' },
 );
 export type PoolTier = Static<typeof PoolTier>;
 

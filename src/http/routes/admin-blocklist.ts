@@ -4,6 +4,7 @@ import { DelistAnswer, DelistBody, ListBody, ListingAnswer, listingAnswer } from
 import { AppError } from '../../core/errors.ts';
 import { normalizeIp } from '../../core/ip.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
+import { delistAddressExample, listAddressExample } from '../examples/blocklist.ts';
 import { envelope, errorResponses, IpParam } from '../schemas.ts';
 
 const ListedAnswer = Type.Composite([
@@ -34,9 +35,11 @@ export function adminBlocklistRoutes(app: HttpApp, services: HttpServices): void
       config: { access: { kind: 'key', permission: 'admin' } },
       schema: {
         tags: ['admin'],
-        summary: 'List an address, or re-list it with new details (CONTRACT §4).',
+        operationId: 'listAddress',
+        examples: listAddressExample,
+        summary: 'List an address, or re-list it with new details (type, reason, expiry).',
         body: ListBody,
-        response: { 200: envelope(ListedAnswer), ...errorResponses(400, 401, 403, 429) },
+        response: { 200: envelope(ListedAnswer), ...errorResponses('INVALID_IP') },
       },
     },
     async (request) => {
@@ -63,10 +66,12 @@ export function adminBlocklistRoutes(app: HttpApp, services: HttpServices): void
       },
       schema: {
         tags: ['admin'],
-        summary: 'Delist an address (CONTRACT §4); 404 when it is not listed.',
+        operationId: 'delistAddress',
+        examples: delistAddressExample,
+        summary: 'Delist an address; 404 NOT_FOUND when it is not listed.',
         params: IpParam,
         body: DelistBody,
-        response: { 200: envelope(DelistAnswer), ...errorResponses(400, 401, 403, 404, 429) },
+        response: { 200: envelope(DelistAnswer), ...errorResponses('INVALID_IP', 'NOT_FOUND') },
       },
     },
     async (request) => {

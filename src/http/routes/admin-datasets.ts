@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../core/errors.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
+import { reloadDatasetExample } from '../examples/admin.ts';
 import { envelope, errorResponses } from '../schemas.ts';
 
 const ReloadResult = Type.Object({
@@ -18,8 +19,10 @@ export function adminDatasetRoutes(app: HttpApp, services: HttpServices): void {
       config: { access: { kind: 'key', permission: 'admin' } },
       schema: {
         tags: ['admin'],
+        operationId: 'reloadDataset',
+        examples: reloadDatasetExample,
         summary: 'Re-read the newest built dataset snapshot (netrep dataset build) without a restart.',
-        response: { 200: envelope(ReloadResult), ...errorResponses(401, 403, 404, 429, 503) },
+        response: { 200: envelope(ReloadResult), ...errorResponses('NOT_FOUND', 'NOT_READY') },
       },
     },
     async () => {

@@ -3,7 +3,8 @@ import { Type } from '@sinclair/typebox';
 import { MAX_EVIDENCE_EVENTS } from '../../reputation/index.ts';
 import { IngestResult } from '../../telemetry/index.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
-import { envelope, errorResponses } from '../schemas.ts';
+import { recordEvidenceExample } from '../examples/admin.ts';
+import { envelope } from '../schemas.ts';
 
 const EvidenceBody = Type.Object({
   events: Type.Array(
@@ -28,9 +29,11 @@ export function adminEvidenceRoutes(app: HttpApp, services: HttpServices): void 
       config: { access: { kind: 'key', permission: 'admin' } },
       schema: {
         tags: ['admin'],
-        summary: 'Record trap hits and SMTP honeypot activity (CONTRACT §4).',
+        operationId: 'recordEvidence',
+        examples: recordEvidenceExample,
+        summary: 'Record trap hits and SMTP honeypot activity for the reputation score.',
         body: EvidenceBody,
-        response: { 200: envelope(IngestResult), ...errorResponses(400, 401, 403, 429) },
+        response: { 200: envelope(IngestResult) },
       },
     },
     async (request) => ({ data: await reputation.recordEvidence(request.body) }),

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { ApiKeyInfo } from '../../accounts/index.ts';
 import { AppError } from '../../core/errors.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
+import { revokeKeyExample, setKeyFeaturesExample } from '../examples/admin.ts';
 import { envelope, errorResponses } from '../schemas.ts';
 
 const KeyIdParam = Type.Object({ key_id: Type.String({ maxLength: 20, description: 'Key id' }) });
@@ -23,10 +24,12 @@ export function adminKeyRoutes(app: HttpApp, services: HttpServices): void {
       config: { access: { kind: 'key', permission: 'admin' } },
       schema: {
         tags: ['admin'],
-        summary: 'Set administrator-controlled features of a key (CONTRACT §4).',
+        operationId: 'setKeyFeatures',
+        examples: setKeyFeaturesExample,
+        summary: 'Set administrator-controlled features of a key (telemetry_ingest).',
         params: KeyIdParam,
         body: Type.Object({ telemetry_ingest: Type.Boolean() }, { additionalProperties: false }),
-        response: { 200: envelope(ApiKeyInfo), ...errorResponses(400, 401, 403, 404) },
+        response: { 200: envelope(ApiKeyInfo), ...errorResponses('NOT_FOUND') },
       },
     },
     async (request) => {
@@ -43,10 +46,12 @@ export function adminKeyRoutes(app: HttpApp, services: HttpServices): void {
       config: { access: { kind: 'key', permission: 'admin' } },
       schema: {
         tags: ['admin'],
+        operationId: 'revokeKey',
+        examples: revokeKeyExample,
         summary:
           'Revoke a key immediately and irreversibly; the answer carries its revoked_at. Revoking a revoked key changes nothing.',
         params: KeyIdParam,
-        response: { 200: envelope(ApiKeyInfo), ...errorResponses(400, 401, 403, 404, 429) },
+        response: { 200: envelope(ApiKeyInfo), ...errorResponses('NOT_FOUND') },
       },
     },
     async (request) => {

@@ -3,6 +3,12 @@ import { Type } from '@sinclair/typebox';
 import { AppError } from '../../core/errors.ts';
 import { AsnInfo, AsnReputation, AsnSearchResult, AsnStats } from '../../intel/index.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
+import {
+  getAsnExample,
+  getAsnStatsExample,
+  getPublicAsnExample,
+  searchAsnsExample,
+} from '../examples/asn.ts';
 import { envelope, errorResponses } from '../schemas.ts';
 import { servingIntel } from '../serving-intel.ts';
 
@@ -40,9 +46,11 @@ export function asnRoutes(app: HttpApp, services: HttpServices): void {
       config: { access: { kind: 'key', permission: 'asn:read' } },
       schema: {
         tags: ['asn'],
+        operationId: 'searchAsns',
+        examples: searchAsnsExample,
         summary: 'Search ASNs by number or organization name (exact, then prefix, then substring).',
         querystring: SearchQuery,
-        response: { 200: envelope(AsnSearchResult), ...errorResponses(400, 401, 403, 429, 503) },
+        response: { 200: envelope(AsnSearchResult), ...errorResponses('NOT_READY') },
       },
     },
     async (request) => {
@@ -60,8 +68,10 @@ export function asnRoutes(app: HttpApp, services: HttpServices): void {
       config: { access: { kind: 'key', permission: 'asn:read' } },
       schema: {
         tags: ['asn'],
+        operationId: 'getAsnStats',
+        examples: getAsnStatsExample,
         summary: 'Number of ASNs in the dataset, in total and per registry.',
-        response: { 200: envelope(AsnStats), ...errorResponses(401, 403, 429, 503) },
+        response: { 200: envelope(AsnStats), ...errorResponses('NOT_READY') },
       },
     },
     async () => {
@@ -76,10 +86,12 @@ export function asnRoutes(app: HttpApp, services: HttpServices): void {
       config: { access: { kind: 'key', permission: 'asn:read' } },
       schema: {
         tags: ['asn'],
+        operationId: 'getAsn',
+        examples: getAsnExample,
         summary: 'ASN information; with include_prefixes, its prefixes (up to prefix_limit) and their count.',
         params: AsnParam,
         querystring: AsnQuery,
-        response: { 200: envelope(AsnInfo), ...errorResponses(400, 401, 403, 404, 429, 503) },
+        response: { 200: envelope(AsnInfo), ...errorResponses('INVALID_ASN', 'NOT_FOUND', 'NOT_READY') },
       },
     },
     async (request) => {
@@ -99,11 +111,13 @@ export function asnRoutes(app: HttpApp, services: HttpServices): void {
       config: { access: { kind: 'public', bucket: 'public' } },
       schema: {
         tags: ['asn', 'public'],
+        operationId: 'getPublicAsn',
+        examples: getPublicAsnExample,
         summary: 'Anonymous ASN information with its reputation summary (DROP, UCEPROTECT).',
         params: AsnParam,
         response: {
           200: envelope(Type.Composite([AsnInfo, Type.Object({ asn_reputation: AsnReputation })])),
-          ...errorResponses(400, 404, 429, 503),
+          ...errorResponses('INVALID_ASN', 'NOT_FOUND', 'NOT_READY'),
         },
       },
     },

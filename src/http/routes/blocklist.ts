@@ -11,6 +11,12 @@ import {
 import { AppError } from '../../core/errors.ts';
 import { parseIp } from '../../core/ip.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
+import {
+  checkBlocklistBatchExample,
+  checkBlocklistExample,
+  getBlocklistStatsExample,
+  listBlocklistEventsExample,
+} from '../examples/blocklist.ts';
 import { envelope, errorResponses, IpParam } from '../schemas.ts';
 
 /** Spec §8: blocklist batch 100 IPs. */
@@ -28,18 +34,23 @@ export function blocklistRoutes(app: HttpApp, services: HttpServices): void {
     const ip = normalized(request.params.ip);
     return { data: checkAnswer(ip, await blocklist.check(ip)) };
   };
-  const singleSchema = (summary: string) => ({
+  const singleSchema = (operationId: string, summary: string) => ({
+    operationId,
+    examples: checkBlocklistExample,
     tags: ['blocklist'],
     summary,
     params: IpParam,
-    response: { 200: envelope(CheckAnswer), ...errorResponses(400, 401, 403, 429) },
+    response: { 200: envelope(CheckAnswer), ...errorResponses('INVALID_IP') },
   });
 
   app.get(
     '/v1/public/blocklist/ip/:ip',
     {
       config: { access: { kind: 'public', bucket: 'public' } },
-      schema: singleSchema('Is this address on the blocklist? (anonymous, 60/min per client IP)'),
+      schema: singleSchema(
+        'checkBlocklistPublic',
+        'Is this address on the blocklist? (anonymous, 60/min per client IP)',
+      ),
     },
     single,
   );
@@ -48,7 +59,7 @@ export function blocklistRoutes(app: HttpApp, services: HttpServices): void {
     '/v1/blocklist/ip/:ip',
     {
       config: { access: { kind: 'key', permission: 'blocklist:read' } },
-      schema: singleSchema('Is this address on the blocklist?'),
+      schema: singleSchema('checkBlocklist', 'Is this address on the blocklist?'),
     },
     single,
   );
@@ -59,6 +70,8 @@ export function blocklistRoutes(app: HttpApp, services: HttpServices): void {
       config: { access: { kind: 'key', permission: 'blocklist:read' } },
       schema: {
         tags: ['blocklist'],
+        operationId: 'checkBlocklistBatch',
+        examples: checkBlocklistBatchExample,
         summary: 'Blocklist membership of 1-100 addresses, in request order.',
         body: Type.Object(
           {
@@ -69,7 +82,7 @@ export function blocklistRoutes(app: HttpApp, services: HttpServices): void {
           },
           { additionalProperties: false },
         ),
-        response: { 200: envelope(BatchCheckAnswer), ...errorResponses(400, 401, 403, 429) },
+        response: { 200: envelope(BatchCheckAnswer), ...errorResponses('INVALID_IP', 'TOO_MANY_IPS') },
       },
     },
     async (request) => {
@@ -85,8 +98,10 @@ export function blocklistRoutes(app: HttpApp, services: HttpServices): void {
       config: { access: { kind: 'key', permission: 'blocklist:read' } },
       schema: {
         tags: ['blocklist'],
+        operationId: 'getBlocklistStats',
+        examples: getBlocklistStatsExample,
         summary: 'Active listings by type, listings and delistings in the last 24 hours.',
-        response: { 200: envelope(StatsAnswer), ...errorResponses(401, 403, 429) },
+        response: { 200: envelope(StatsAnswer) },
       },
     },
     async () => ({ data: statsAnswer(await blocklist.stats()) }),
@@ -98,6 +113,8 @@ export function blocklistRoutes(app: HttpApp, services: HttpServices): void {
       config: { access: { kind: 'key', permission: 'blocklist:read' } },
       schema: {
         tags: ['blocklist'],
+        operationId: 'listBlocklistEvents',
+        examples: listBlocklistEventsExample,
         summary: 'Listing and delisting events, newest first.',
         querystring: Type.Object({
           limit: Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Page size, 1-100' }),
@@ -108,7 +125,7 @@ export function blocklistRoutes(app: HttpApp, services: HttpServices): void {
             description: 'Events to skip',
           }),
         }),
-        response: { 200: envelope(RecentAnswer), ...errorResponses(400, 401, 403, 429) },
+        response: { 200: envelope(RecentAnswer) },
       },
     },
     async (request) => {

@@ -18,6 +18,8 @@ import {
   toDomainDnsResult,
 } from '../../emailauth/index.ts';
 import type { Access, HttpApp, HttpServices } from '../context.ts';
+import { checkSpfExample, getDomainDnsExample } from '../examples/email.ts';
+import { checkDomainExample } from '../examples/tools.ts';
 import { envelope, errorResponses } from '../schemas.ts';
 
 const DomainParam = Type.Object({
@@ -70,13 +72,15 @@ export function emailDomainRoutes(app: HttpApp, services: HttpServices): void {
   const cache = createDomainCheckCache({ dns: services.dns, clock: services.clock });
 
   const dnsSchema = {
+    operationId: 'getDomainDns',
+    examples: getDomainDnsExample,
     tags: ['email'],
     summary: 'MX, SPF, DKIM and DMARC of a domain with domain_auth_score, grade and recommendations.',
     description:
       'Cached 24 hours per normalized domain and selector set on this instance; 30 requests/minute per key. ' +
       'Headers: X-Netrep-Domain-DNS-Cache (HIT, MISS, BYPASS), Age, Cache-Control: private, max-age=<seconds left>.',
     querystring: DnsQuery,
-    response: { 200: envelope(DomainDnsResultSchema), ...errorResponses(400, 401, 403, 429) },
+    response: { 200: envelope(DomainDnsResultSchema), ...errorResponses('MISSING_DOMAIN', 'INVALID_DOMAIN') },
   };
   const dnsRoute = {
     config: { access: { ...READ, minuteBucket: 'domain_dns' as const } },
@@ -105,12 +109,17 @@ export function emailDomainRoutes(app: HttpApp, services: HttpServices): void {
     dnsHandler,
   );
 
-  const toolSchema = (summary: string) => ({
-    tags: ['email'],
+  const toolSchema = (operationId: string, summary: string) => ({
+    operationId,
+    examples: checkDomainExample,
+    tags: ['tools'],
     summary,
     description:
       'Strict public hostname (INVALID_DOMAIN otherwise); common DKIM selectors, found ones returned.',
-    response: { 200: envelope(DomainAuthResultSchema), ...errorResponses(400, 401, 403, 429) },
+    response: {
+      200: envelope(DomainAuthResultSchema),
+      ...errorResponses('MISSING_DOMAIN', 'INVALID_DOMAIN'),
+    },
   });
   const toolHandler = async (request: { params: Static<typeof NoDomainParam> }) => {
     const domain = requireDomain(request.params);
@@ -120,25 +129,31 @@ export function emailDomainRoutes(app: HttpApp, services: HttpServices): void {
   const keyedSummary = 'Domain check tool, key-protected alias of the public route.';
   app.get(
     '/v1/public/tools/domain-check/:domain',
-    { config: { access: PUBLIC }, schema: { ...toolSchema(publicSummary), params: DomainParam } },
+    {
+      config: { access: PUBLIC },
+      schema: { ...toolSchema('checkDomainPublic', publicSummary), params: DomainParam },
+    },
     toolHandler,
   );
   app.get(
     '/v1/public/tools/domain-check/',
     {
       config: { access: PUBLIC },
-      schema: { ...toolSchema(publicSummary), params: NoDomainParam, hide: true },
+      schema: { ...toolSchema('checkDomainPublic', publicSummary), params: NoDomainParam, hide: true },
     },
     toolHandler,
   );
   app.get(
     '/v1/tools/domain-check/:domain',
-    { config: { access: READ }, schema: { ...toolSchema(keyedSummary), params: DomainParam } },
+    { config: { access: READ }, schema: { ...toolSchema('checkDomain', keyedSummary), params: DomainParam } },
     toolHandler,
   );
   app.get(
     '/v1/tools/domain-check/',
-    { config: { access: READ }, schema: { ...toolSchema(keyedSummary), params: NoDomainParam, hide: true } },
+    {
+      config: { access: READ },
+      schema: { ...toolSchema('checkDomain', keyedSummary), params: NoDomainParam, hide: true },
+    },
     toolHandler,
   );
 
@@ -148,12 +163,14 @@ export function emailDomainRoutes(app: HttpApp, services: HttpServices): void {
       config: { access: READ },
       schema: {
         tags: ['email'],
+        operationId: 'checkSpf',
+        examples: checkSpfExample,
         summary: 'SPF check_host() (RFC 7208) for a client IP, domain and sender.',
         description:
           'Result pass, fail, softfail, neutral, none, temperror or permerror, with the deciding mechanism. ' +
           'DNS work has the 5 s deadline of the domain check.',
         querystring: SpfQuery,
-        response: { 200: envelope(SpfCheckResultSchema), ...errorResponses(400, 401, 403, 429) },
+        response: { 200: envelope(SpfCheckResultSchema), ...errorResponses('INVALID_IP', 'MISSING_DOMAIN') },
       },
     },
     async (request) => ({

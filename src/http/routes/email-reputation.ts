@@ -7,6 +7,13 @@ import { Type } from '@sinclair/typebox';
 import { BatchReputationItem, ReputationData, SubnetSummary } from '../../reputation/index.ts';
 import { PoolClassificationItem, WarmupData } from '../../warmup/index.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
+import {
+  classifyPoolExample,
+  getEmailReputationBatchExample,
+  getEmailReputationExample,
+  getIpNeighborsExample,
+  getWarmupExample,
+} from '../examples/email.ts';
 import { envelope, errorResponses, IpParam } from '../schemas.ts';
 
 const IpList = (max: number) =>
@@ -26,9 +33,11 @@ export function emailReputationRoutes(app: HttpApp, services: HttpServices): voi
       config: { access: { kind: 'public', bucket: 'reputation' } },
       schema: {
         tags: ['email'],
+        operationId: 'getEmailReputation',
+        examples: getEmailReputationExample,
         summary: 'Sending reputation of an IP: score, level, factors, 30-day history, /24, listing, FCrDNS.',
         params: IpParam,
-        response: { 200: envelope(ReputationData), ...errorResponses(400, 429, 503) },
+        response: { 200: envelope(ReputationData), ...errorResponses('INVALID_IP', 'EVIDENCE_UNAVAILABLE') },
       },
     },
     async (request) => ({ data: await reputation.forIp(request.params.ip) }),
@@ -40,9 +49,14 @@ export function emailReputationRoutes(app: HttpApp, services: HttpServices): voi
       config: { access: { kind: 'public', bucket: 'reputation' } },
       schema: {
         tags: ['email'],
+        operationId: 'getEmailReputationBatch',
+        examples: getEmailReputationBatchExample,
         summary: 'Reputation score and level of 1-100 public IPs (duplicates answered once).',
         body: IpList(100),
-        response: { 200: envelope(Type.Array(BatchReputationItem)), ...errorResponses(400, 429, 503) },
+        response: {
+          200: envelope(Type.Array(BatchReputationItem)),
+          ...errorResponses('INVALID_IP', 'TOO_MANY_IPS', 'EVIDENCE_UNAVAILABLE'),
+        },
       },
     },
     async (request) => ({ data: await reputation.batch(request.body.ips) }),
@@ -54,9 +68,11 @@ export function emailReputationRoutes(app: HttpApp, services: HttpServices): voi
       config: { access: { kind: 'key', permission: 'email:read' } },
       schema: {
         tags: ['email'],
+        operationId: 'getIpNeighbors',
+        examples: getIpNeighborsExample,
         summary: 'Summary of the /24 around a public IPv4 address: listings, scores, contamination.',
         params: IpParam,
-        response: { 200: envelope(SubnetSummary), ...errorResponses(400, 401, 403, 429, 503) },
+        response: { 200: envelope(SubnetSummary), ...errorResponses('INVALID_IP', 'EVIDENCE_UNAVAILABLE') },
       },
     },
     async (request) => ({ data: await reputation.neighbors(request.params.ip) }),
@@ -68,9 +84,11 @@ export function emailReputationRoutes(app: HttpApp, services: HttpServices): voi
       config: { access: { kind: 'key', permission: 'email:read', minuteBucket: 'warmup' } },
       schema: {
         tags: ['email'],
+        operationId: 'getWarmup',
+        examples: getWarmupExample,
         summary: 'Warm-up status, recommended daily volume, auto-pause advice and the next milestone.',
         params: IpParam,
-        response: { 200: envelope(WarmupData), ...errorResponses(400, 401, 403, 429, 503) },
+        response: { 200: envelope(WarmupData), ...errorResponses('INVALID_IP', 'EVIDENCE_UNAVAILABLE') },
       },
     },
     async (request) => ({ data: await warmup.forIp(request.params.ip) }),
@@ -81,13 +99,15 @@ export function emailReputationRoutes(app: HttpApp, services: HttpServices): voi
     {
       config: { access: { kind: 'key', permission: 'email:read', feature: 'telemetry_ingest' } },
       schema: {
+        operationId: 'classifyPool',
+        examples: classifyPoolExample,
         tags: ['email'],
         summary:
           'Pool tier of 1-50 IPs, persisted per owner; probation -> seasoned emits a graduation event.',
         body: IpList(50),
         response: {
           200: envelope(Type.Array(PoolClassificationItem)),
-          ...errorResponses(400, 401, 403, 429, 503),
+          ...errorResponses('INVALID_IP', 'TOO_MANY_IPS', 'EVIDENCE_UNAVAILABLE'),
         },
       },
     },

@@ -4,7 +4,10 @@ import {
   entitledFeed,
   FeedCatalogSchema,
   type FeedDownload,
+  FeedFormatSchema,
   FeedManifestSchema,
+  FeedNameSchema,
+  FORMATS,
   feedsDir,
   type KeyTier,
   listFeedCatalog,
@@ -13,10 +16,16 @@ import {
   requireFeedManifest,
 } from '../../feeds/index.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
-import { envelope, errorResponses } from '../schemas.ts';
+import { downloadFeedExample, getFeedManifestExample, listFeedsExample } from '../examples/feeds.ts';
+import { documentedAs, envelope, errorResponses } from '../schemas.ts';
 
 const access = { kind: 'key', permission: 'feeds:read' } as const;
-const FeedParam = Type.String({ description: 'Feed name', maxLength: 64 });
+// Documented as the enums of names and formats; the handler checks them, so an unknown feed is
+// 404 NOT_FOUND (an unknown resource) and an unknown format 400 INVALID_PARAMETER.
+const FeedParam = documentedAs(Type.String({ description: 'Feed name', maxLength: 64 }), FeedNameSchema);
+const FormatParam = documentedAs(Type.String({ description: 'Format', maxLength: 32 }), FeedFormatSchema);
+/** The media types of the download formats (feeds/catalog.ts), without their parameters. */
+const DOWNLOAD_TYPES = [...new Set(Object.values(FORMATS).map((f) => f.contentType.split(';')[0] ?? ''))];
 const DateQuery = Type.Optional(
   Type.String({
     description: 'A past snapshot day (YYYY-MM-DD); default: the latest snapshot',
@@ -66,9 +75,11 @@ export function feedRoutes(app: HttpApp, services: HttpServices): void {
       config: { access, envelope: false },
       schema: {
         tags: ['feeds'],
+        operationId: 'listFeeds',
+        examples: listFeedsExample,
         summary:
           'The feed catalog: every feed with its latest snapshot and whether your key may download it.',
-        response: { 200: FeedCatalogSchema, ...errorResponses(401, 403, 429) },
+        response: { 200: FeedCatalogSchema },
       },
     },
     async (request) => listFeedCatalog(dir, tierOf(request)),
@@ -80,10 +91,12 @@ export function feedRoutes(app: HttpApp, services: HttpServices): void {
       config: { access },
       schema: {
         tags: ['feeds'],
+        operationId: 'getFeedManifest',
+        examples: getFeedManifestExample,
         summary: "A feed snapshot's manifest: checksum, row count, generation time and per-format files.",
         params: Type.Object({ feed: FeedParam }),
         querystring: Type.Object({ date: DateQuery }),
-        response: { 200: envelope(FeedManifestSchema), ...errorResponses(400, 401, 403, 404, 429, 503) },
+        response: { 200: envelope(FeedManifestSchema), ...errorResponses('NOT_FOUND') },
       },
     },
     async (request) => {
@@ -99,11 +112,14 @@ export function feedRoutes(app: HttpApp, services: HttpServices): void {
       config: { access },
       schema: {
         tags: ['feeds'],
+        operationId: 'downloadFeed',
+        examples: downloadFeedExample,
+        produces: DOWNLOAD_TYPES,
         summary:
           'Download a feed snapshot in one format (streamed). ETag is the file SHA-256; brand filters ai_crawlers.',
         params: Type.Object({
           feed: FeedParam,
-          format: Type.String({ description: 'Format', maxLength: 32 }),
+          format: FormatParam,
         }),
         querystring: Type.Object({
           brand: Type.Optional(
@@ -117,7 +133,7 @@ export function feedRoutes(app: HttpApp, services: HttpServices): void {
         response: {
           200: Type.String({ description: 'The file in the requested format' }),
           304: Type.Null({ description: 'Not modified: If-None-Match names the current file' }),
-          ...errorResponses(400, 401, 403, 404, 429, 503),
+          ...errorResponses('NOT_FOUND'),
         },
       },
     },

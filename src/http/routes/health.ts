@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../core/errors.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
+import { getHealthExample, getReadinessExample } from '../examples/health.ts';
 import { envelope, errorResponses } from '../schemas.ts';
 
 const Check = Type.Object({ name: Type.String(), ok: Type.Boolean(), detail: Type.Optional(Type.String()) });
@@ -12,6 +13,8 @@ export function healthRoutes(app: HttpApp, services: HttpServices): void {
       config: { access: { kind: 'none' } },
       schema: {
         tags: ['health'],
+        operationId: 'getHealth',
+        examples: getHealthExample,
         summary: 'Liveness: the process answers.',
         response: { 200: envelope(Type.Object({ status: Type.Literal('ok') })) },
       },
@@ -25,10 +28,12 @@ export function healthRoutes(app: HttpApp, services: HttpServices): void {
       config: { access: { kind: 'none' } },
       schema: {
         tags: ['health'],
+        operationId: 'getReadiness',
+        examples: getReadinessExample,
         summary: 'Readiness: the store is migrated and answers, and the dataset is loaded.',
         response: {
           200: envelope(Type.Object({ status: Type.Literal('ready'), checks: Type.Array(Check) })),
-          ...errorResponses(503),
+          ...errorResponses('NOT_READY'),
         },
       },
     },

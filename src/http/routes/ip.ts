@@ -7,6 +7,12 @@ import { AppError } from '../../core/errors.ts';
 import { type ParsedIp, parseIp } from '../../core/ip.ts';
 import { IpAnswer, IpAnswerExtended } from '../../intel/index.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
+import {
+  getMyIpExample,
+  lookupIpBatchExample,
+  lookupIpExample,
+  lookupIpPublicExample,
+} from '../examples/ip.ts';
 import { envelope, errorResponses, IpParam } from '../schemas.ts';
 import { servingIntel } from '../serving-intel.ts';
 
@@ -51,9 +57,11 @@ export function ipRoutes(app: HttpApp, services: HttpServices): void {
       config: { access: { kind: 'key', permission: 'ip:read' } },
       schema: {
         tags: ['ip'],
+        operationId: 'lookupIp',
+        examples: lookupIpExample,
         summary: 'IP lookup: prefix, ASN, country, RIR, connection type, netrep flags and threat score.',
         params: IpParam,
-        response: { 200: envelope(IpAnswer), ...errorResponses(400, 401, 403, 404, 429, 503) },
+        response: { 200: envelope(IpAnswer), ...errorResponses('INVALID_IP', 'NOT_FOUND', 'NOT_READY') },
       },
     },
     async (request, reply) => {
@@ -75,11 +83,13 @@ export function ipRoutes(app: HttpApp, services: HttpServices): void {
       config: { access: { kind: 'key', permission: 'ip:read' } },
       schema: {
         tags: ['ip'],
+        operationId: 'lookupIpBatch',
+        examples: lookupIpBatchExample,
         summary: 'Batch IP lookup: maps each normalized IP to its answer, or null when no record covers it.',
         body: BatchBody,
         response: {
           200: envelope(Type.Record(Type.String(), Type.Union([BatchAnswer, Type.Null()]))),
-          ...errorResponses(400, 401, 403, 429, 503),
+          ...errorResponses('INVALID_IP', 'TOO_MANY_IPS', 'NOT_READY'),
         },
       },
     },
@@ -106,10 +116,15 @@ export function ipRoutes(app: HttpApp, services: HttpServices): void {
       config: { access: { kind: 'public', bucket: 'public' } },
       schema: {
         tags: ['ip', 'public'],
+        operationId: 'lookupIpPublic',
+        examples: lookupIpPublicExample,
         summary:
           'Anonymous IP intelligence: the lookup plus geolocation, geo consensus and stability, ownership timeline, RPKI, ASN reputation and PTR hostname.',
         params: IpParam,
-        response: { 200: envelope(IpAnswerExtended), ...errorResponses(400, 404, 429, 503) },
+        response: {
+          200: envelope(IpAnswerExtended),
+          ...errorResponses('INVALID_IP', 'NOT_FOUND', 'NOT_READY'),
+        },
       },
     },
     async (request) => {
@@ -128,9 +143,11 @@ export function ipRoutes(app: HttpApp, services: HttpServices): void {
       config: { access: { kind: 'public', bucket: 'public' } },
       schema: {
         tags: ['ip', 'public'],
+        operationId: 'getMyIp',
+        examples: getMyIpExample,
         summary:
           "The caller's own address (socket peer, or X-Forwarded-For only through NETREP_TRUSTED_PROXIES) with its ASN and country.",
-        response: { 200: envelope(MyIp), ...errorResponses(429, 503) },
+        response: { 200: envelope(MyIp), ...errorResponses('NOT_READY') },
       },
     },
     async (request) => {

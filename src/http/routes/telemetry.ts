@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { IngestResult, MAX_OBSERVATIONS } from '../../telemetry/index.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
+import { ingestTelemetryExample } from '../examples/email.ts';
 import { envelope, errorResponses } from '../schemas.ts';
 
 const IngestBody = Type.Object({
@@ -27,9 +28,11 @@ export function telemetryRoutes(app: HttpApp, services: HttpServices): void {
       config: { access: { kind: 'key', permission: 'telemetry:write', missingKeyCode: 'AUTH_REQUIRED' } },
       schema: {
         tags: ['email'],
+        operationId: 'ingestTelemetry',
+        examples: ingestTelemetryExample,
         summary: 'Ingest sending telemetry (bounce rate, complaint rate, volume) per IP.',
         body: IngestBody,
-        response: { 200: envelope(IngestResult), ...errorResponses(400, 401, 403, 429) },
+        response: { 200: envelope(IngestResult), ...errorResponses('TOO_MANY_OBSERVATIONS') },
       },
     },
     async (request) => {

@@ -1,0 +1,183 @@
+/**
+ * Examples of the email operations for /openapi.json, recorded from the real app on the test
+ * fixtures (test/helpers) and checked against the route schemas by test/http/openapi.test.ts.
+ */
+import type { OperationExamples } from '../openapi.ts';
+
+export const getEmailReputationExample: OperationExamples = {
+  response: {
+    ip: '8.8.8.8',
+    score: 65,
+    level: 'neutral',
+    factors: [
+      { name: 'neighbor_reputation', impact: 10, detail: '/24 is clean: 0 active listing(s) in the /24' },
+      {
+        name: 'geo_instability',
+        impact: 0,
+        detail: '0 geolocation change(s) over the last 90 days of dataset versions',
+      },
+      { name: 'datacenter_type', impact: 5, detail: 'datacenter address with no negative reputation signal' },
+    ],
+    history: [{ score: 65, level: 'neutral', computed_at: '2026-06-15T12:00:00.000Z' }],
+    subnet: {
+      subnet: '8.8.8.0/24',
+      total_ips_seen: 1,
+      listed_count: 0,
+      avg_reputation: 65,
+      worst_score: 65,
+      contamination_level: 'clean',
+    },
+    blocklist: { listed: false },
+    fcrdns: null,
+  },
+};
+
+export const getEmailReputationBatchExample: OperationExamples = {
+  request: { ips: ['8.8.8.8'] },
+  response: [{ ip: '8.8.8.8', score: 65, level: 'neutral' }],
+};
+
+export const getIpNeighborsExample: OperationExamples = {
+  response: {
+    subnet: '8.8.8.0/24',
+    total_ips_seen: 1,
+    listed_count: 0,
+    avg_reputation: 65,
+    worst_score: 65,
+    contamination_level: 'clean',
+  },
+};
+
+export const getWarmupExample: OperationExamples = {
+  response: {
+    ip: '8.8.8.8',
+    status: 'cold',
+    days_sending: 0,
+    reputation_score: 65,
+    recommended_daily_volume: 50,
+    auto_pause_recommended: false,
+    auto_pause_reason: null,
+    next_milestone: '2026-06-22',
+    next_milestone_volume: 200,
+  },
+};
+
+export const classifyPoolExample: OperationExamples = {
+  request: { ips: ['8.8.8.8'] },
+  response: [
+    {
+      ip: '8.8.8.8',
+      tier: 'probation',
+      reputation_score: 65,
+      warmup_status: 'cold',
+      listed: false,
+      fcrdns_status: 'unknown',
+      recommendation: 'Not sending yet: start the warm-up at 50 messages a day.',
+    },
+  ],
+};
+
+export const ingestTelemetryExample: OperationExamples = {
+  request: {
+    observations: [
+      {
+        ip: '192.0.2.10',
+        bounce_rate: 0.012,
+        complaint_rate: 0.0004,
+        volume_24h: 25000,
+        timestamp: '2026-06-15T11:00:00Z',
+      },
+    ],
+  },
+  response: { accepted: 1, rejected: 0, errors: [] },
+};
+
+export const getDomainDnsExample: OperationExamples = {
+  response: {
+    domain: 'example.com',
+    domain_auth_score: 70,
+    grade: 'C',
+    mx: {
+      records: ['mx.example.com'],
+      hosts: [{ exchange: 'mx.example.com', preference: 10, addresses: ['192.0.2.1'], resolves: true }],
+      null_mx: false,
+      is_valid: true,
+      errors: [],
+    },
+    spf: {
+      found: true,
+      record_count: 1,
+      raw: 'v=spf1 ip4:192.0.2.0/24 -all',
+      mechanisms: [
+        { raw: 'ip4:192.0.2.0/24', qualifier: '+', mechanism: 'ip4', value: '192.0.2.0' },
+        { raw: '-all', qualifier: '-', mechanism: 'all', value: null },
+      ],
+      modifiers: [],
+      all_qualifier: '-',
+      is_valid: true,
+      is_permissive: false,
+      validation_errors: [],
+      warnings: [],
+      dns_lookup_count: 0,
+      exceeds_lookups: false,
+      void_lookup_count: 0,
+      exceeds_void_lookups: false,
+      includes: [],
+    },
+    dkim: [],
+    dmarc: {
+      found: true,
+      raw: 'v=DMARC1; p=reject; rua=mailto:dmarc@example.com',
+      version: 'DMARC1',
+      policy: 'reject',
+      subdomain_policy: 'reject',
+      effective_policy: 'reject',
+      percentage: 100,
+      aggregate_report_uris: ['mailto:dmarc@example.com'],
+      forensic_report_uris: [],
+      dkim_alignment: 'r',
+      spf_alignment: 'r',
+      failure_options: '0',
+      report_format: 'afrf',
+      report_interval: 86400,
+      organizational_domain: 'example.com',
+      record_domain: 'example.com',
+      inherited: false,
+      partial_rollout: false,
+      no_visibility: false,
+      strength_rating: 'strong',
+      is_valid: true,
+      validation_errors: [],
+      warnings: [],
+    },
+    recommendations: [
+      'DKIM: no valid key found at selectors google, default, selector1, selector2, k1, k2, s1, s2, dkim, mail; publish a 2048-bit RSA or ed25519 key (30 points lost).',
+    ],
+    checked_at: '2026-06-15T12:00:00.000Z',
+    dns: {
+      lookups: 15,
+      max_lookups: 120,
+      concurrency: 8,
+      deadline_ms: 5000,
+      elapsed_ms: 0,
+      deadline_exceeded: false,
+      budget_exhausted: false,
+      errors: { NXDOMAIN: 10, NODATA: 1 },
+    },
+  },
+};
+
+export const checkSpfExample: OperationExamples = {
+  response: {
+    result: 'pass',
+    domain: 'example.com',
+    ip: '192.0.2.10',
+    sender: 'alice@example.com',
+    mechanism: 'ip4:192.0.2.0/24',
+    mechanism_domain: 'example.com',
+    explanation: null,
+    reason: 'example.com matched ip4:192.0.2.0/24',
+    dns_lookups: 0,
+    void_lookups: 0,
+  },
+};
