@@ -4,7 +4,9 @@ import { settingsTable } from '../config.ts';
 import { registerAccountCommands } from './accounts.ts';
 import { registerDatasetCommands } from './dataset.ts';
 import { registerDnsblCommands } from './dnsbl.ts';
+import { registerDomainCommands } from './domain.ts';
 import { registerFeedsCommands } from './feeds.ts';
+import { registerHeadersCommands } from './headers.ts';
 import { registerLookupCommand } from './lookup.ts';
 import { registerServeCommands } from './serve.ts';
 import { registerSummarizeCommand } from './summarize.ts';
@@ -22,6 +24,8 @@ export function createProgram(): Command {
   registerDatasetCommands(program);
   registerLookupCommand(program);
   registerSummarizeCommand(program);
+  registerDomainCommands(program);
+  registerHeadersCommands(program);
   registerFeedsCommands(program);
   program
     .command('config')
