@@ -1,0 +1,77 @@
+/** `netrep dataset export` on a fixture snapshot: the file, its summary line, and its refusals. */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+import { Reader } from 'maxmind';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { systemClock } from '../core/clock.ts';
+import { buildDataset } from '../dataset/index.ts';
+import { registerDatasetExportCommand } from './dataset-export.ts';
+
+const npmFixture = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../dataset/fixtures/npm-a');
+let dir: string;
+
+async function run(...args: string[]): Promise<{ out: string; err: string; code: number }> {
+  const program = new Command('netrep').exitOverride();
+  registerDatasetExportCommand(program.command('dataset'));
+  let out = '';
+  let err = '';
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => {
+    out += String(c);
+    return true;
+  });
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => {
+    err += String(c);
+    return true;
+  });
+  process.exitCode = 0;
+  try {
+    await program.parseAsync(['node', 'netrep', 'dataset', ...args]);
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+  }
+  const code = Number(process.exitCode ?? 0);
+  process.exitCode = 0;
+  return { out, err, code };
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'netrep-export-cli-'));
+  process.env.NETREP_DATA_DIR = path.join(dir, 'data');
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('netrep dataset export', () => {
+  it('without a snapshot: one sentence, exit code 1, no file', async () => {
+    const out = path.join(dir, 'none.mmdb');
+    const r = await run('export', '--out', out);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/no dataset snapshot; run `netrep dataset build`/);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('writes the snapshot as an MMDB the maxmind reader opens, and says what it wrote', async () => {
+    await buildDataset({ dataDir: path.join(dir, 'data'), npmDir: npmFixture, clock: systemClock });
+    const out = path.join(dir, 'netrep.mmdb');
+    const r = await run('export', '--format', 'mmdb', '--out', out);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^wrote .*netrep\.mmdb: dataset v1, \d+ networks, [\d.]+ MB in [\d.]+ s\n$/);
+    const reader = new Reader<Record<string, unknown>>(readFileSync(out));
+    expect(reader.get('8.8.8.8')).toMatchObject({ prefix: '8.8.8.0/24', asn: 15169, asn_name: 'Google LLC' });
+    expect(reader.get('10.0.0.1')).toBeNull();
+    // Written to a temp file, then renamed: nothing else is left beside it.
+    expect(readdirSync(dir).filter((f) => f.includes('.mmdb'))).toEqual(['netrep.mmdb']);
+  }, 120_000);
+
+  it('an unknown format: exit code 2, no file', async () => {
+    const out = path.join(dir, 'x.csv');
+    const r = await run('export', '--format', 'csv', '--out', out);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/unknown export format "csv" \(have: mmdb\)/);
+    expect(existsSync(out)).toBe(false);
+  });
+});
