@@ -6,7 +6,7 @@
 import { type Clock, DAY_MS } from '../core/clock.ts';
 import { AppError } from '../core/errors.ts';
 import { ipv4Slash24, parseIp } from '../core/ip.ts';
-import type { Store } from '../store/index.ts';
+import { createPrepared, type Store } from '../store/index.ts';
 import { type BlocklistWriter, createBlocklistStore, type EventRow, type ListingRow } from './store.ts';
 import {
   type BlocklistStats,
@@ -33,7 +33,7 @@ export type ListingListener = (ip: string, listing: Listing | null) => void;
 
 export interface BlocklistDeps {
   /** The opened store (SQLite or PostgreSQL), migrated. */
-  store: Pick<Store, 'db' | 'dialect'>;
+  store: Pick<Store, 'db' | 'dialect'> & Partial<Pick<Store, 'sqlite' | 'pgPool'>>;
   clock: Clock;
 }
 
@@ -125,7 +125,7 @@ async function recordExpiry(w: BlocklistWriter, row: ListingRow): Promise<void> 
 
 export function createBlocklist(deps: BlocklistDeps) {
   const { clock } = deps;
-  const store = createBlocklistStore(deps.store.db, deps.store.dialect);
+  const store = createBlocklistStore(deps.store.db, deps.store.dialect, createPrepared(deps.store));
   const listeners = new Set<ListingListener>();
   const notify = (ip: string, listing: Listing | null) => {
     for (const fn of listeners) fn(ip, listing);
@@ -335,11 +335,11 @@ export function createBlocklist(deps: BlocklistDeps) {
       const subnets = [...new Set(ips.flatMap((ip) => (ip.subnet24 === null ? [] : [ip.subnet24])))];
       const now = clock();
       const [active, events, counts] = await Promise.all([
-        store.activeListings(addresses, now),
+        store.activeTypes(addresses, now),
         store.listedEventTimesMany(addresses, sinceMs),
         store.countActiveInSubnets(subnets, now),
       ]);
-      const types = new Map(active.map((r) => [r.ip, toListing(r).type]));
+      const types = active as Map<string, ListingType>;
       return new Map(
         ips.map((ip) => [
           ip.address,

@@ -1,6 +1,7 @@
 /** Fetches and saves blocklist listings and events; the rules live in blocklist.ts. */
 import type { ExpressionBuilder, Generated, Kysely, Transaction } from 'kysely';
 import { type DialectName, supportsSkipLocked } from '../store/dialect.ts';
+import { createPrepared, type Prepared, type PreparedSql } from '../store/prepared.ts';
 import type { Database } from '../store/schema.ts';
 
 export interface ListingsTable {
@@ -68,6 +69,8 @@ export interface BlocklistStore {
   countEvents(): Promise<number>;
   countActiveInSubnet24(subnet24: string, now: number): Promise<number>;
   listedEventTimes(ip: string, since: number): Promise<number[]>;
+  /** Types of the active listings of the addresses given (an address without one is absent). */
+  activeTypes(ips: readonly string[], now: number): Promise<Map<string, string>>;
   /** Active listings per /24 of the subnets given (a subnet without any is absent). */
   countActiveInSubnets(subnets: readonly string[], now: number): Promise<Map<string, number>>;
   /** `listed` event times per address at or after `since`, oldest first (no events: absent). */
@@ -139,7 +142,34 @@ function writer(trx: Transaction<Database>, dialect: DialectName): BlocklistWrit
   };
 }
 
-export function createBlocklistStore(db: Kysely<Database>, dialect: DialectName): BlocklistStore {
+/** The reads reputation makes on every answer, prepared once (store/prepared.ts). */
+const LIST_SQLITE = 'in (select value from json_each(?))';
+const REPUTATION_READS = {
+  activeTypes: {
+    name: 'netrep_blocklist_active_types',
+    sqlite: `select ip, type from blocklist_listings where ip ${LIST_SQLITE} and (expires_at is null or expires_at > ?)`,
+    postgres:
+      'select ip, type from blocklist_listings where ip = any($1::text[]) and (expires_at is null or expires_at > $2)',
+  },
+  listedTimes: {
+    name: 'netrep_blocklist_listed_times',
+    sqlite: `select ip, performed_at from blocklist_events where ip ${LIST_SQLITE} and action = 'listed' and performed_at >= ? order by performed_at`,
+    postgres:
+      "select ip, performed_at from blocklist_events where ip = any($1::text[]) and action = 'listed' and performed_at >= $2 order by performed_at",
+  },
+  subnetCounts: {
+    name: 'netrep_blocklist_subnet_counts',
+    sqlite: `select subnet24, count(*) as n from blocklist_listings where subnet24 ${LIST_SQLITE} and (expires_at is null or expires_at > ?) group by subnet24`,
+    postgres:
+      'select subnet24, count(*) as n from blocklist_listings where subnet24 = any($1::text[]) and (expires_at is null or expires_at > $2) group by subnet24',
+  },
+} satisfies Record<string, PreparedSql>;
+
+export function createBlocklistStore(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  prepared: Prepared = createPrepared({ db, dialect }),
+): BlocklistStore {
   return {
     async transaction(work) {
       return await db.transaction().execute((trx) => work(writer(trx, dialect)));
@@ -222,28 +252,29 @@ export function createBlocklistStore(db: Kysely<Database>, dialect: DialectName)
         .execute();
       return rows.map((r) => Number(r.performed_at));
     },
+    async activeTypes(ips, now) {
+      if (ips.length === 0) return new Map();
+      const rows = await prepared.all<{ ip: string; type: string }>(REPUTATION_READS.activeTypes, [
+        [...ips],
+        now,
+      ]);
+      return new Map(rows.map((r) => [r.ip, r.type]));
+    },
     async countActiveInSubnets(subnets, now) {
       if (subnets.length === 0) return new Map();
-      const rows = await db
-        .selectFrom('blocklist_listings')
-        .select((eb) => ['subnet24', eb.fn.countAll<number>().as('n')])
-        .where('subnet24', 'in', [...subnets])
-        .where(active(now))
-        .groupBy('subnet24')
-        .execute();
-      return new Map(rows.map((r) => [r.subnet24 ?? '', Number(r.n)]));
+      const rows = await prepared.all<{ subnet24: string; n: number }>(REPUTATION_READS.subnetCounts, [
+        [...subnets],
+        now,
+      ]);
+      return new Map(rows.map((r) => [r.subnet24, Number(r.n)]));
     },
     async listedEventTimesMany(ips, since) {
       const out = new Map<string, number[]>();
       if (ips.length === 0) return out;
-      const rows = await db
-        .selectFrom('blocklist_events')
-        .select(['ip', 'performed_at'])
-        .where('ip', 'in', [...ips])
-        .where('action', '=', 'listed')
-        .where('performed_at', '>=', since)
-        .orderBy('performed_at')
-        .execute();
+      const rows = await prepared.all<{ ip: string; performed_at: number }>(REPUTATION_READS.listedTimes, [
+        [...ips],
+        since,
+      ]);
       for (const r of rows) {
         const list = out.get(r.ip) ?? [];
         list.push(Number(r.performed_at));

@@ -1,4 +1,4 @@
-import { DAY_MS, toIso, utcDay } from '../core/clock.ts';
+import { DAY_MS, toIso } from '../core/clock.ts';
 import { levelForScore } from './score.ts';
 import type { HistoryPoint } from './types.ts';
 
@@ -17,16 +17,17 @@ export const HISTORY_DAYS = 30;
  * later entry of the input wins.
  */
 export function dailyHistory(computations: readonly Computation[], now: number): HistoryPoint[] {
-  const firstDay = utcDay(now - (HISTORY_DAYS - 1) * DAY_MS);
-  const lastByDay = new Map<string, Computation>();
+  // UTC day numbers (epoch ms / 86 400 000) order and group exactly as YYYY-MM-DD strings do.
+  const firstDay = Math.floor(now / DAY_MS) - (HISTORY_DAYS - 1);
+  const lastByDay = new Map<number, Computation>();
   for (const c of computations) {
     if (c.computedAt > now) continue;
-    const day = utcDay(c.computedAt);
+    const day = Math.floor(c.computedAt / DAY_MS);
     if (day < firstDay) continue;
     const held = lastByDay.get(day);
     if (held === undefined || c.computedAt >= held.computedAt) lastByDay.set(day, c);
   }
   return [...lastByDay.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .sort(([a], [b]) => a - b)
     .map(([, c]) => ({ score: c.score, level: levelForScore(c.score), computed_at: toIso(c.computedAt) }));
 }

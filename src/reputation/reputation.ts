@@ -164,7 +164,7 @@ function anchorOf(evidenceFirst: number | null, facts: TelemetryFacts): number |
 
 export function createReputation(options: ReputationOptions): Reputation {
   const { clock, telemetry, listings, intel } = options;
-  const rows: ReputationStore = createReputationStore(options.store.db);
+  const rows: ReputationStore = createReputationStore(options.store);
   const timeoutMs = options.evidenceTimeoutMs ?? 5000;
 
   async function listingsFor(ips: readonly string[], since: number): Promise<Map<string, ListingSummary>> {
@@ -351,11 +351,13 @@ export function createReputation(options: ReputationOptions): Reputation {
         await rows.saveComputations([computationOf(a)]);
         // A stored row dated after now (a clock moved back) is never replaced by this one.
         const current = { ip, score: a.score, computedAt: now };
-        const today = utcDay(now);
-        const heldToday = points.find((p) => utcDay(p.computedAt) === today && p.computedAt > now);
+        const today = Math.floor(now / DAY_MS);
+        const heldToday = points.find(
+          (p) => Math.floor(p.computedAt / DAY_MS) === today && p.computedAt > now,
+        );
         const history = heldToday
           ? points
-          : [...points.filter((p) => utcDay(p.computedAt) !== today), current];
+          : [...points.filter((p) => Math.floor(p.computedAt / DAY_MS) !== today), current];
         let summary: SubnetSummary | null = null;
         if (subnet !== null && members !== null) {
           const held = members.find((m) => m.ip === ip && m.computedAt > now);

@@ -1,6 +1,7 @@
 /** Saves and reads evidence, FCrDNS results and score computations; no rules here. */
 import { type Generated, type Kysely, sql, type Transaction } from 'kysely';
 import { DAY_MS, utcDay } from '../core/clock.ts';
+import { createPrepared, type PreparedSql, type Store } from '../store/index.ts';
 import type { Database } from '../store/schema.ts';
 import type { EvidenceEvent, EvidenceKind } from './evidence.ts';
 import type { EvidenceInput } from './evidence-input.ts';
@@ -267,7 +268,71 @@ async function updateRollups(trx: Transaction<Database>, events: readonly Eviden
     .execute();
 }
 
-export function createReputationStore(db: Kysely<Database>): ReputationStore {
+/** The hot reads and the computation write, prepared once (store/prepared.ts). */
+const IN_IPS = { sqlite: 'in (select value from json_each(?))', postgres: '= any($1::text[])' };
+const Q = {
+  // The window's days and, as a row with a null day, the address's earliest evidence: one read.
+  evidenceRollups: {
+    name: 'netrep_rep_evidence_rollups',
+    sqlite: `select ip, day, pristine, recycled, typo, honeypot, first_at, last_at from reputation_evidence_days
+      where ip ${IN_IPS.sqlite} and day >= ? and day <= ?
+      union all select ip, null, 0, 0, 0, 0, first_at, first_at from reputation_evidence_ips where ip ${IN_IPS.sqlite}`,
+    postgres: `select ip, day, pristine, recycled, typo, honeypot, first_at, last_at from reputation_evidence_days
+      where ip ${IN_IPS.postgres} and day >= $2 and day <= $3
+      union all select ip, null, 0, 0, 0, 0, first_at, first_at from reputation_evidence_ips where ip ${IN_IPS.postgres}`,
+  },
+  fcrdns: {
+    name: 'netrep_rep_fcrdns',
+    sqlite: `select * from reputation_fcrdns where ip ${IN_IPS.sqlite}`,
+    postgres: `select * from reputation_fcrdns where ip ${IN_IPS.postgres}`,
+  },
+  history: {
+    name: 'netrep_rep_history',
+    sqlite: 'select score, computed_at from reputation_computations where ip = ? and day >= ?',
+    postgres: 'select score, computed_at from reputation_computations where ip = $1 and day >= $2',
+  },
+  subnet: {
+    name: 'netrep_rep_subnet',
+    sqlite: 'select ip, score, computed_at from reputation_latest where subnet = ?',
+    postgres: 'select ip, score, computed_at from reputation_latest where subnet = $1',
+  },
+  // SQLite: two statements per computation in one transaction. PostgreSQL: both upserts in one
+  // statement over arrays (one round trip for any number of addresses).
+  savePoint: {
+    name: 'netrep_rep_save_point',
+    sqlite: `insert into reputation_computations (ip, day, score, level, computed_at) values (?, ?, ?, ?, ?)
+      on conflict (ip, day) do update set score = excluded.score, level = excluded.level, computed_at = excluded.computed_at
+      where reputation_computations.computed_at <= excluded.computed_at`,
+    postgres: '',
+  },
+  saveLatest: {
+    name: 'netrep_rep_save_latest',
+    sqlite: `insert into reputation_latest (ip, subnet, score, computed_at) values (?, ?, ?, ?)
+      on conflict (ip) do update set subnet = excluded.subnet, score = excluded.score, computed_at = excluded.computed_at
+      where reputation_latest.computed_at <= excluded.computed_at`,
+    postgres: '',
+  },
+  saveBoth: {
+    name: 'netrep_rep_save',
+    sqlite: '',
+    postgres: `with point as (
+        insert into reputation_computations (ip, day, score, level, computed_at)
+        select * from unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::bigint[])
+        on conflict (ip, day) do update set score = excluded.score, level = excluded.level, computed_at = excluded.computed_at
+        where reputation_computations.computed_at <= excluded.computed_at
+        returning 1)
+      insert into reputation_latest (ip, subnet, score, computed_at)
+      select * from unnest($1::text[], $6::text[], $3::int[], $5::bigint[])
+      on conflict (ip) do update set subnet = excluded.subnet, score = excluded.score, computed_at = excluded.computed_at
+      where reputation_latest.computed_at <= excluded.computed_at`,
+  },
+} satisfies Record<string, PreparedSql>;
+
+type StoreHandles = Pick<Store, 'db' | 'dialect'> & Partial<Pick<Store, 'sqlite' | 'pgPool'>>;
+
+export function createReputationStore(store: StoreHandles): ReputationStore {
+  const db: Kysely<Database> = store.db;
+  const prepared = createPrepared(store);
   async function saveAll(cs: readonly ComputationRecord[]): Promise<void> {
     if (cs.length === 0) return;
     // One row per address (the last computation given wins), in a stable order so concurrent
@@ -287,37 +352,22 @@ export function createReputationStore(db: Kysely<Database>): ReputationStore {
       score: c.score,
       computed_at: c.computedAt,
     }));
-    await db.transaction().execute(async (trx) => {
-      // A computation dated before the stored one (a clock moved back) never replaces it.
-      await trx
-        .insertInto('reputation_computations')
-        .values(points)
-        .onConflict((oc) =>
-          oc
-            .columns(['ip', 'day'])
-            .doUpdateSet((eb) => ({
-              score: eb.ref('excluded.score'),
-              level: eb.ref('excluded.level'),
-              computed_at: eb.ref('excluded.computed_at'),
-            }))
-            .where('reputation_computations.computed_at', '<=', (eb) => eb.ref('excluded.computed_at')),
-        )
-        .execute();
-      await trx
-        .insertInto('reputation_latest')
-        .values(latest)
-        .onConflict((oc) =>
-          oc
-            .column('ip')
-            .doUpdateSet((eb) => ({
-              subnet: eb.ref('excluded.subnet'),
-              score: eb.ref('excluded.score'),
-              computed_at: eb.ref('excluded.computed_at'),
-            }))
-            .where('reputation_latest.computed_at', '<=', (eb) => eb.ref('excluded.computed_at')),
-        )
-        .execute();
-    });
+    // A computation dated before the stored one (a clock moved back) never replaces it.
+    if (prepared.dialect === 'postgres') {
+      await prepared.all(Q.saveBoth, [
+        points.map((p) => p.ip),
+        points.map((p) => p.day),
+        points.map((p) => p.score),
+        points.map((p) => p.level),
+        points.map((p) => p.computed_at),
+        latest.map((l) => l.subnet),
+      ]);
+      return;
+    }
+    await prepared.transaction([
+      { sql: Q.savePoint, rows: points.map((p) => [p.ip, p.day, p.score, p.level, p.computed_at]) },
+      { sql: Q.saveLatest, rows: latest.map((l) => [l.ip, l.subnet, l.score, l.computed_at]) },
+    ]);
   }
 
   return {
@@ -340,26 +390,22 @@ export function createReputationStore(db: Kysely<Database>): ReputationStore {
     async evidenceRollups(ips, fromDay, toDay) {
       const out = new Map<string, EvidenceRollup>();
       if (ips.length === 0) return out;
-      const [firsts, days] = await Promise.all([
-        db
-          .selectFrom('reputation_evidence_ips')
-          .selectAll()
-          .where('ip', 'in', [...ips])
-          .execute(),
-        db
-          .selectFrom('reputation_evidence_days')
-          .selectAll()
-          .where('ip', 'in', [...ips])
-          .where('day', '>=', fromDay)
-          .where('day', '<=', toDay)
-          .execute(),
-      ]);
-      for (const f of firsts) out.set(f.ip, { firstAt: Number(f.first_at), days: [] });
-      for (const d of days) {
+      const list = [...ips];
+      // SQLite binds the list once per use; PostgreSQL reuses $1.
+      const values = prepared.dialect === 'sqlite' ? [list, fromDay, toDay, list] : [list, fromDay, toDay];
+      const rows = await prepared.all<Omit<ReputationEvidenceDaysTable, 'day'> & { day: number | null }>(
+        Q.evidenceRollups,
+        values,
+      );
+      for (const d of rows) {
         let held = out.get(d.ip);
         if (held === undefined) {
           held = { firstAt: null, days: [] };
           out.set(d.ip, held);
+        }
+        if (d.day === null) {
+          held.firstAt = Number(d.first_at);
+          continue;
         }
         held.days.push({
           day: Number(d.day),
@@ -423,11 +469,7 @@ export function createReputationStore(db: Kysely<Database>): ReputationStore {
     async fcrdnsForMany(ips) {
       const out = new Map<string, FcrdnsRecord>();
       if (ips.length === 0) return out;
-      const rows = await db
-        .selectFrom('reputation_fcrdns')
-        .selectAll()
-        .where('ip', 'in', [...ips])
-        .execute();
+      const rows = await prepared.all<ReputationFcrdnsTable>(Q.fcrdns, [[...ips]]);
       for (const row of rows) out.set(row.ip, fcrdnsRecord(row));
       return out;
     },
@@ -495,21 +537,12 @@ export function createReputationStore(db: Kysely<Database>): ReputationStore {
     saveComputations: saveAll,
 
     async historyFor(ip, sinceDay) {
-      const rows = await db
-        .selectFrom('reputation_computations')
-        .select(['score', 'computed_at'])
-        .where('ip', '=', ip)
-        .where('day', '>=', sinceDay)
-        .execute();
+      const rows = await prepared.all<{ score: number; computed_at: number }>(Q.history, [ip, sinceDay]);
       return rows.map((r) => ({ score: Number(r.score), computedAt: Number(r.computed_at) }));
     },
 
     async subnetScores(subnet) {
-      const rows = await db
-        .selectFrom('reputation_latest')
-        .select(['ip', 'score', 'computed_at'])
-        .where('subnet', '=', subnet)
-        .execute();
+      const rows = await prepared.all<{ ip: string; score: number; computed_at: number }>(Q.subnet, [subnet]);
       return rows.map((r) => ({ ip: r.ip, score: Number(r.score), computedAt: Number(r.computed_at) }));
     },
 

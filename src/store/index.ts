@@ -1,4 +1,5 @@
 export { type DialectName, ping, supportsSkipLocked } from './dialect.ts';
 export { migrate, migrationNames } from './migrate.ts';
 export { type OpenStoreOptions, openStore, type Store, sqliteDataVersion } from './open.ts';
+export { createPrepared, type Prepared, type PreparedSql, type PreparedStep } from './prepared.ts';
 export type { Database } from './schema.ts';

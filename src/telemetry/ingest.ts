@@ -23,7 +23,7 @@ export interface Telemetry {
 }
 
 export function createTelemetry(options: { store: Store; clock: Clock }): Telemetry {
-  const rows: TelemetryStore = createTelemetryStore(options.store.db);
+  const rows: TelemetryStore = createTelemetryStore(options.store);
   return {
     async ingest(body, by) {
       const now = options.clock();

@@ -1,5 +1,6 @@
 /** Saves and reads telemetry observations and their per-address summary; no rules here. */
 import { type Generated, type Kysely, sql, type Transaction } from 'kysely';
+import { createPrepared, type PreparedSql, type Store } from '../store/index.ts';
 import type { Database } from '../store/schema.ts';
 import type { Observation } from './types.ts';
 
@@ -199,18 +200,25 @@ async function updateSummary(trx: Transaction<Database>, inserted: readonly Inse
     .execute();
 }
 
-export function createTelemetryStore(db: Kysely<Database>): TelemetryStore {
+/** The summary read of the reputation hot path, prepared once (store/prepared.ts). */
+const SUMMARY: PreparedSql = {
+  name: 'netrep_telemetry_summary',
+  sqlite: 'select * from telemetry_ip_summary where ip in (select value from json_each(?))',
+  postgres: 'select * from telemetry_ip_summary where ip = any($1::text[])',
+};
+
+export function createTelemetryStore(
+  store: Pick<Store, 'db' | 'dialect'> & Partial<Pick<Store, 'sqlite' | 'pgPool'>>,
+): TelemetryStore {
+  const db: Kysely<Database> = store.db;
+  const prepared = createPrepared(store);
   const columns = ['observed_at', 'bounce_rate', 'complaint_rate', 'volume_24h', 'synthetic'] as const;
   const production = (ip: string) =>
     db.selectFrom('telemetry_observations').select(columns).where('ip', '=', ip).where('synthetic', '=', 0);
   const factsForMany = async (ips: readonly string[]): Promise<Map<string, TelemetryFacts>> => {
     const out = new Map<string, TelemetryFacts>();
     if (ips.length === 0) return out;
-    const rows = await db
-      .selectFrom('telemetry_ip_summary')
-      .selectAll()
-      .where('ip', 'in', [...ips])
-      .execute();
+    const rows = await prepared.all<TelemetryIpSummaryTable>(SUMMARY, [[...ips]]);
     for (const r of rows) out.set(r.ip, summaryFacts(r));
     return out;
   };

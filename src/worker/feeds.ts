@@ -13,7 +13,7 @@ import { schedule } from './schedule.ts';
 
 /** Row sources of a running instance: the newest dataset snapshot with feed rows, and the store's trap evidence. */
 export function createFeedSources(options: { dataDir: string; store: Store }): FeedRowSources {
-  const reputation = createReputationStore(options.store.db);
+  const reputation = createReputationStore(options.store);
   return {
     async dataset() {
       const versions = listDatasetVersions(options.dataDir);
