@@ -246,6 +246,22 @@ describe('exportMmdb', () => {
     for (const [kind, n] of Object.entries(seen)) expect(n, kind).toBeGreaterThan(3);
   });
 
+  it('no IPv4 address the lookup answers as a bogon has a record (every /24 swept)', () => {
+    const reader = new Reader<Record<string, unknown>>(readFileSync(file));
+    const ip: ParsedIp = { family: 4, address: '', bytes: [0, 0, 0, 0] };
+    const leaked: string[] = [];
+    let bogons = 0;
+    for (let n = 0; n < 2 ** 24; n++) {
+      ip.bytes = [n >>> 16, (n >>> 8) & 255, n & 255, 1];
+      if (!intel.lookup(ip)?.bogon) continue;
+      bogons++;
+      const text = ip.bytes.join('.');
+      if (reader.get(text) !== null) leaked.push(text);
+    }
+    expect(bogons).toBeGreaterThan(2 ** 24 / 8);
+    expect(leaked.slice(0, 5)).toEqual([]);
+  }, 300_000);
+
   it('mmdblookup (libmaxminddb) agrees with the lookup on the same 10,000 addresses', async (ctx) => {
     if (!existsSync(MMDBLOOKUP)) {
       process.stdout.write('skipped: mmdblookup not installed (Debian mmdb-bin; CI installs it)\n');
