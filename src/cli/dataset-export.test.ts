@@ -3,9 +3,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command } from 'commander';
 import { Reader } from 'maxmind';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliRun, runCli } from '../../test/helpers/cli.ts';
 import { systemClock } from '../core/clock.ts';
 import { buildDataset } from '../dataset/index.ts';
 import { registerDatasetExportCommand } from './dataset-export.ts';
@@ -13,29 +13,8 @@ import { registerDatasetExportCommand } from './dataset-export.ts';
 const npmFixture = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../dataset/fixtures/npm-a');
 let dir: string;
 
-async function run(...args: string[]): Promise<{ out: string; err: string; code: number }> {
-  const program = new Command('netrep').exitOverride();
-  registerDatasetExportCommand(program.command('dataset'));
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => {
-    out += String(c);
-    return true;
-  });
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => {
-    err += String(c);
-    return true;
-  });
-  process.exitCode = 0;
-  try {
-    await program.parseAsync(['node', 'netrep', 'dataset', ...args]);
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-  const code = Number(process.exitCode ?? 0);
-  process.exitCode = 0;
-  return { out, err, code };
+function run(...args: string[]): Promise<CliRun> {
+  return runCli([(p) => registerDatasetExportCommand(p.command('dataset'))], args);
 }
 
 beforeAll(() => {

@@ -3,8 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Command } from 'commander';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliRun, runCli } from '../../test/helpers/cli.ts';
 import { sharedDataPath } from '../../test/helpers/shared-data.ts';
 import { registerDatasetCommands } from './dataset.ts';
 import { registerLookupCommand } from './lookup.ts';
@@ -13,30 +13,8 @@ let server: Server;
 let dataDir: string;
 const requests: string[] = [];
 
-async function run(...args: string[]): Promise<{ out: string; err: string; code: number }> {
-  const program = new Command('netrep').exitOverride();
-  registerDatasetCommands(program);
-  registerLookupCommand(program);
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => {
-    out += String(c);
-    return true;
-  });
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => {
-    err += String(c);
-    return true;
-  });
-  process.exitCode = 0;
-  try {
-    await program.parseAsync(['node', 'netrep', ...args]);
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-  const code = Number(process.exitCode ?? 0);
-  process.exitCode = 0;
-  return { out, err, code };
+function run(...args: string[]): Promise<CliRun> {
+  return runCli([registerDatasetCommands, registerLookupCommand], args);
 }
 
 beforeAll(async () => {

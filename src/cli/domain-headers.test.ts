@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command } from 'commander';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliRun, runCli } from '../../test/helpers/cli.ts';
 import '../../test/helpers/dns-guard.ts';
 import { startZoneServer, type ZoneServer } from '../../test/helpers/dns-zone-server.ts';
 import { systemClock } from '../core/clock.ts';
@@ -20,30 +20,8 @@ let dir: string;
 let zone: ZoneServer;
 let message: string;
 
-async function run(...args: string[]): Promise<{ out: string; err: string; code: number }> {
-  const program = new Command('netrep').exitOverride();
-  registerDomainCommands(program);
-  registerHeadersCommands(program);
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => {
-    out += String(c);
-    return true;
-  });
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => {
-    err += String(c);
-    return true;
-  });
-  process.exitCode = 0;
-  try {
-    await program.parseAsync(['node', 'netrep', ...args]);
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-  const code = Number(process.exitCode ?? 0);
-  process.exitCode = 0;
-  return { out, err, code };
+function run(...args: string[]): Promise<CliRun> {
+  return runCli([registerDomainCommands, registerHeadersCommands], args);
 }
 
 beforeAll(async () => {

@@ -8,8 +8,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command } from 'commander';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliRun, runCli } from '../../test/helpers/cli.ts';
 import { BIN } from '../../test/helpers/process.ts';
 import { sharedDataPath } from '../../test/helpers/shared-data.ts';
 import { systemClock } from '../core/clock.ts';
@@ -23,30 +23,8 @@ let dir: string;
 let dataDir: string;
 let listFile: string;
 
-async function run(...args: string[]): Promise<{ out: string; err: string; code: number }> {
-  const program = new Command('netrep').exitOverride();
-  registerLookupCommand(program);
-  registerSummarizeCommand(program);
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => {
-    out += String(c);
-    return true;
-  });
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => {
-    err += String(c);
-    return true;
-  });
-  process.exitCode = 0;
-  try {
-    await program.parseAsync(['node', 'netrep', ...args]);
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-  const code = Number(process.exitCode ?? 0);
-  process.exitCode = 0;
-  return { out, err, code };
+function run(...args: string[]): Promise<CliRun> {
+  return runCli([registerLookupCommand, registerSummarizeCommand], args);
 }
 
 function binary(args: string[], input?: string): { stdout: string; stderr: string; status: number | null } {
