@@ -1,5 +1,5 @@
 /** Saves and reads evidence, FCrDNS results and score computations; no rules here. */
-import { type Generated, type Kysely, sql, type Transaction } from 'kysely';
+import { type Generated, type Kysely, sql } from 'kysely';
 import { DAY_MS, utcDay } from '../core/clock.ts';
 import { createPrepared, type PreparedSql, type Store } from '../store/index.ts';
 import type { Database } from '../store/schema.ts';
@@ -203,9 +203,17 @@ function fcrdnsRecord(row: ReputationFcrdnsTable): FcrdnsRecord {
 
 const D = 'reputation_evidence_days';
 const I = 'reputation_evidence_ips';
+const DAY_SET = `pristine = ${D}.pristine + excluded.pristine, recycled = ${D}.recycled + excluded.recycled,
+  typo = ${D}.typo + excluded.typo, honeypot = ${D}.honeypot + excluded.honeypot,
+  first_at = case when excluded.first_at < ${D}.first_at then excluded.first_at else ${D}.first_at end,
+  last_at = case when excluded.last_at > ${D}.last_at then excluded.last_at else ${D}.last_at end`;
+const FIRST_SET = `first_at = case when excluded.first_at < ${I}.first_at then excluded.first_at else ${I}.first_at end`;
 
-/** Folds the production events of one request into the rollups (same transaction as the rows). */
-async function updateRollups(trx: Transaction<Database>, events: readonly EvidenceInput[]): Promise<void> {
+/**
+ * The rollup rows one request's production events add to (synthetic events are no evidence), in
+ * a stable order so concurrent writers lock rollup rows in the same order.
+ */
+function rollupRows(events: readonly EvidenceInput[]) {
   const days = new Map<string, ReputationEvidenceDaysTable>();
   const firsts = new Map<string, number>();
   for (const e of events) {
@@ -231,41 +239,11 @@ async function updateRollups(trx: Transaction<Database>, events: readonly Eviden
     row.last_at = Math.max(row.last_at, e.observedAt);
     firsts.set(e.ip, Math.min(firsts.get(e.ip) ?? e.observedAt, e.observedAt));
   }
-  if (days.size === 0) return;
-  // A stable order, so concurrent writers lock rollup rows in the same order.
-  const dayRows = [...days.values()].sort((a, b) => (a.ip < b.ip ? -1 : a.ip > b.ip ? 1 : a.day - b.day));
-  await trx
-    .insertInto('reputation_evidence_days')
-    .values(dayRows)
-    .onConflict((oc) =>
-      oc.columns(['ip', 'day']).doUpdateSet({
-        pristine: sql`${sql.raw(D)}.pristine + excluded.pristine`,
-        recycled: sql`${sql.raw(D)}.recycled + excluded.recycled`,
-        typo: sql`${sql.raw(D)}.typo + excluded.typo`,
-        honeypot: sql`${sql.raw(D)}.honeypot + excluded.honeypot`,
-        first_at: sql.raw(
-          `case when excluded.first_at < ${D}.first_at then excluded.first_at else ${D}.first_at end`,
-        ),
-        last_at: sql.raw(
-          `case when excluded.last_at > ${D}.last_at then excluded.last_at else ${D}.last_at end`,
-        ),
-      }),
-    )
-    .execute();
-  const firstRows = [...firsts]
-    .map(([ip, first_at]) => ({ ip, first_at }))
-    .sort((a, b) => (a.ip < b.ip ? -1 : a.ip > b.ip ? 1 : 0));
-  await trx
-    .insertInto('reputation_evidence_ips')
-    .values(firstRows)
-    .onConflict((oc) =>
-      oc.column('ip').doUpdateSet({
-        first_at: sql.raw(
-          `case when excluded.first_at < ${I}.first_at then excluded.first_at else ${I}.first_at end`,
-        ),
-      }),
-    )
-    .execute();
+  const byIp = (a: { ip: string }, b: { ip: string }) => (a.ip < b.ip ? -1 : a.ip > b.ip ? 1 : 0);
+  return {
+    days: [...days.values()].sort((a, b) => byIp(a, b) || a.day - b.day),
+    firsts: [...firsts].map(([ip, first_at]) => ({ ip, first_at })).sort(byIp),
+  };
 }
 
 /** The hot reads and the computation write, prepared once (store/prepared.ts). */
@@ -326,6 +304,40 @@ const Q = {
       on conflict (ip) do update set subnet = excluded.subnet, score = excluded.score, computed_at = excluded.computed_at
       where reputation_latest.computed_at <= excluded.computed_at`,
   },
+  // Evidence ingest: the raw rows and their rollups. SQLite: per row in one synchronous
+  // transaction; PostgreSQL: one statement over arrays (one round trip, atomic).
+  insertEvidence: {
+    name: 'netrep_rep_insert_evidence',
+    sqlite:
+      'insert into reputation_evidence (ip, kind, observed_at, synthetic, source, created_at) values (?, ?, ?, ?, ?, ?)',
+    postgres: '',
+  },
+  upsertDay: {
+    name: 'netrep_rep_upsert_day',
+    sqlite: `insert into reputation_evidence_days (ip, day, pristine, recycled, typo, honeypot, first_at, last_at)
+      values (?, ?, ?, ?, ?, ?, ?, ?) on conflict (ip, day) do update set ${DAY_SET}`,
+    postgres: '',
+  },
+  upsertFirst: {
+    name: 'netrep_rep_upsert_first',
+    sqlite: `insert into reputation_evidence_ips (ip, first_at) values (?, ?) on conflict (ip) do update set ${FIRST_SET}`,
+    postgres: '',
+  },
+  insertEvidenceAll: {
+    name: 'netrep_rep_insert_evidence_all',
+    sqlite: '',
+    postgres: `with raw as (
+        insert into reputation_evidence (ip, kind, observed_at, synthetic, source, created_at)
+        select * from unnest($1::text[], $2::text[], $3::bigint[], $4::int[], $5::text[], $6::bigint[])
+        returning 1),
+      days as (
+        insert into reputation_evidence_days (ip, day, pristine, recycled, typo, honeypot, first_at, last_at)
+        select * from unnest($7::text[], $8::int[], $9::int[], $10::int[], $11::int[], $12::int[], $13::bigint[], $14::bigint[])
+        on conflict (ip, day) do update set ${DAY_SET}
+        returning 1)
+      insert into reputation_evidence_ips (ip, first_at) select * from unnest($15::text[], $16::bigint[])
+      on conflict (ip) do update set ${FIRST_SET}`,
+  },
 } satisfies Record<string, PreparedSql>;
 
 type StoreHandles = Pick<Store, 'db' | 'dialect'> & Partial<Pick<Store, 'sqlite' | 'pgPool'>>;
@@ -373,17 +385,46 @@ export function createReputationStore(store: StoreHandles): ReputationStore {
   return {
     async insertEvidence(events, createdAt) {
       if (events.length === 0) return;
-      const rows = events.map((e) => ({
-        ip: e.ip,
-        kind: e.kind,
-        observed_at: e.observedAt,
-        synthetic: e.synthetic ? 1 : 0,
-        source: e.source,
-        created_at: createdAt,
-      }));
-      await db.transaction().execute(async (trx) => {
-        await trx.insertInto('reputation_evidence').values(rows).execute();
-        await updateRollups(trx, events);
+      const { days, firsts } = rollupRows(events);
+      if (prepared.dialect === 'postgres') {
+        const col = <T, K extends keyof T>(rows: readonly T[], k: K) => rows.map((r) => r[k]);
+        await prepared.all(Q.insertEvidenceAll, [
+          events.map((e) => e.ip),
+          events.map((e) => e.kind),
+          events.map((e) => e.observedAt),
+          events.map((e) => (e.synthetic ? 1 : 0)),
+          events.map((e) => e.source),
+          events.map(() => createdAt),
+          col(days, 'ip'),
+          col(days, 'day'),
+          col(days, 'pristine'),
+          col(days, 'recycled'),
+          col(days, 'typo'),
+          col(days, 'honeypot'),
+          col(days, 'first_at'),
+          col(days, 'last_at'),
+          col(firsts, 'ip'),
+          col(firsts, 'first_at'),
+        ]);
+        return;
+      }
+      await prepared.sqliteWrite((w) => {
+        for (const e of events) {
+          w.run(Q.insertEvidence, [e.ip, e.kind, e.observedAt, e.synthetic ? 1 : 0, e.source, createdAt]);
+        }
+        for (const d of days) {
+          w.run(Q.upsertDay, [
+            d.ip,
+            d.day,
+            d.pristine,
+            d.recycled,
+            d.typo,
+            d.honeypot,
+            d.first_at,
+            d.last_at,
+          ]);
+        }
+        for (const f of firsts) w.run(Q.upsertFirst, [f.ip, f.first_at]);
       });
     },
 

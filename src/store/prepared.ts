@@ -29,8 +29,18 @@ export interface PreparedStep {
   rows: readonly (readonly unknown[])[];
 }
 
+/** Runs a statement inside a synchronous SQLite write (`Prepared.sqliteWrite`). */
+export interface SqliteWriter {
+  run(sql: PreparedSql, values: readonly unknown[]): { lastInsertRowid: number };
+}
+
 export interface Prepared {
   dialect: DialectName;
+  /**
+   * SQLite only: `work` runs synchronously in one transaction while this caller holds Kysely's
+   * connection (so no other transaction is open or can begin), with cached statements.
+   */
+  sqliteWrite<T>(work: (w: SqliteWriter) => T): Promise<T>;
   all<R>(sql: PreparedSql, values: readonly unknown[]): Promise<R[]>;
   /** Runs every step with each of its rows, all in one transaction. */
   transaction(steps: readonly PreparedStep[]): Promise<void>;
@@ -65,6 +75,14 @@ export function createPrepared(store: PreparedStore): Prepared {
         return (await pool.query({ name: sql.name, text: sql.postgres, values: values(vs) })).rows as R[];
       }
       return (await db.executeQuery<R>(CompiledQuery.raw(text(sql), values(vs)))).rows as R[];
+    },
+
+    async sqliteWrite(work) {
+      if (sqlite === null) throw new Error('sqliteWrite needs the SQLite handle');
+      const writer: SqliteWriter = {
+        run: (sql, vs) => ({ lastInsertRowid: Number(statement(sqlite, sql).run(...values(vs)).lastInsertRowid) }),
+      };
+      return await db.connection().execute(async () => sqlite.transaction(() => work(writer))());
     },
 
     async transaction(steps) {

@@ -1,5 +1,5 @@
 /** Saves and reads telemetry observations and their per-address summary; no rules here. */
-import { type Generated, type Kysely, sql, type Transaction } from 'kysely';
+import type { Generated, Kysely } from 'kysely';
 import { createPrepared, type PreparedSql, type Store } from '../store/index.ts';
 import type { Database } from '../store/schema.ts';
 import type { Observation } from './types.ts';
@@ -145,16 +145,6 @@ const before = (a: InsertedRow, b: InsertedRow) =>
   Number(a.observed_at) < Number(b.observed_at) ||
   (Number(a.observed_at) === Number(b.observed_at) && Number(a.id) < Number(b.id));
 
-function columns(which: Which, r: InsertedRow | null) {
-  return {
-    [`${which}_at`]: r === null ? null : Number(r.observed_at),
-    [`${which}_id`]: r === null ? null : Number(r.id),
-    [`${which}_bounce`]: r?.bounce_rate ?? null,
-    [`${which}_complaint`]: r?.complaint_rate ?? null,
-    [`${which}_volume`]: r?.volume_24h ?? null,
-  } as Record<`${Which}_${'at' | 'id' | 'bounce' | 'complaint' | 'volume'}`, number | null>;
-}
-
 // The stored row is replaced by the new candidate only when it comes first (earliest, sending)
 // or last (latest) in (observed_at, id) order; every SET expression sees the old row.
 const T = 'telemetry_ip_summary';
@@ -163,9 +153,15 @@ const REPLACE: Record<Which, string> = {
   latest: `excluded.latest_at > ${T}.latest_at or (excluded.latest_at = ${T}.latest_at and excluded.latest_id > ${T}.latest_id)`,
   sending: `excluded.sending_at is not null and (${T}.sending_at is null or excluded.sending_at < ${T}.sending_at or (excluded.sending_at = ${T}.sending_at and excluded.sending_id < ${T}.sending_id))`,
 };
+const WHICH = ['earliest', 'latest', 'sending'] as const;
+const PARTS = ['at', 'id', 'bounce', 'complaint', 'volume'] as const;
+const SUMMARY_COLUMNS = WHICH.flatMap((w) => PARTS.map((p) => `${w}_${p}`));
+const SUMMARY_SET = WHICH.flatMap((w) =>
+  PARTS.map((p) => `${w}_${p} = case when ${REPLACE[w]} then excluded.${w}_${p} else ${T}.${w}_${p} end`),
+).join(', ');
 
-/** Folds freshly inserted production rows into the per-address summary (same transaction). */
-async function updateSummary(trx: Transaction<Database>, inserted: readonly InsertedRow[]): Promise<void> {
+/** The summary candidates of freshly inserted production rows, one per address, by address. */
+function summaryRows(inserted: readonly InsertedRow[]) {
   const byIp = new Map<string, { earliest: InsertedRow; latest: InsertedRow; sending: InsertedRow | null }>();
   for (const r of inserted) {
     const held = byIp.get(r.ip);
@@ -178,27 +174,56 @@ async function updateSummary(trx: Transaction<Database>, inserted: readonly Inse
     if (before(held.latest, r)) held.latest = r;
     if (sends && (held.sending === null || before(r, held.sending))) held.sending = r;
   }
-  const rows = [...byIp].map(([ip, c]) => ({
-    ip,
-    ...columns('earliest', c.earliest),
-    ...columns('latest', c.latest),
-    ...columns('sending', c.sending),
-  }));
   // Addresses in a stable order, so concurrent writers lock summary rows in the same order.
-  rows.sort((a, b) => (a.ip < b.ip ? -1 : a.ip > b.ip ? 1 : 0));
-  const set: Record<string, unknown> = {};
-  for (const which of ['earliest', 'latest', 'sending'] as const) {
-    for (const col of ['at', 'id', 'bounce', 'complaint', 'volume']) {
-      const name = `${which}_${col}`;
-      set[name] = sql.raw(`case when ${REPLACE[which]} then excluded.${name} else ${T}.${name} end`);
-    }
-  }
-  await trx
-    .insertInto('telemetry_ip_summary')
-    .values(rows)
-    .onConflict((oc) => oc.column('ip').doUpdateSet(set as never))
-    .execute();
+  return [...byIp]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([ip, c]) => [
+      ip,
+      ...WHICH.flatMap((w) => {
+        const r = c[w];
+        return r === null
+          ? [null, null, null, null, null]
+          : [Number(r.observed_at), Number(r.id), r.bounce_rate, r.complaint_rate, r.volume_24h];
+      }),
+    ]);
 }
+
+/**
+ * Ingest: the raw rows and the summary. SQLite: per row in one synchronous transaction (ids from
+ * the inserts); PostgreSQL: one statement, the summary candidates picked in SQL from the rows the
+ * insert returns, so a request is one round trip.
+ */
+const INSERT_OBSERVATION: PreparedSql = {
+  name: 'netrep_telemetry_insert',
+  sqlite: `insert into telemetry_observations (ip, bounce_rate, complaint_rate, volume_24h, observed_at, key_id, owner_id, synthetic, received_at)
+    values (?, ?, ?, ?, ?, ?, ?, 0, ?)`,
+  postgres: '',
+};
+const UPSERT_SUMMARY: PreparedSql = {
+  name: 'netrep_telemetry_upsert_summary',
+  sqlite: `insert into ${T} (ip, ${SUMMARY_COLUMNS.join(', ')}) values (${['?', ...SUMMARY_COLUMNS.map(() => '?')].join(', ')})
+    on conflict (ip) do update set ${SUMMARY_SET}`,
+  postgres: '',
+};
+const pick = (alias: string, order: string, filter = '') =>
+  `${alias} as (select distinct on (ip) ip, observed_at, id, bounce_rate, complaint_rate, volume_24h from raw${filter} order by ip, ${order})`;
+const INSERT_ALL: PreparedSql = {
+  name: 'netrep_telemetry_insert_all',
+  sqlite: '',
+  postgres: `with raw as (
+      insert into telemetry_observations (ip, bounce_rate, complaint_rate, volume_24h, observed_at, key_id, owner_id, synthetic, received_at)
+      select ip, b, c, v, t, $6::bigint, $7::bigint, 0, $8::bigint
+      from unnest($1::text[], $2::float8[], $3::float8[], $4::bigint[], $5::bigint[]) as x(ip, b, c, v, t)
+      returning id, ip, observed_at, bounce_rate, complaint_rate, volume_24h),
+    ${pick('e', 'observed_at asc, id asc')},
+    ${pick('l', 'observed_at desc, id desc')},
+    ${pick('s', 'observed_at asc, id asc', ' where volume_24h > 0')}
+    insert into ${T} (ip, ${SUMMARY_COLUMNS.join(', ')})
+    select e.ip, ${['e', 'l', 's'].flatMap((a) => [`${a}.observed_at`, `${a}.id`, `${a}.bounce_rate`, `${a}.complaint_rate`, `${a}.volume_24h`]).join(', ')}
+    from e join l on l.ip = e.ip left join s on s.ip = e.ip
+    order by e.ip
+    on conflict (ip) do update set ${SUMMARY_SET}`,
+};
 
 /** The summary read of the reputation hot path, prepared once (store/prepared.ts). */
 const SUMMARY: PreparedSql = {
@@ -236,13 +261,38 @@ export function createTelemetryStore(
         synthetic: 0,
         received_at: receivedAt,
       }));
-      await db.transaction().execute(async (trx) => {
-        const stored = await trx
-          .insertInto('telemetry_observations')
-          .values(rows)
-          .returning(['id', 'ip', 'observed_at', 'bounce_rate', 'complaint_rate', 'volume_24h'])
-          .execute();
-        await updateSummary(trx, stored);
+      if (prepared.dialect === 'postgres') {
+        await prepared.all(INSERT_ALL, [
+          observations.map((o) => o.ip),
+          observations.map((o) => o.bounceRate),
+          observations.map((o) => o.complaintRate),
+          observations.map((o) => o.volume24h),
+          observations.map((o) => o.observedAt),
+          by.keyId,
+          by.ownerId,
+          receivedAt,
+        ]);
+        return;
+      }
+      await prepared.sqliteWrite((w) => {
+        const inserted: InsertedRow[] = rows.map((r) => ({
+          id: w.run(INSERT_OBSERVATION, [
+            r.ip,
+            r.bounce_rate,
+            r.complaint_rate,
+            r.volume_24h,
+            r.observed_at,
+            r.key_id,
+            r.owner_id,
+            r.received_at,
+          ]).lastInsertRowid,
+          ip: r.ip,
+          observed_at: r.observed_at,
+          bounce_rate: r.bounce_rate,
+          complaint_rate: r.complaint_rate,
+          volume_24h: r.volume_24h,
+        }));
+        for (const row of summaryRows(inserted)) w.run(UPSERT_SUMMARY, row);
       });
     },
     async factsFor(ip) {
