@@ -80,7 +80,9 @@ export function createPrepared(store: PreparedStore): Prepared {
     async sqliteWrite(work) {
       if (sqlite === null) throw new Error('sqliteWrite needs the SQLite handle');
       const writer: SqliteWriter = {
-        run: (sql, vs) => ({ lastInsertRowid: Number(statement(sqlite, sql).run(...values(vs)).lastInsertRowid) }),
+        run: (sql, vs) => ({
+          lastInsertRowid: Number(statement(sqlite, sql).run(...values(vs)).lastInsertRowid),
+        }),
       };
       return await db.connection().execute(async () => sqlite.transaction(() => work(writer))());
     },
