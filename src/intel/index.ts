@@ -5,4 +5,4 @@ export { type CachedAnswer, createIntelRuntime, type IntelRuntime, type RuntimeS
 export { scoreThreat, threatLevel } from './threat.ts';
 export { createTrapSet, TRAP_WINDOW_MS, type TrapSet } from './trap-set.ts';
 export * from './types.ts';
-export { intelFactsOf, ipEnrichmentOf, type StartedIntel, startIntel, withDeadline } from './wiring.ts';
+export { intelFactsOf, ipEnrichmentOf, withDeadline } from './wiring.ts';

@@ -1,49 +1,5 @@
-/**
- * How the composition root uses the intel module: starting the runtime in the app's dataset
- * mode, and the narrow views other modules consume (header hop enrichment, reputation's
- * dataset facts, a PTR lookup with a short deadline).
- */
-import type { Clock } from '../core/clock.ts';
 import { parseIp } from '../core/ip.ts';
 import type { Intel } from './intel.ts';
-import { createIntelRuntime, type IntelRuntime } from './runtime.ts';
-import type { ThreatSignalSource } from './types.ts';
-
-export interface StartedIntel {
-  runtime: IntelRuntime;
-  /** Begins the background build when the mode asks for one (call once the logger exists). */
-  start(): void;
-}
-
-/**
- * 'load': the newest snapshot when one exists, else null (the app runs without intel).
- * 'build': a runtime always; `start()` builds the first snapshot when none exists.
- */
-export function startIntel(options: {
-  dataDir: string;
-  clock: Clock;
-  mode: 'load' | 'build';
-  signals: ThreatSignalSource;
-  reverseDns: (ip: string) => Promise<string[]>;
-  reverseDnsTimeoutMs?: number;
-  log: (message: string) => void;
-}): StartedIntel | null {
-  const runtime = createIntelRuntime({
-    dataDir: options.dataDir,
-    clock: options.clock,
-    signals: options.signals,
-    reverseDns: withDeadline(options.reverseDns, options.reverseDnsTimeoutMs ?? 1000),
-    log: options.log,
-  });
-  const loaded = runtime.loadLatest();
-  if (!loaded && options.mode === 'load') return null;
-  return {
-    runtime,
-    start() {
-      if (!loaded) runtime.ensure().catch(() => undefined);
-    },
-  };
-}
 
 /** The first PTR name, or null on any failure or after `ms`. */
 export function withDeadline(
