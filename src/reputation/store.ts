@@ -3,9 +3,25 @@ import { type Generated, type Kysely, sql } from 'kysely';
 import { DAY_MS, utcDay } from '../core/clock.ts';
 import { createPrepared, type PreparedSql, type Store } from '../store/index.ts';
 import type { Database } from '../store/schema.ts';
-import type { EvidenceEvent, EvidenceKind } from './evidence.ts';
-import type { EvidenceInput } from './evidence-input.ts';
-import type { Computation } from './history.ts';
+import type { EvidenceKind } from './evidence.ts';
+import { diff, KIND_COLUMN, type RollupDayRow, rollupRows } from './rollup-rows.ts';
+import type {
+  ComputationRecord,
+  EvidenceRollup,
+  FcrdnsRecord,
+  KindCounts,
+  ReputationStore,
+} from './store-types.ts';
+
+export type {
+  ComputationRecord,
+  EvidenceDay,
+  EvidenceRollup,
+  FcrdnsRecord,
+  KindCounts,
+  PristineTrapSource,
+  ReputationStore,
+} from './store-types.ts';
 
 export interface ReputationEvidenceTable {
   id: Generated<number>;
@@ -73,122 +89,7 @@ declare module '../store/schema.ts' {
   }
 }
 
-/** A stored FCrDNS observation (CONTRACT §7: written by audit probes and the daily check). */
-export interface FcrdnsRecord {
-  ip: string;
-  ptrHostname: string | null;
-  forwardMatch: boolean;
-  forwardIps: string[];
-  lastCheckedAt: number;
-  lastObservedAt: number | null;
-}
-
-export interface ComputationRecord {
-  ip: string;
-  subnet: string | null;
-  score: number;
-  level: string;
-  computedAt: number;
-}
-
-/** One address confirmed by pristine trap hits: the earliest and latest hit in the window asked for. */
-export interface PristineTrapSource {
-  ip: string;
-  firstSeen: number;
-  lastSeen: number;
-  /** The reporting source (smallest name when several reported it); null when none was given. */
-  source: string | null;
-}
-
-/** One day of an address's production evidence, as the rollup holds it. */
-export interface EvidenceDay {
-  day: number;
-  pristine: number;
-  recycled: number;
-  typo: number;
-  honeypot: number;
-  firstAt: number;
-  lastAt: number;
-}
-
-/** The rollup of one address: its earliest production evidence and the days asked for. */
-export interface EvidenceRollup {
-  firstAt: number | null;
-  days: EvidenceDay[];
-}
-
-/** Production events by kind. */
-export interface KindCounts {
-  pristine: number;
-  recycled: number;
-  typo: number;
-  honeypot: number;
-}
-
-export interface ReputationStore {
-  /** Writes all events of one request in one transaction. */
-  insertEvidence(events: readonly EvidenceInput[], createdAt: number): Promise<void>;
-  /**
-   * The address's production evidence observed at or after `since`, plus its earliest
-   * production event (the age anchor) when that is older.
-   */
-  evidenceFor(ip: string, since: number): Promise<EvidenceEvent[]>;
-  /** Rollups of many addresses: days `fromDay`..`toDay` (day numbers), in one read per table. */
-  evidenceRollups(
-    ips: readonly string[],
-    fromDay: number,
-    toDay: number,
-  ): Promise<Map<string, EvidenceRollup>>;
-  /** Production events by address and kind observed in [from, to] (raw rows: a cut day). */
-  evidenceCounts(ips: readonly string[], from: number, to: number): Promise<Map<string, KindCounts>>;
-  /** Every day of every address's rollup and what the raw rows say it should be (the check). */
-  rollupMismatches(): Promise<string[]>;
-  fcrdnsForMany(ips: readonly string[]): Promise<Map<string, FcrdnsRecord>>;
-  /** Stores computations of several addresses in one transaction. */
-  saveComputations(cs: readonly ComputationRecord[]): Promise<void>;
-  /** Distinct addresses with production pristine-trap evidence observed at or after `since`. */
-  pristineTrapIpsSince(since: number): Promise<string[]>;
-  saveFcrdns(record: FcrdnsRecord): Promise<void>;
-  fcrdnsFor(ip: string): Promise<FcrdnsRecord | null>;
-  /** Stores a computation: the day's point (last one of the day wins) and the latest score. */
-  saveComputation(c: ComputationRecord): Promise<void>;
-  /** Stored daily points of an address from `sinceDay` (YYYY-MM-DD) on. */
-  historyFor(ip: string, sinceDay: string): Promise<Computation[]>;
-  /** Latest scores of the addresses of one /24. */
-  subnetScores(subnet: string): Promise<{ ip: string; score: number; computedAt: number }[]>;
-  /** Production (non-synthetic) pristine trap hits observed in [since, until], one row per address, by ip. */
-  pristineTrapSources(since: number, until: number): Promise<PristineTrapSource[]>;
-}
-
-const KIND_COLUMN: Record<EvidenceKind, keyof KindCounts> = {
-  pristine_trap: 'pristine',
-  recycled_trap: 'recycled',
-  typo_trap: 'typo',
-  smtp_honeypot: 'honeypot',
-};
-
-interface RollupDayRow {
-  ip: string;
-  day: number;
-  pristine: number;
-  recycled: number;
-  typo: number;
-  honeypot: number;
-  first_at: number;
-  last_at: number;
-}
-
 const countOf = (kind: EvidenceKind) => sql.raw(`sum(case when kind = '${kind}' then 1 else 0 end)`);
-
-/** Lines in one list and not the other, named after the table they describe. */
-function diff(expected: string[], stored: string[], table: string): string[] {
-  const want = new Set(expected);
-  const have = new Set(stored);
-  return [
-    ...[...want].filter((k) => !have.has(k)).map((k) => `${table}: missing or wrong ${k}`),
-    ...[...have].filter((k) => !want.has(k)).map((k) => `${table}: unexpected ${k}`),
-  ];
-}
 
 function fcrdnsRecord(row: ReputationFcrdnsTable): FcrdnsRecord {
   return {
@@ -208,43 +109,6 @@ const DAY_SET = `pristine = ${D}.pristine + excluded.pristine, recycled = ${D}.r
   first_at = case when excluded.first_at < ${D}.first_at then excluded.first_at else ${D}.first_at end,
   last_at = case when excluded.last_at > ${D}.last_at then excluded.last_at else ${D}.last_at end`;
 const FIRST_SET = `first_at = case when excluded.first_at < ${I}.first_at then excluded.first_at else ${I}.first_at end`;
-
-/**
- * The rollup rows one request's production events add to (synthetic events are no evidence), in
- * a stable order so concurrent writers lock rollup rows in the same order.
- */
-function rollupRows(events: readonly EvidenceInput[]) {
-  const days = new Map<string, ReputationEvidenceDaysTable>();
-  const firsts = new Map<string, number>();
-  for (const e of events) {
-    if (e.synthetic) continue;
-    const day = Math.floor(e.observedAt / DAY_MS);
-    const k = `${e.ip} ${day}`;
-    let row = days.get(k);
-    if (row === undefined) {
-      row = {
-        ip: e.ip,
-        day,
-        pristine: 0,
-        recycled: 0,
-        typo: 0,
-        honeypot: 0,
-        first_at: e.observedAt,
-        last_at: e.observedAt,
-      };
-      days.set(k, row);
-    }
-    row[KIND_COLUMN[e.kind]]++;
-    row.first_at = Math.min(row.first_at, e.observedAt);
-    row.last_at = Math.max(row.last_at, e.observedAt);
-    firsts.set(e.ip, Math.min(firsts.get(e.ip) ?? e.observedAt, e.observedAt));
-  }
-  const byIp = (a: { ip: string }, b: { ip: string }) => (a.ip < b.ip ? -1 : a.ip > b.ip ? 1 : 0);
-  return {
-    days: [...days.values()].sort((a, b) => byIp(a, b) || a.day - b.day),
-    firsts: [...firsts].map(([ip, first_at]) => ({ ip, first_at })).sort(byIp),
-  };
-}
 
 /** The hot reads and the computation write, prepared once (store/prepared.ts). */
 const IN_IPS = { sqlite: 'in (select value from json_each(?))', postgres: '= any($1::text[])' };

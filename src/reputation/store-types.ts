@@ -1,0 +1,91 @@
+/** What the reputation store saves and answers: its records and its interface (store.ts implements it). */
+import type { EvidenceEvent } from './evidence.ts';
+import type { EvidenceInput } from './evidence-input.ts';
+import type { Computation } from './history.ts';
+
+/** A stored FCrDNS observation (CONTRACT §7: written by audit probes and the daily check). */
+export interface FcrdnsRecord {
+  ip: string;
+  ptrHostname: string | null;
+  forwardMatch: boolean;
+  forwardIps: string[];
+  lastCheckedAt: number;
+  lastObservedAt: number | null;
+}
+
+export interface ComputationRecord {
+  ip: string;
+  subnet: string | null;
+  score: number;
+  level: string;
+  computedAt: number;
+}
+
+/** One address confirmed by pristine trap hits: the earliest and latest hit in the window asked for. */
+export interface PristineTrapSource {
+  ip: string;
+  firstSeen: number;
+  lastSeen: number;
+  /** The reporting source (smallest name when several reported it); null when none was given. */
+  source: string | null;
+}
+
+/** One day of an address's production evidence, as the rollup holds it. */
+export interface EvidenceDay {
+  day: number;
+  pristine: number;
+  recycled: number;
+  typo: number;
+  honeypot: number;
+  firstAt: number;
+  lastAt: number;
+}
+
+/** The rollup of one address: its earliest production evidence and the days asked for. */
+export interface EvidenceRollup {
+  firstAt: number | null;
+  days: EvidenceDay[];
+}
+
+/** Production events by kind. */
+export interface KindCounts {
+  pristine: number;
+  recycled: number;
+  typo: number;
+  honeypot: number;
+}
+
+export interface ReputationStore {
+  /** Writes all events of one request in one transaction. */
+  insertEvidence(events: readonly EvidenceInput[], createdAt: number): Promise<void>;
+  /**
+   * The address's production evidence observed at or after `since`, plus its earliest
+   * production event (the age anchor) when that is older.
+   */
+  evidenceFor(ip: string, since: number): Promise<EvidenceEvent[]>;
+  /** Rollups of many addresses: days `fromDay`..`toDay` (day numbers), in one read per table. */
+  evidenceRollups(
+    ips: readonly string[],
+    fromDay: number,
+    toDay: number,
+  ): Promise<Map<string, EvidenceRollup>>;
+  /** Production events by address and kind observed in [from, to] (raw rows: a cut day). */
+  evidenceCounts(ips: readonly string[], from: number, to: number): Promise<Map<string, KindCounts>>;
+  /** Every day of every address's rollup and what the raw rows say it should be (the check). */
+  rollupMismatches(): Promise<string[]>;
+  fcrdnsForMany(ips: readonly string[]): Promise<Map<string, FcrdnsRecord>>;
+  /** Stores computations of several addresses in one transaction. */
+  saveComputations(cs: readonly ComputationRecord[]): Promise<void>;
+  /** Distinct addresses with production pristine-trap evidence observed at or after `since`. */
+  pristineTrapIpsSince(since: number): Promise<string[]>;
+  saveFcrdns(record: FcrdnsRecord): Promise<void>;
+  fcrdnsFor(ip: string): Promise<FcrdnsRecord | null>;
+  /** Stores a computation: the day's point (last one of the day wins) and the latest score. */
+  saveComputation(c: ComputationRecord): Promise<void>;
+  /** Stored daily points of an address from `sinceDay` (YYYY-MM-DD) on. */
+  historyFor(ip: string, sinceDay: string): Promise<Computation[]>;
+  /** Latest scores of the addresses of one /24. */
+  subnetScores(subnet: string): Promise<{ ip: string; score: number; computedAt: number }[]>;
+  /** Production (non-synthetic) pristine trap hits observed in [since, until], one row per address, by ip. */
+  pristineTrapSources(since: number, until: number): Promise<PristineTrapSource[]>;
+}
