@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type NetrepProcess, runNetrep, startNetrep } from '../helpers/process.ts';
+import { type NetrepProcess, runNetrep, runNetrepAsync, startNetrep } from '../helpers/process.ts';
 import { sharedDataPath } from '../helpers/shared-data.ts';
 import { tempDir } from '../helpers/stores.ts';
 
@@ -78,7 +78,7 @@ describe('fresh start', () => {
       .find((l) => /^\d+\.\d+\.\d+\.\d+$/.test(l));
     expect(tor).toBeDefined();
     expect((await get(`/v1/ip/${tor}`)).body.data).toMatchObject({ netrep: { is_tor_exit: false } });
-    const built = runNetrep(['dataset', 'build', '--from', sharedDataPath()], env);
+    const built = await runNetrepAsync(['dataset', 'build', '--from', sharedDataPath()], env);
     expect(built.status, built.stderr).toBe(0);
     expect(built.stdout).toContain('dataset v2');
     const res = await fetch(`${server?.url}/v1/admin/datasets/reload`, {

@@ -71,7 +71,7 @@ describe.each(STORE_KINDS)('SIGKILL during telemetry and evidence ingest: rollup
         NETREP_ADMIN_EMAIL: 'ops@example.test',
         NETREP_ADMIN_PASSWORD: 'correct-horse-battery',
       };
-      const server: NetrepProcess = await startNetrep(env);
+      const server: NetrepProcess = await startNetrep(env, 120_000);
       cleanups.push(() => server.stop());
       const keyWith = (permission: string) => {
         const made = runNetrep(

@@ -9,12 +9,11 @@
  * covers the address at least as narrowly), or `wrong`. The suite prints the table and fails on
  * any wrong entry.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type SourceSpec, UPSTREAM_SOURCES } from '../../src/dataset/index.ts';
 import { startZoneServer, type ZoneServer } from '../helpers/dns-zone-server.ts';
-import { BIN, type NetrepProcess, runNetrep, startNetrep } from '../helpers/process.ts';
+import { type NetrepProcess, runNetrep, runNetrepAsync, startNetrep } from '../helpers/process.ts';
 import { repoPath, sharedDataPath } from '../helpers/shared-data.ts';
 import { tempDir } from '../helpers/stores.ts';
 import {
@@ -97,21 +96,8 @@ describe('source agreement with ../shared/data', () => {
       NETREP_ADMIN_PASSWORD: 'correct-horse-battery',
     };
     // 1. Build from the real files with the real binary.
-    const build = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const child = spawn(process.execPath, [BIN, 'dataset', 'build', '--from', sharedDataPath()], {
-        cwd: dir,
-        env: { ...process.env, ...env },
-      });
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-      });
-      child.stderr.on('data', (d: Buffer) => {
-        out += d.toString();
-      });
-      child.on('exit', (code) => resolve({ code, out }));
-    });
-    expect(build.code, build.out).toBe(0);
+    const build = await runNetrepAsync(['dataset', 'build', '--from', sharedDataPath()], env);
+    expect(build.status, build.stderr).toBe(0);
 
     // 2. Serve it; PTR lookups go to an empty zone on 127.0.0.1 (answered at once).
     zone = await startZoneServer({});

@@ -78,6 +78,37 @@ export function runNetrep(
   return { stdout: res.stdout, stderr: res.stderr, status: res.status ?? -1 };
 }
 
+/**
+ * runNetrep without blocking the test process: a long command (a dataset build from the full
+ * shared data) must not freeze the event loop, or the servers the test talks to close its
+ * idle keep-alive sockets unseen and the next request fails with "other side closed".
+ */
+export function runNetrepAsync(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 600_000,
+): Promise<{ stdout: string; stderr: string; status: number }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: env.NETREP_DATA_DIR ?? REPO,
+      env: { ...process.env, ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ stdout, stderr, status: code ?? -1 });
+    });
+  });
+}
+
 /** A PostgreSQL URL whose connections use the given schema. */
 export function pgUrlWithSchema(url: string, schema: string): string {
   const u = new URL(url);
