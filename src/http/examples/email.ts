@@ -3,6 +3,7 @@
  * fixtures (test/helpers) and checked against the route schemas by test/http/openapi.test.ts.
  */
 import type { OperationExamples } from '../openapi.ts';
+import { checkDomainExample } from './tools.ts';
 
 export const getEmailReputationExample: OperationExamples = {
   response: {
@@ -92,80 +93,11 @@ export const ingestTelemetryExample: OperationExamples = {
   response: { accepted: 1, rejected: 0, errors: [] },
 };
 
-export const getDomainDnsExample: OperationExamples = {
-  response: {
-    domain: 'example.com',
-    domain_auth_score: 70,
-    grade: 'C',
-    mx: {
-      records: ['mx.example.com'],
-      hosts: [{ exchange: 'mx.example.com', preference: 10, addresses: ['192.0.2.1'], resolves: true }],
-      null_mx: false,
-      is_valid: true,
-      errors: [],
-    },
-    spf: {
-      found: true,
-      record_count: 1,
-      raw: 'v=spf1 ip4:192.0.2.0/24 -all',
-      mechanisms: [
-        { raw: 'ip4:192.0.2.0/24', qualifier: '+', mechanism: 'ip4', value: '192.0.2.0' },
-        { raw: '-all', qualifier: '-', mechanism: 'all', value: null },
-      ],
-      modifiers: [],
-      all_qualifier: '-',
-      is_valid: true,
-      is_permissive: false,
-      validation_errors: [],
-      warnings: [],
-      dns_lookup_count: 0,
-      exceeds_lookups: false,
-      void_lookup_count: 0,
-      exceeds_void_lookups: false,
-      includes: [],
-    },
-    dkim: [],
-    dmarc: {
-      found: true,
-      raw: 'v=DMARC1; p=reject; rua=mailto:dmarc@example.com',
-      version: 'DMARC1',
-      policy: 'reject',
-      subdomain_policy: 'reject',
-      effective_policy: 'reject',
-      percentage: 100,
-      aggregate_report_uris: ['mailto:dmarc@example.com'],
-      forensic_report_uris: [],
-      dkim_alignment: 'r',
-      spf_alignment: 'r',
-      failure_options: '0',
-      report_format: 'afrf',
-      report_interval: 86400,
-      organizational_domain: 'example.com',
-      record_domain: 'example.com',
-      inherited: false,
-      partial_rollout: false,
-      no_visibility: false,
-      strength_rating: 'strong',
-      is_valid: true,
-      validation_errors: [],
-      warnings: [],
-    },
-    recommendations: [
-      'DKIM: no valid key found at selectors google, default, selector1, selector2, k1, k2, s1, s2, dkim, mail; publish a 2048-bit RSA or ed25519 key (30 points lost).',
-    ],
-    checked_at: '2026-06-15T12:00:00.000Z',
-    dns: {
-      lookups: 15,
-      max_lookups: 120,
-      concurrency: 8,
-      deadline_ms: 5000,
-      elapsed_ms: 0,
-      deadline_exceeded: false,
-      budget_exhausted: false,
-      errors: { NXDOMAIN: 10, NODATA: 1 },
-    },
-  },
-};
+/** The domain DNS route answers the domain check's structure with the score named domain_auth_score. */
+export const getDomainDnsExample: OperationExamples = (() => {
+  const { score, ...rest } = checkDomainExample.response as { score: number } & Record<string, unknown>;
+  return { response: { domain: rest.domain, domain_auth_score: score, ...rest } };
+})();
 
 export const checkSpfExample: OperationExamples = {
   response: {
