@@ -14,7 +14,7 @@ const npmFixture = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '.
 let dir: string;
 
 function run(...args: string[]): Promise<CliRun> {
-  return runCli([(p) => registerDatasetExportCommand(p.command('dataset'))], args);
+  return runCli([(p) => registerDatasetExportCommand(p.command('dataset'))], ['dataset', ...args]);
 }
 
 beforeAll(() => {
