@@ -4,78 +4,46 @@
  */
 import type { OperationExamples } from '../openapi.ts';
 
-export const lookupIpExample: OperationExamples = {
-  response: {
-    ip: '8.8.8.8',
-    prefix: '8.8.8.0/24',
-    asn: 15169,
-    asn_name: 'Google LLC',
-    country: 'US',
-    rir: 'ARIN',
-    connection_type: 'datacenter',
-    bogon: false,
-    netrep: {
-      is_datacenter: true,
-      is_tor_exit: false,
-      is_proxy: false,
-      is_vpn: false,
-      is_residential: false,
-      is_mobile: false,
-      is_ai_crawler: false,
-      cloud_provider: 'Google',
-    },
-    threat: { score: 5, level: 'low', explanation: ['+5 datacenter network'] },
+/** 8.8.8.8 as `GET /v1/ip/{ip}` answers it; the batch and public examples are built from it. */
+const google = {
+  ip: '8.8.8.8',
+  prefix: '8.8.8.0/24',
+  asn: 15169,
+  asn_name: 'Google LLC',
+  country: 'US',
+  rir: 'ARIN',
+  connection_type: 'datacenter',
+  bogon: false,
+  netrep: {
+    is_datacenter: true,
+    is_tor_exit: false,
+    is_proxy: false,
+    is_vpn: false,
+    is_residential: false,
+    is_mobile: false,
+    is_ai_crawler: false,
+    cloud_provider: 'Google',
   },
+  threat: { score: 5, level: 'low', explanation: ['+5 datacenter network'] },
+};
+
+export const lookupIpExample: OperationExamples = {
+  response: google,
   meta: { dataset_version: 1, cache_status: 'MISS' },
 };
 
+// The batch answer is the lookup's subset (ip, prefix, asn, asn_name, country, netrep, threat).
+const { rir: _rir, connection_type: _type, bogon: _bogon, ...googleBatch } = google;
+
 export const lookupIpBatchExample: OperationExamples = {
   request: { ips: ['8.8.8.8', '1.1.1.1'] },
-  response: {
-    '8.8.8.8': {
-      ip: '8.8.8.8',
-      prefix: '8.8.8.0/24',
-      asn: 15169,
-      asn_name: 'Google LLC',
-      country: 'US',
-      netrep: {
-        is_datacenter: true,
-        is_tor_exit: false,
-        is_proxy: false,
-        is_vpn: false,
-        is_residential: false,
-        is_mobile: false,
-        is_ai_crawler: false,
-        cloud_provider: 'Google',
-      },
-      threat: { score: 5, level: 'low', explanation: ['+5 datacenter network'] },
-    },
-    '1.1.1.1': null,
-  },
+  response: { '8.8.8.8': googleBatch, '1.1.1.1': null },
   meta: { dataset_version: 1 },
 };
 
 export const lookupIpPublicExample: OperationExamples = {
   response: {
-    ip: '8.8.8.8',
-    prefix: '8.8.8.0/24',
-    asn: 15169,
-    asn_name: 'Google LLC',
-    country: 'US',
-    rir: 'ARIN',
-    connection_type: 'datacenter',
-    bogon: false,
-    netrep: {
-      is_datacenter: true,
-      is_tor_exit: false,
-      is_proxy: false,
-      is_vpn: false,
-      is_residential: false,
-      is_mobile: false,
-      is_ai_crawler: false,
-      cloud_provider: 'Google',
-    },
-    threat: { score: 5, level: 'low', explanation: ['+5 datacenter network'] },
+    ...google,
     organization: 'Google LLC',
     provider: 'Google',
     geo_consensus: {
