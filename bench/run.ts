@@ -10,13 +10,15 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ALL = ['lookup', 'cli-lookup', 'http', 'dnsbl', 'reputation', 'emailauth', 'headers', 'feeds'];
+/** Run only when named (`npm run bench -- soak`): five minutes of mixed traffic. */
+const ON_REQUEST = ['soak'];
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const names = wanted.length > 0 ? wanted : ALL;
 let failed = 0;
 for (const name of names) {
   const file = path.join(here, `${name}.ts`);
   if (!fs.existsSync(file)) {
-    process.stderr.write(`bench: no benchmark named ${name} (have: ${ALL.join(', ')})\n`);
+    process.stderr.write(`bench: no benchmark named ${name} (have: ${[...ALL, ...ON_REQUEST].join(', ')})\n`);
     failed++;
     continue;
   }
