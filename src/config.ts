@@ -215,10 +215,13 @@ export function loadConfig(
   return { ...(config as Config), ...overrides };
 }
 
-function readEnvironment(): Record<string, string | undefined> {
+function readDotEnvFile(): Record<string, string> {
   const file = path.resolve('.env');
-  const fromFile = fs.existsSync(file) ? parseDotEnv(fs.readFileSync(file, 'utf8')) : {};
-  return { ...fromFile, ...process.env };
+  return fs.existsSync(file) ? parseDotEnv(fs.readFileSync(file, 'utf8')) : {};
+}
+
+function readEnvironment(): Record<string, string | undefined> {
+  return { ...readDotEnvFile(), ...process.env };
 }
 
 /** The README table of settings. */
@@ -227,4 +230,37 @@ export function settingsTable(): string {
     (s) => `| \`${s.env}\` | ${s.default === '' ? '(unset)' : `\`${s.default}\``} | ${s.description} |`,
   );
   return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
+}
+
+export interface SettingInEffect {
+  env: string;
+  /** As the service reads it (lists joined with commas); secrets masked; '' when unset. */
+  value: string;
+  source: 'environment' | '.env' | 'default';
+}
+
+const SECRET_SETTINGS = new Set(['NETREP_ADMIN_PASSWORD']);
+
+/** A password inside a URL (postgres://user:secret@host) is replaced by ***. */
+function maskUrlPassword(value: string): string {
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@/]*@/i, '$1***@');
+}
+
+/**
+ * `netrep config`: every setting's value in effect, with where it came from (the environment
+ * wins over `.env`, which wins over the default). Throws on a value loadConfig would refuse.
+ */
+export function settingsInEffect(
+  env: Record<string, string | undefined> = process.env,
+  dotEnv: Record<string, string> = readDotEnvFile(),
+): SettingInEffect[] {
+  const config = loadConfig({}, { ...dotEnv, ...env }) as Record<string, unknown>;
+  return (Object.entries(SETTINGS) as [string, Setting][]).map(([key, s]) => {
+    const source =
+      env[s.env] !== undefined ? 'environment' : dotEnv[s.env] !== undefined ? '.env' : 'default';
+    const v = config[key];
+    const text = Array.isArray(v) ? v.join(',') : String(v);
+    const value = SECRET_SETTINGS.has(s.env) && text !== '' ? '(set, hidden)' : maskUrlPassword(text);
+    return { env: s.env, value, source };
+  });
 }

@@ -1,5 +1,6 @@
 /** Domain values (epoch ms, camelCase) to the spec §2.4 answer shapes (RFC 3339, snake_case). */
 import { toIso } from '../core/clock.ts';
+import { testEntryListing } from './test-entries.ts';
 import type {
   BlocklistStats,
   CheckAnswer,
@@ -20,7 +21,10 @@ export function listingAnswer(listing: Listing): ListingAnswer {
   };
 }
 
-export function checkAnswer(ip: string, listing: Listing | null | undefined): CheckAnswer {
+/** The answer for a normalized address; the RFC 5782 test entries answer as the DNS zone does. */
+export function checkAnswer(ip: string, stored: Listing | null | undefined): CheckAnswer {
+  const fixed = testEntryListing(ip);
+  const listing = fixed === undefined ? stored : fixed;
   return listing ? { ip, listed: true, listing: listingAnswer(listing) } : { ip, listed: false };
 }
 

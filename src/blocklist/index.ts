@@ -7,4 +7,5 @@ export {
   isValidReturnCode,
   type ListingListener,
 } from './blocklist.ts';
+export { TEST_ENTRY_REASON, testEntryListing } from './test-entries.ts';
 export * from './types.ts';

@@ -1,6 +1,7 @@
 /** `netrep users create`, `netrep keys create|list|revoke` (CONTRACT §0b). */
 import type { Command } from 'commander';
 import {
+  type ApiKeyInfo,
   FEATURES,
   type Feature,
   PERMISSIONS,
@@ -10,12 +11,51 @@ import {
 } from '../accounts/index.ts';
 import { isAppError } from '../core/errors.ts';
 import { fail, withContext } from './context.ts';
+import { formatTable } from './lookup.ts';
 
 function list(value: string): string[] {
   return value
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+}
+
+const KEYS_HEAD = [
+  'ID',
+  'NAME',
+  'PREFIX',
+  'TIER',
+  'PERMISSIONS',
+  'FEATURES',
+  'OWNER',
+  'CREATED',
+  'LAST USED',
+  'STATUS',
+];
+
+/** Seconds are enough on a terminal: 2026-11-24T20:30:00Z. */
+function shortTime(iso: string): string {
+  return iso.replace(/\.\d+Z$/, 'Z');
+}
+
+/** `keys list`: a header row, then one aligned row per key (the prefix is for recognising it). */
+export function keysTable(rows: readonly ApiKeyInfo[]): string {
+  if (rows.length === 0) return 'no API keys (create one with netrep keys create)\n';
+  return formatTable([
+    KEYS_HEAD,
+    ...rows.map((k) => [
+      String(k.id),
+      k.name,
+      `${k.prefix}…`,
+      k.tier,
+      k.permissions.join(',') || '-',
+      k.features.join(',') || '-',
+      k.owner_email,
+      shortTime(k.created_at),
+      k.last_used_at ? shortTime(k.last_used_at) : '-',
+      k.revoked_at ? `revoked ${shortTime(k.revoked_at)}` : 'active',
+    ]),
+  ]);
 }
 
 export function registerAccountCommands(program: Command): void {
@@ -115,11 +155,7 @@ export function registerAccountCommands(program: Command): void {
           process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
           return;
         }
-        for (const k of rows) {
-          process.stdout.write(
-            `${String(k.id).padStart(5)}  ${k.prefix}…  ${k.tier.padEnd(10)} ${k.name}  owner=${k.owner_email}  created=${k.created_at}  last_used=${k.last_used_at ?? '-'}${k.revoked_at ? `  REVOKED ${k.revoked_at}` : ''}\n`,
-          );
-        }
+        process.stdout.write(keysTable(rows));
       });
     });
 

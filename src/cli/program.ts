@@ -1,15 +1,23 @@
 /** The `netrep` command line (CONTRACT §0b): one file per command group. */
 import { Command } from 'commander';
-import { settingsTable } from '../config.ts';
+import { settingsInEffect, settingsTable } from '../config.ts';
 import { registerAccountCommands } from './accounts.ts';
 import { registerDatasetCommands } from './dataset.ts';
 import { registerDnsblCommands } from './dnsbl.ts';
 import { registerDomainCommands } from './domain.ts';
 import { registerFeedsCommands } from './feeds.ts';
 import { registerHeadersCommands } from './headers.ts';
-import { registerLookupCommand } from './lookup.ts';
+import { formatTable, registerLookupCommand } from './lookup.ts';
 import { registerServeCommands } from './serve.ts';
 import { registerSummarizeCommand } from './summarize.ts';
+
+/** `netrep config`: one aligned row per setting; unset values show as (unset). */
+export function configTable(rows: ReturnType<typeof settingsInEffect>): string {
+  return formatTable([
+    ['VARIABLE', 'VALUE', 'SOURCE'],
+    ...rows.map((r) => [r.env, r.value === '' ? '(unset)' : r.value, r.source]),
+  ]);
+}
 
 export function createProgram(): Command {
   const program = new Command('netrep')
@@ -29,9 +37,10 @@ export function createProgram(): Command {
   registerFeedsCommands(program);
   program
     .command('config')
-    .description('print the table of NETREP_* settings')
-    .action(() => {
-      process.stdout.write(`${settingsTable()}\n`);
+    .description('print each NETREP_* setting in effect (environment, .env or default); secrets hidden')
+    .option('--defaults', "print the README's table of settings and their defaults instead")
+    .action((opts: { defaults?: boolean }) => {
+      process.stdout.write(opts.defaults ? `${settingsTable()}\n` : configTable(settingsInEffect()));
     });
   return program;
 }

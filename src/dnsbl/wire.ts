@@ -32,7 +32,8 @@ export const EDNS_UDP_MAX = 1232;
 /** The RFC 5782 §5 test entries: 127.0.0.2 always listed, 127.0.0.1 never. */
 export const TEST_LISTED_IPV4 = 0x7f000002;
 export const TEST_UNLISTED_IPV4 = 0x7f000001;
-export const TEST_ENTRY_REASON = 'RFC 5782 test entry';
+/** One reason text for the test entries, in DNS TXT and in the HTTP checks. */
+export { TEST_ENTRY_REASON } from '../blocklist/index.ts';
 
 /** UDP payload limit for a query: 512 without EDNS, else the requestor's size capped by ours. */
 export function udpLimit(ednsSize: number | null): number {

@@ -179,6 +179,16 @@ describe('checkDomain on fixture zones', () => {
       includes: ['_spf.good.com'],
     });
     expect(r.spf.mechanisms.map((m) => m.raw)).toEqual(['ip4:192.0.2.0/24', 'include:_spf.good.com', '-all']);
+    // The network keeps its prefix length (issue 19: value was "192.0.2.0").
+    expect(r.spf.mechanisms[0]).toEqual({
+      raw: 'ip4:192.0.2.0/24',
+      qualifier: '+',
+      mechanism: 'ip4',
+      value: '192.0.2.0/24',
+      ip4_cidr_length: 24,
+      ip6_cidr_length: null,
+    });
+    expect(r.spf).toMatchObject({ record_count: 1, status: 'valid' });
     expect(r.dkim).toHaveLength(1);
     expect(r.dkim[0]).toMatchObject({
       selector: 's1',
@@ -240,7 +250,7 @@ describe('checkDomain on fixture zones', () => {
       is_valid: false,
       errors: ['no MX records at nothing.com'],
     });
-    expect(r.spf.found).toBe(false);
+    expect(r.spf).toMatchObject({ found: false, record_count: 0, status: 'none' });
     expect(r.dmarc).toMatchObject({
       found: false,
       strength_rating: 'weak',
@@ -291,6 +301,7 @@ describe('checkDomain on fixture zones', () => {
   it('finds include loops', async () => {
     const r = await check('loop.com');
     expect(r.spf.is_valid).toBe(false);
+    expect(r.spf).toMatchObject({ found: true, record_count: 1, status: 'permerror' });
     expect(r.spf.validation_errors.join('\n')).toMatch(
       /include:a.loop.com loops back to loop.com → a.loop.com → b.loop.com → a.loop.com/,
     );
@@ -308,7 +319,15 @@ describe('checkDomain on fixture zones', () => {
 
   it('rejects two SPF records', async () => {
     const r = await check('twospf.com');
-    expect(r.spf).toMatchObject({ found: false, record_count: 2, is_valid: false, raw: 'v=spf1 -all' });
+    // Two records exist: found says so, status names the permerror (issue 19: found was false).
+    expect(r.spf).toMatchObject({
+      found: true,
+      record_count: 2,
+      status: 'multiple_records',
+      is_valid: false,
+      raw: 'v=spf1 -all',
+    });
+    expect(r.spf.validation_errors.join('\n')).toMatch(/2 SPF records.*permerror/);
     expect(r.recommendations.join('\n')).toMatch(/merge the 2 v=spf1 records into one.*25 points lost/);
   });
 
@@ -405,6 +424,7 @@ describe('checkDomain on fixture zones', () => {
     expect(r.score).toBe(0);
     expect(r.mx.errors).toEqual(['DNS SERVFAIL while looking up servfail.com MX']);
     expect(r.spf.validation_errors).toEqual(['temperror: DNS SERVFAIL while looking up servfail.com TXT']);
+    expect(r.spf).toMatchObject({ found: false, record_count: 0, status: 'temperror' });
     expect(r.dkim[0]?.validation_errors).toEqual([
       'DNS SERVFAIL while looking up s1._domainkey.servfail.com TXT',
     ]);

@@ -12,6 +12,7 @@ import {
   MAX_VOID_LOOKUPS,
   type ParsedSpf,
   parseSpf,
+  type SpfMechanism,
   type SpfQualifier,
 } from './spf-record.ts';
 import type { SpfResult } from './types.ts';
@@ -44,6 +45,7 @@ export function emptySpf(): SpfResult {
   return {
     found: false,
     record_count: 0,
+    status: 'none',
     raw: null,
     mechanisms: [],
     modifiers: [],
@@ -187,7 +189,10 @@ export async function analyzeSpf(domain: string, dns: DnsClient): Promise<SpfRes
   try {
     rows = await dns.txt(domain);
   } catch (err) {
-    if (!isAbsent(err)) result.validation_errors.push(problem(err, `${domain} TXT`));
+    if (!isAbsent(err)) {
+      result.validation_errors.push(problem(err, `${domain} TXT`));
+      result.status = 'temperror';
+    }
     return result;
   }
   const records = rows.map((r) => r.join('')).filter(isSpfRecord);
@@ -206,7 +211,9 @@ export async function analyzeSpf(domain: string, dns: DnsClient): Promise<SpfRes
     raw: m.raw,
     qualifier: m.qualifier,
     mechanism: m.type,
-    value: m.value,
+    value: termValue(m),
+    ip4_cidr_length: m.cidr4,
+    ip6_cidr_length: m.cidr6,
   }));
   result.modifiers = parsed.modifiers.map((m) => ({ raw: m.raw, name: m.name, value: m.value }));
   const walk: Walk = { dns, lookups: 0, voids: 0, errors: [], warnings: [], includes: [] };
@@ -228,8 +235,23 @@ export async function analyzeSpf(domain: string, dns: DnsClient): Promise<SpfRes
       `${walk.voids} void lookups, over the limit of ${MAX_VOID_LOOKUPS} (permerror)`,
     );
   }
-  result.found = records.length === 1;
+  result.found = true;
   result.is_permissive = result.all_qualifier === '+';
-  result.is_valid = result.found && result.validation_errors.length === 0;
+  result.is_valid = records.length === 1 && result.validation_errors.length === 0;
+  result.status = spfStatus(records.length, result.validation_errors);
   return result;
+}
+
+/** RFC 7208 words for what was found; a DNS failure alone is a temperror, any other error a permerror. */
+function spfStatus(count: number, errors: readonly string[]): SpfResult['status'] {
+  if (count > 1) return 'multiple_records';
+  if (errors.length === 0) return 'valid';
+  return errors.every((e) => e.startsWith('temperror:')) ? 'temperror' : 'permerror';
+}
+
+/** An ip4/ip6 network keeps its prefix length as written (ip4:192.0.2.0/24 → 192.0.2.0/24). */
+function termValue(m: SpfMechanism): string | null {
+  if (m.value === null) return null;
+  const length = m.type === 'ip4' ? m.cidr4 : m.type === 'ip6' ? m.cidr6 : null;
+  return length === null ? m.value : `${m.value}/${length}`;
 }

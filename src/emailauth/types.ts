@@ -30,7 +30,18 @@ export const SpfTermSchema = Type.Object({
     description: 'qualifier (+ pass, - fail, ~ softfail, ? neutral)',
   }),
   mechanism: Type.String({ description: 'all, include, a, mx, ptr, ip4, ip6 or exists' }),
-  value: Nullable(Type.String(), 'domain-spec or network; null when absent'),
+  value: Nullable(
+    Type.String(),
+    'domain-spec, or for ip4 and ip6 the network as written with its prefix length (192.0.2.0/24); null when absent',
+  ),
+  ip4_cidr_length: Nullable(
+    Type.Integer(),
+    'IPv4 prefix length of ip4, a or mx (ip4-cidr-length); null when absent',
+  ),
+  ip6_cidr_length: Nullable(
+    Type.Integer(),
+    'IPv6 prefix length of ip6, a or mx (ip6-cidr-length); null when absent',
+  ),
 });
 
 export const SpfModifierSchema = Type.Object({
@@ -40,10 +51,23 @@ export const SpfModifierSchema = Type.Object({
 });
 
 export const SpfResultSchema = Type.Object({
-  found: Type.Boolean({ description: 'exactly one v=spf1 TXT record exists' }),
+  found: Type.Boolean({ description: 'at least one v=spf1 TXT record exists (see status and record_count)' }),
   record_count: Type.Integer({
     description: 'number of v=spf1 TXT records at the domain (RFC 7208 allows one)',
   }),
+  status: Type.Union(
+    [
+      Type.Literal('valid'),
+      Type.Literal('none'),
+      Type.Literal('multiple_records'),
+      Type.Literal('permerror'),
+      Type.Literal('temperror'),
+    ],
+    {
+      description:
+        'valid: one record without errors; none: no v=spf1 record; multiple_records: more than one (a permerror, RFC 7208 §4.5); permerror: one record with validation_errors; temperror: only DNS failures kept it from being checked',
+    },
+  ),
   raw: Nullable(Type.String(), 'the SPF record; null when none (the first one when several)'),
   mechanisms: Type.Array(SpfTermSchema, { description: 'mechanisms in order' }),
   modifiers: Type.Array(SpfModifierSchema, { description: 'modifiers (redirect, exp, unknown)' }),

@@ -256,7 +256,14 @@ const SAMPLES: Record<string, Expected> = {
     spf: 'pass',
     dkim: ['rspamd.com', 'dkim'],
   },
-  'messages/rspamd-dmarc-no_dkim_valid_spf.eml': { hops: 2, origin: '88.99.142.95', spf: 'pass', dkim: null },
+  // No DKIM-Signature left, but Google's ARC-Authentication-Results recorded dkim=pass header.s=dkim:
+  // the signature was there (issue 19: this answered dkim_result absent next to dkim_verdict pass).
+  'messages/rspamd-dmarc-no_dkim_valid_spf.eml': {
+    hops: 2,
+    origin: '88.99.142.95',
+    spf: 'pass',
+    dkim: ['rspamd.com', 'dkim'],
+  },
   'messages/rspamd-ham.eml': { hops: 3, origin: '4.31.198.44', spf: 'none', dkim: ['ietf.org', 'ietf1'] },
   'messages/rspamd-rcvd7.eml': { hops: 7, origin: null, spf: 'none', dkim: null },
   'messages/rspamd-received1.eml': {
@@ -362,6 +369,34 @@ describe('real samples', () => {
       expect(a.received_chain.filter((h) => !h.parsed)).toHaveLength(want.unparsed ?? 0);
     });
   }
+});
+
+describe('DKIM facts agree with each other (issue 19)', () => {
+  it('never answers dkim_result absent next to a recorded dkim verdict, on every sample', async () => {
+    for (const rel of Object.keys(SAMPLES)) {
+      const { authentication: a } = await analyzeHeaders(read(rel), { clock });
+      if (a.dkim_verdict !== null && a.dkim_verdict !== 'none') expect(a.dkim_result, rel).toBe('present');
+      if (a.dkim_result === 'absent') expect([a.dkim_selector, a.dkim_domain], rel).toEqual([null, null]);
+    }
+  });
+
+  it('reads header.s=selector1 from Authentication-Results when the DKIM-Signature is not pasted', async () => {
+    // The real Outlook.com message, as a user pastes it without its DKIM-Signature field.
+    const lines = read('messages/rspamd-arcallow.eml').split(/\r?\n/);
+    const start = lines.findIndex((l) => /^dkim-signature:/i.test(l));
+    let end = start + 1;
+    while (/^[ \t]/.test(lines[end] ?? '')) end++;
+    expect(start).toBeGreaterThan(0);
+    const pasted = [...lines.slice(0, start), ...lines.slice(end)].join('\r\n');
+    expect(pasted).not.toMatch(/^dkim-signature:/im);
+    const { authentication: a } = await analyzeHeaders(pasted, { clock });
+    expect(a).toMatchObject({
+      dkim_result: 'present',
+      dkim_verdict: 'pass',
+      dkim_selector: 'selector1',
+      dkim_domain: 'outlook.com',
+    });
+  });
 });
 
 function walk(dir: string): string[] {

@@ -157,6 +157,11 @@ function newestArcSealCv(fields: readonly HeaderField[]): string | null {
   return best?.cv ?? null;
 }
 
+/** Signing domain a dkim= result names: header.d, else the domain of header.i. */
+function resultDomain(r: ResultInfo): string | null {
+  return cleanDomain(r.props['header.d'] ?? (r.props['header.i'] ?? '').split('@').pop() ?? '');
+}
+
 export function readAuthentication(
   fields: readonly HeaderField[],
   receivingHost: string | null,
@@ -173,23 +178,33 @@ export function readAuthentication(
   const spf = spfFromAr ?? (receivedSpf === undefined ? null : spfVerdict(receivedSpf.split(' ')[0]));
 
   const dkimResults = byMethod('dkim');
-  const dkimVerdict = (dkimResults.find((r) => r.result === 'pass') ?? dkimResults[0])?.result ?? null;
+  const verdict = dkimResults.find((r) => r.result === 'pass') ?? dkimResults[0];
+  const dkimVerdict = verdict?.result ?? null;
   const passingDomains = new Set(
     dkimResults
       .filter((r) => r.result === 'pass')
-      .map((r) => cleanDomain(r.props['header.d'] ?? (r.props['header.i'] ?? '').split('@').pop() ?? ''))
+      .map(resultDomain)
       .filter((d): d is string => d !== null),
   );
   const signatures = fieldValues(fields, 'dkim-signature').map(parseTags);
   const withDomain = signatures.map((t) => ({ d: cleanDomain(t['d'] ?? ''), s: t['s'] || null }));
-  const chosen =
+  // The receiver's record names the signature it checked (RFC 8601 §2.7.1 header.d/i, header.s):
+  // it stands in when the pasted header holds no DKIM-Signature, or one without s=.
+  const recorded = verdict ? { d: resultDomain(verdict), s: verdict.props['header.s'] || null } : undefined;
+  const signed =
     withDomain.find((sig) => sig.d !== null && passingDomains.has(sig.d)) ??
     withDomain.find((sig) => sig.d !== null && fromDomain !== null && aligned(sig.d, fromDomain)) ??
     withDomain[0];
+  const chosen =
+    signed && recorded && signed.s === null && signed.d === recorded.d
+      ? { ...signed, s: recorded.s }
+      : (signed ?? recorded);
+  // A signature was there if the header carries one or a receiver recorded a DKIM result for one.
+  const signaturePresent = signatures.length > 0 || (dkimVerdict !== null && dkimVerdict !== 'none');
 
   return {
     spf_result: spf ?? 'none',
-    dkim_result: signatures.length > 0 ? 'present' : 'absent',
+    dkim_result: signaturePresent ? 'present' : 'absent',
     dkim_verdict: dkimVerdict,
     dkim_selector: chosen?.s?.slice(0, 253) ?? null,
     dkim_domain: chosen?.d ?? null,

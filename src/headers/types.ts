@@ -63,15 +63,22 @@ export const SpfResultSchema = Type.Union(
 export const AuthenticationSchema = Type.Object({
   spf_result: SpfResultSchema,
   dkim_result: Type.Union([Type.Literal('present'), Type.Literal('absent')], {
-    description: 'present when the message carries a DKIM-Signature header',
+    description:
+      'present when the message carries a DKIM-Signature header or Authentication-Results records a dkim= result other than none',
   }),
   dkim_verdict: Nullable(
     Type.String({
       description: 'dkim= result from the chosen Authentication-Results (pass, fail, none, ...)',
     }),
   ),
-  dkim_selector: Nullable(Type.String({ description: 's= of the chosen DKIM-Signature' })),
-  dkim_domain: Nullable(Type.String({ description: 'd= of the chosen DKIM-Signature' })),
+  dkim_selector: Nullable(
+    Type.String({ description: 's= of the chosen DKIM-Signature, else header.s of the dkim= result' }),
+  ),
+  dkim_domain: Nullable(
+    Type.String({
+      description: 'd= of the chosen DKIM-Signature, else header.d (or header.i) of the dkim= result',
+    }),
+  ),
   dmarc_result: Nullable(Type.String({ description: 'dmarc= result from Authentication-Results, if found' })),
   dmarc_policy: Type.Optional(
     Nullable(Type.String({ description: 'Published DMARC p= of the From domain (public route only)' })),

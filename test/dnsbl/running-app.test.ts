@@ -116,6 +116,49 @@ describe('DNSBL zone of the running app (SQLite)', () => {
     expect(del.statusCode).toBe(200);
     expect((await dig(port, name('2001:db8::5'), 'A')).status).toBe('NXDOMAIN');
   });
+  it('the HTTP checks, keyed and public, answer every name as DNS does, RFC 5782 test entries included', async () => {
+    t = await createTestApp('sqlite', { config: { dnsblListen: '127.0.0.1:0', dnsblZone: ZONE } });
+    const address = await t.app.listen();
+    const port = t.app.dnsbl?.udpPort as number;
+    await t.app.services.blocklist?.list({ ip: '192.0.2.10', type: 'spam', reason: 'run' });
+    const reader = await t.key({ permissions: ['blocklist:read'] });
+    const mapped = (last: number) => [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 255, 255, 127, 0, 0, last];
+    const cases = [
+      { ip: '127.0.0.2', qname: name('127.0.0.2'), listed: true },
+      { ip: '::FFFF:7F00:2', qname: nibbleName(mapped(2)), listed: true },
+      { ip: '127.0.0.1', qname: name('127.0.0.1'), listed: false },
+      { ip: '::FFFF:7F00:1', qname: nibbleName(mapped(1)), listed: false },
+      { ip: '192.0.2.10', qname: name('192.0.2.10'), listed: true },
+      { ip: '192.0.2.11', qname: name('192.0.2.11'), listed: false },
+    ];
+    const batch: string[] = [];
+    for (const c of cases) {
+      const a = await dig(port, c.qname, 'A');
+      expect(a.status, c.ip).toBe(c.listed ? 'NOERROR' : 'NXDOMAIN');
+      // A listed name's TXT carries the link a user follows; it must say the same.
+      let url = `${address}/v1/public/blocklist/ip/${encodeURIComponent(c.ip)}`;
+      if (c.listed) {
+        const txt = (await dig(port, c.qname, 'TXT')).answers[0]?.data ?? '';
+        const link = /https?:\/\/[^\s"]+/.exec(txt)?.[0];
+        expect(link, txt).toBeDefined();
+        url = link as string;
+      }
+      const pub = (await (await fetch(url)).json()) as { data: { listed: boolean; listing?: unknown } };
+      expect(pub.data.listed, url).toBe(c.listed);
+      const keyed = await fetch(url.replace('/v1/public/', '/v1/'), { headers: { 'x-api-key': reader } });
+      expect(((await keyed.json()) as { data: { listed: boolean } }).data.listed, url).toBe(c.listed);
+      batch.push(c.ip);
+      if (c.ip === '127.0.0.2')
+        expect(pub.data.listing).toMatchObject({ type: 'spam', return_code: '127.0.0.2' });
+    }
+    const res = await fetch(`${address}/v1/blocklist/check`, {
+      method: 'POST',
+      headers: { 'x-api-key': reader, 'content-type': 'application/json' },
+      body: JSON.stringify({ ips: batch }),
+    });
+    const answers = ((await res.json()) as { data: { listed: boolean }[] }).data;
+    expect(answers.map((x) => x.listed)).toEqual(cases.map((c) => c.listed));
+  });
 });
 
 describe('DNSBL across instances sharing PostgreSQL', () => {

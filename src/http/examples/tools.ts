@@ -19,10 +19,25 @@ export const checkDomainExample: OperationExamples = {
     spf: {
       found: true,
       record_count: 1,
+      status: 'valid',
       raw: 'v=spf1 ip4:192.0.2.0/24 -all',
       mechanisms: [
-        { raw: 'ip4:192.0.2.0/24', qualifier: '+', mechanism: 'ip4', value: '192.0.2.0' },
-        { raw: '-all', qualifier: '-', mechanism: 'all', value: null },
+        {
+          raw: 'ip4:192.0.2.0/24',
+          qualifier: '+',
+          mechanism: 'ip4',
+          value: '192.0.2.0/24',
+          ip4_cidr_length: 24,
+          ip6_cidr_length: null,
+        },
+        {
+          raw: '-all',
+          qualifier: '-',
+          mechanism: 'all',
+          value: null,
+          ip4_cidr_length: null,
+          ip6_cidr_length: null,
+        },
       ],
       modifiers: [],
       all_qualifier: '-',

@@ -1,0 +1,114 @@
+/**
+ * `netrep keys list` and `netrep config` through the real binary (issue 19): the keys table has a
+ * header row and a permissions column; config prints the values in effect, not the defaults.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runNetrep } from '../../test/helpers/process.ts';
+import { settingsInEffect } from '../config.ts';
+
+let dir: string;
+let env: Record<string, string>;
+
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'netrep-cli-accounts-'));
+  env = { NETREP_DATA_DIR: dir, NETREP_DATABASE_URL: '' };
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Splits an aligned table into cells (two or more spaces separate columns). */
+function cells(table: string): string[][] {
+  return table
+    .trimEnd()
+    .split('\n')
+    .map((l) => l.split(/ {2,}/));
+}
+
+describe('netrep keys list', () => {
+  it('prints a header row, then one row per key with its permissions and status', () => {
+    expect(runNetrep(['keys', 'list'], env).stdout).toMatch(/no API keys/);
+    const user = runNetrep(['users', 'create', '--email', 'ops@example.test', '--role', 'admin'], env);
+    expect(user.status).toBe(0);
+    const made = runNetrep(
+      ['keys', 'create', '--name', 'ci reader', '--permissions', 'ip:read,asn:read'],
+      env,
+    );
+    expect(made.status).toBe(0);
+    const other = runNetrep(['keys', 'create', '--name', 'gone', '--permissions', 'blocklist:read'], env);
+    const goneId = /created key (\d+)/.exec(other.stderr)?.[1] ?? '';
+    expect(runNetrep(['keys', 'revoke', goneId], env).status).toBe(0);
+
+    const active = runNetrep(['keys', 'list'], env);
+    expect(active.status).toBe(0);
+    const rows = cells(active.stdout);
+    expect(rows[0]).toEqual([
+      'ID',
+      'NAME',
+      'PREFIX',
+      'TIER',
+      'PERMISSIONS',
+      'FEATURES',
+      'OWNER',
+      'CREATED',
+      'LAST USED',
+      'STATUS',
+    ]);
+    expect(rows).toHaveLength(2);
+    const row = Object.fromEntries((rows[0] ?? []).map((h, i) => [h, rows[1]?.[i]]));
+    expect(row).toMatchObject({
+      NAME: 'ci reader',
+      TIER: 'free',
+      PERMISSIONS: 'asn:read,ip:read',
+      FEATURES: '-',
+      OWNER: 'ops@example.test',
+      'LAST USED': '-',
+      STATUS: 'active',
+    });
+    expect(row['PREFIX']).toBe(`${made.stdout.trim().slice(0, 8)}…`);
+    expect(row['CREATED']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+
+    const all = cells(runNetrep(['keys', 'list', '--all'], env).stdout);
+    expect(all).toHaveLength(3);
+    expect(all.find((r) => r[1] === 'gone')?.at(-1)).toMatch(/^revoked \d{4}-/);
+  });
+});
+
+describe('netrep config', () => {
+  it('prints the values in effect: environment over .env over default, secrets hidden', () => {
+    writeFileSync(
+      path.join(dir, '.env'),
+      'NETREP_DNSBL_ZONE=bl.from-dotenv.test\nNETREP_LISTEN=10.0.0.1:1\n',
+    );
+    const r = runNetrep(['config'], {
+      ...env,
+      NETREP_LISTEN: '0.0.0.0:9090',
+      NETREP_TRUSTED_PROXIES: '10.0.0.0/8, 192.168.0.0/16',
+      NETREP_ADMIN_PASSWORD: 'hunter2-secret',
+      NETREP_REDIS_URL: 'redis://:redispass@127.0.0.1:6379',
+    });
+    expect(r.status).toBe(0);
+    const rows = Object.fromEntries(cells(r.stdout).map((c) => [c[0], { value: c[1], source: c[2] }]));
+    expect(rows['VARIABLE']).toEqual({ value: 'VALUE', source: 'SOURCE' });
+    expect(rows['NETREP_LISTEN']).toEqual({ value: '0.0.0.0:9090', source: 'environment' });
+    expect(rows['NETREP_DNSBL_ZONE']).toEqual({ value: 'bl.from-dotenv.test', source: '.env' });
+    expect(rows['NETREP_DNSBL_LISTEN']).toEqual({ value: '127.0.0.1:5353', source: 'default' });
+    expect(rows['NETREP_TRUSTED_PROXIES']).toEqual({
+      value: '10.0.0.0/8,192.168.0.0/16',
+      source: 'environment',
+    });
+    expect(rows['NETREP_DATA_DIR']).toEqual({ value: dir, source: 'environment' });
+    expect(rows['NETREP_ADMIN_PASSWORD']).toEqual({ value: '(set, hidden)', source: 'environment' });
+    expect(rows['NETREP_REDIS_URL']?.value).toBe('redis://:***@127.0.0.1:6379');
+    expect(r.stdout).not.toContain('hunter2');
+    expect(r.stdout).not.toContain('redispass');
+    // --defaults keeps the README's table.
+    expect(runNetrep(['config', '--defaults'], env).stdout).toMatch(/^\| Variable \| Default \| Meaning \|/);
+  });
+
+  it('settingsInEffect refuses a value the service would refuse', () => {
+    expect(() => settingsInEffect({ NETREP_WORKERS: 'maybe' }, {})).toThrow(/NETREP_WORKERS/);
+    expect(settingsInEffect({}, {}).every((s) => s.source === 'default')).toBe(true);
+  });
+});
