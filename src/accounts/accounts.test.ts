@@ -135,6 +135,47 @@ describe.each(STORE_KINDS)('accounts on %s', (kind) => {
     expect(await accounts.ensureAdmin('root2@example.test')).toBeNull();
     await accounts.close();
   });
+
+  it.skipIf(skipStore(kind))(
+    'a one-time password must be changed; changing checks the current one and ends other sessions',
+    async () => {
+      handle = await createTestStore(kind);
+      const accounts = createAccounts({ store: handle.store, clock: createManualClock() });
+      const first = await accounts.ensureAdmin('root@example.test');
+      const admin = await accounts.verifyLogin('root@example.test', first!.password);
+      expect(admin?.mustChangePassword).toBe(true);
+      // A password the operator chose (NETREP_ADMIN_PASSWORD, users create --password) is kept.
+      const { user: chosen } = await accounts.createUser({
+        email: 'chosen@example.test',
+        role: 'member',
+        password: 'chosen-password-1',
+      });
+      expect(chosen.mustChangePassword).toBe(false);
+      expect((await accounts.listUsers()).map((u) => u.mustChangePassword)).toEqual([true, false]);
+
+      const kept = await accounts.createSession(admin!.id);
+      const other = await accounts.createSession(admin!.id);
+      await expect(accounts.changePassword(admin!.id, 'wrong-password', 'new-password-1')).rejects.toThrow(
+        /current password is wrong/,
+      );
+      await expect(accounts.changePassword(admin!.id, first!.password, 'short')).rejects.toThrow(
+        /at least 8/,
+      );
+      await expect(accounts.changePassword(admin!.id, first!.password, first!.password)).rejects.toThrow(
+        /must differ/,
+      );
+      expect((await accounts.userById(admin!.id))?.mustChangePassword).toBe(true);
+      await accounts.changePassword(admin!.id, first!.password, 'new-password-1', kept.token);
+      // The one-time password works no more; the new one does, without a further change.
+      expect(await accounts.verifyLogin('root@example.test', first!.password)).toBeNull();
+      expect((await accounts.verifyLogin('root@example.test', 'new-password-1'))?.mustChangePassword).toBe(
+        false,
+      );
+      expect(await accounts.session(kept.token)).not.toBeNull();
+      expect(await accounts.session(other.token)).toBeNull();
+      await accounts.close();
+    },
+  );
 });
 
 describe('passwords', () => {

@@ -82,6 +82,14 @@ export const SESSION_TTL_MS = 12 * 3600 * 1000;
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
+/** Passwords: 8 to 200 characters (scrypt takes any text; the cap keeps hashing cheap). */
+function checkNewPassword(password: string): void {
+  if (password.length < 8)
+    throw new AppError('INVALID_PARAMETER', 'password must have at least 8 characters');
+  if (password.length > 200)
+    throw new AppError('INVALID_PARAMETER', 'password must have at most 200 characters');
+}
+
 function parseList<T extends string>(json: string, allowed: readonly T[]): T[] {
   try {
     const v: unknown = JSON.parse(json);
@@ -158,20 +166,32 @@ export function createAccounts(options: AccountsOptions) {
     revoked_at: row.revoked_at === null ? null : toIso(row.revoked_at),
   });
 
-  const toUser = (row: { id: number; email: string; role: string; created_at: number }): User => ({
+  const toUser = (row: {
+    id: number;
+    email: string;
+    role: string;
+    created_at: number;
+    must_change_password: number;
+  }): User => ({
     id: Number(row.id),
     email: row.email,
     role: (ROLES.includes(row.role as Role) ? row.role : 'member') as Role,
     createdAt: row.created_at,
+    mustChangePassword: Number(row.must_change_password) === 1,
   });
 
   return {
     tiers,
 
+    /**
+     * Creates a user; without a password a random one is made and returned, and the user must
+     * replace it at the first sign-in (`mustChangePassword`, default: when none was given).
+     */
     async createUser(input: {
       email: string;
       role: Role;
       password?: string;
+      mustChangePassword?: boolean;
     }): Promise<{ user: User; password: string }> {
       const email = input.email.trim().toLowerCase();
       if (!EMAIL.test(email)) throw new AppError('INVALID_PARAMETER', `invalid email: ${input.email}`);
@@ -180,15 +200,16 @@ export function createAccounts(options: AccountsOptions) {
       if (await db.findUserByEmail(email))
         throw new AppError('INVALID_PARAMETER', `user ${email} already exists`);
       const password = input.password ?? randomPassword();
-      if (password.length < 8)
-        throw new AppError('INVALID_PARAMETER', 'password must have at least 8 characters');
+      checkNewPassword(password);
+      const mustChangePassword = input.mustChangePassword ?? input.password === undefined;
       const id = await db.insertUser({
         email,
         password_hash: await hashPassword(password),
         role: input.role,
         created_at: clock(),
+        must_change_password: mustChangePassword ? 1 : 0,
       });
-      return { user: { id, email, role: input.role, createdAt: clock() }, password };
+      return { user: { id, email, role: input.role, createdAt: clock(), mustChangePassword }, password };
     },
 
     /** On a store with no admin, creates one; returns its one-time password (null when one existed). */
@@ -229,6 +250,26 @@ export function createAccounts(options: AccountsOptions) {
         return null;
       }
       return (await verifyPassword(password, row.password_hash)) ? toUser(row) : null;
+    },
+
+    /**
+     * Replaces a user's password after checking the current one; clears `mustChangePassword` and
+     * ends the user's other sessions. Throws INVALID_PARAMETER with a sentence for the form.
+     */
+    async changePassword(
+      userId: number,
+      current: string,
+      next: string,
+      keepSessionToken?: string,
+    ): Promise<void> {
+      const row = await db.findUserById(userId);
+      if (!row || !(await verifyPassword(current, row.password_hash)))
+        throw new AppError('INVALID_PARAMETER', 'The current password is wrong.');
+      checkNewPassword(next);
+      if (next === current)
+        throw new AppError('INVALID_PARAMETER', 'The new password must differ from the current one.');
+      await db.setPassword(userId, await hashPassword(next), false);
+      await db.deleteSessionsOf(userId, keepSessionToken ? hashApiKey(keepSessionToken) : '');
     },
 
     /** Creates a key; the secret is returned here once and never stored. */

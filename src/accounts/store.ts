@@ -25,7 +25,13 @@ export function createAccountsStore(db: Kysely<Database>, dialect: DialectName) 
   const keysWithOwner = () => db.selectFrom('api_keys').innerJoin('users', 'users.id', 'api_keys.owner_id');
 
   return {
-    async insertUser(u: { email: string; password_hash: string; role: string; created_at: number }) {
+    async insertUser(u: {
+      email: string;
+      password_hash: string;
+      role: string;
+      created_at: number;
+      must_change_password: number;
+    }) {
       const row = await db.insertInto('users').values(u).returning('id').executeTakeFirstOrThrow();
       return Number(row.id);
     },
@@ -44,7 +50,21 @@ export function createAccountsStore(db: Kysely<Database>, dialect: DialectName) 
       return Number(row.n);
     },
     listUsers() {
-      return db.selectFrom('users').select(['id', 'email', 'role', 'created_at']).orderBy('id').execute();
+      return db
+        .selectFrom('users')
+        .select(['id', 'email', 'role', 'created_at', 'must_change_password'])
+        .orderBy('id')
+        .execute();
+    },
+    async setPassword(id: number, passwordHash: string, mustChange: boolean): Promise<void> {
+      await db
+        .updateTable('users')
+        .set({ password_hash: passwordHash, must_change_password: mustChange ? 1 : 0 })
+        .where('id', '=', id)
+        .execute();
+    },
+    async deleteSessionsOf(userId: number, except: string): Promise<void> {
+      await db.deleteFrom('sessions').where('user_id', '=', userId).where('id_hash', '!=', except).execute();
     },
     async insertKey(k: Insertable<ApiKeysTable>) {
       const row = await db.insertInto('api_keys').values(k).returning('id').executeTakeFirstOrThrow();

@@ -46,6 +46,8 @@ export interface User {
   email: string;
   role: Role;
   createdAt: number;
+  /** The password was not chosen by the user (one-time or generated): change it at sign-in. */
+  mustChangePassword: boolean;
 }
 
 /** What a request authenticated with a key may do. */

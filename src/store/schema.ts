@@ -10,6 +10,8 @@ export interface UsersTable {
   password_hash: string;
   role: string;
   created_at: number;
+  /** 1 until the user replaces a password they did not choose (migration 0010). */
+  must_change_password: Generated<number>;
 }
 
 export interface ApiKeysTable {

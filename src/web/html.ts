@@ -29,6 +29,28 @@ label{display:block;margin:.4rem 0}input[type=text],input[type=email],input[type
 button{background:#1f6feb;color:#fff;border:0;border-radius:5px;padding:.45rem .9rem;cursor:pointer}
 button.danger{background:#c62828}fieldset{border:1px solid #dde1e6;border-radius:6px}
 .bars{display:flex;gap:1px;align-items:flex-end;height:28px}.bars span{display:block;width:4px;background:#1f6feb;min-height:1px}
+header nav{display:flex;flex-wrap:wrap;gap:.4rem 1.2rem;align-items:center}header{flex-wrap:wrap}
+.skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:.5rem;background:#fff;color:#12263a;padding:.3rem .6rem;z-index:9}
+a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible{outline:3px solid #f0a000;outline-offset:2px}
+a{color:#0b57c2}
+.tool{background:#fff;border:1px solid #dde1e6;border-radius:8px;padding:1rem 1.25rem;margin-bottom:1.25rem;display:flex;flex-wrap:wrap;gap:.5rem;align-items:flex-end}
+.tool label{flex-basis:100%;margin:0;font-weight:600}.tool input{flex:1 1 14rem;min-width:0}.tool textarea{flex-basis:100%;box-sizing:border-box;width:100%;font:13px/1.4 ui-monospace,monospace;padding:.4rem;border:1px solid #c4cad1;border-radius:5px}
+.tool .error{flex-basis:100%;margin:0}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem;margin:0}dl.facts dt{color:#5a6470}dl.facts dd{margin:0;overflow-wrap:anywhere}
+ul.cards{list-style:none;padding:0;display:grid;grid-template-columns:repeat(auto-fit,minmax(15rem,1fr));gap:.8rem}ul.cards li{border:1px solid #dde1e6;border-radius:6px;padding:.7rem}
+ul.flags{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.4rem}ul.flags li{border:1px solid #c4cad1;border-radius:12px;padding:.1rem .6rem}ul.flags li.on{background:#fff2cc;border-color:#b38600}
+.grade{display:flex;gap:1rem;align-items:center;font-size:1.2rem}.grade .letter{font-size:2.6rem;font-weight:700;border:3px solid currentColor;border-radius:8px;padding:0 .8rem}
+.grade-A,.grade-B{color:#116329}.grade-C{color:#7a5a00}.grade-D,.grade-F{color:#b42318}
+ol.timeline{padding-left:1.4rem}ol.timeline li{border-left:3px solid #1f6feb;padding:.1rem .8rem;margin-bottom:.6rem}ol.timeline p{margin:.15rem 0;overflow-wrap:anywhere}.delay{background:#eef1f5;border-radius:4px;padding:0 .3rem}
+code.record{display:block;white-space:pre-wrap;overflow-wrap:anywhere;padding:.4rem}
+a.button{display:inline-block;background:#1f6feb;color:#fff;border-radius:5px;padding:.45rem .9rem;text-decoration:none}a.button.danger{background:#c62828}
+.notice{background:#e6f4ea;border:1px solid #8cc59a;padding:.6rem;border-radius:6px}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.chart{margin:0;min-width:12rem;max-width:18rem}.chart svg{width:100%;height:auto;display:block}.chart text{font-size:9px;fill:#4a535c}.chart .axis{stroke:#4a535c}.chart .grid{stroke:#e3e6ea}.chart .bars rect{fill:#1f6feb}
+@media (max-width:800px){table.keys thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}table.keys,table.keys tbody,table.keys tr,table.keys td{display:block;width:auto}
+table.keys tr{border:1px solid #dde1e6;border-radius:6px;margin-bottom:.8rem;padding:.3rem .6rem}table.keys td{border:0;padding:.3rem 0;overflow-wrap:anywhere}
+table.keys td::before{content:attr(data-label);display:block;font-size:.75rem;text-transform:uppercase;color:#5a6470}.chart{max-width:none}}
+@media (max-width:600px){main{padding:0 .75rem;margin:1rem auto}header{padding:.6rem .75rem}section{padding:.8rem}input[type=text],input[type=email],input[type=password],select{min-width:0;width:100%;box-sizing:border-box}dl.facts{grid-template-columns:1fr}dl.facts dd{margin-bottom:.4rem}}
 `;
 
 export function page(
@@ -39,9 +61,9 @@ export function page(
   const header = nav
     ? `<header><strong>netrep</strong><a href="/dashboard/keys">API keys</a>${
         nav.role === 'admin' ? '<a href="/dashboard/blocklist">Blocklist</a>' : ''
-      }<a href="/docs">API docs</a><span class="muted" style="color:#cfd8e3">${esc(nav.email)} (${esc(nav.role)})</span>
+      }<a href="/dashboard/password">Password</a><a href="/">Tools</a><a href="/docs">API docs</a><span class="muted" style="color:#cfd8e3">${esc(nav.email)} (${esc(nav.role)})</span>
       <form method="post" action="/dashboard/logout" style="margin:0"><input type="hidden" name="_csrf" value="${esc(nav.csrf)}"><button>Sign out</button></form></header>`
-    : '<header><strong>netrep</strong><a href="/docs">API docs</a></header>';
+    : `<header><strong><a href="/" style="color:#fff">netrep</a></strong><nav aria-label="Main"><a href="/tools/ip">IP lookup</a><a href="/tools/domain">Domain check</a><a href="/tools/headers">Header analysis</a><a href="/tools/blocklist">Blocklist</a><a href="/dashboard">Dashboard</a><a href="/docs">API docs</a></nav></header>`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${esc(title)} · netrep</title><style>${STYLE}</style></head><body>${header}<main>${body}</main></body></html>`;
+<title>${esc(title)} · netrep</title><style>${STYLE}</style></head><body><a class="skip" href="#main">Skip to content</a>${header}<main id="main">${body}</main></body></html>`;
 }

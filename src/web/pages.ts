@@ -1,6 +1,7 @@
 /** The dashboard pages (CONTRACT §3: Settings → API Keys; administrators also manage features and the blocklist). */
 import type { ApiKeyInfo, UsageDay } from '../accounts/index.ts';
 import { esc, page } from './html.ts';
+import { usageChart } from './usage-chart.ts';
 
 export interface Viewer {
   email: string;
@@ -26,18 +27,6 @@ export interface KeyRowView {
   usage: UsageDay[];
 }
 
-function usageBars(usage: UsageDay[]): string {
-  const max = Math.max(1, ...usage.map((u) => u.requests));
-  const bars = usage
-    .map(
-      (u) =>
-        `<span title="${esc(u.day)}: ${u.requests}" style="height:${Math.round((u.requests / max) * 100)}%"></span>`,
-    )
-    .join('');
-  const total = usage.reduce((a, u) => a + u.requests, 0);
-  return `<div class="bars" aria-label="requests per day, last 30 days">${bars}</div><span class="muted">${total.toLocaleString('en')} in 30 days</span>`;
-}
-
 export function keysPage(options: {
   viewer: Viewer;
   keys: KeyRowView[];
@@ -46,6 +35,7 @@ export function keysPage(options: {
   features: readonly string[];
   created?: { key: string; info: ApiKeyInfo };
   error?: string;
+  notice?: string;
 }): string {
   const { viewer, keys } = options;
   const admin = viewer.role === 'admin';
@@ -67,16 +57,18 @@ ${options.features
   )
   .join('')}<button type="submit">Save features</button></form>`
           : esc(info.features.join(', ') || '—');
-      return `<tr data-key-id="${info.id}"><td><strong>${esc(info.name)}</strong><br><code>${esc(info.prefix)}…</code>${
+      const when = (iso: string | null, none: string) => esc(iso ? iso.slice(0, 16).replace('T', ' ') : none);
+      return `<tr data-key-id="${info.id}"><td data-label="Key"><strong>${esc(info.name)}</strong><br><code>${esc(info.prefix)}…</code>${
         admin ? `<br><span class="muted">${esc(info.owner_email)}</span>` : ''
-      }</td><td>${esc(info.tier)}</td><td class="muted">${esc(info.permissions.join(', '))}</td><td>${featureForm}</td>
-<td class="muted">${esc(info.created_at.slice(0, 16).replace('T', ' '))}</td><td class="muted">${esc(info.last_used_at ? info.last_used_at.slice(0, 16).replace('T', ' ') : 'never')}</td>
-<td>${usageBars(usage)}</td>
-<td><form method="post" action="/dashboard/keys/${info.id}/revoke" onsubmit="return confirm('Revoke this key? This cannot be undone.')">${csrf}<button class="danger" type="submit">Revoke</button></form></td></tr>`;
+      }</td><td data-label="Tier">${esc(info.tier)}</td><td data-label="Permissions" class="muted">${esc(info.permissions.join(', ') || '—')}</td><td data-label="Features">${featureForm}</td>
+<td data-label="Created (UTC)" class="muted">${when(info.created_at, '')}</td><td data-label="Last used (UTC)" class="muted">${when(info.last_used_at, 'never')}</td>
+<td data-label="Usage, 30 days" class="usage">${usageChart(usage, { id: `usage-${info.id}`, label: `Requests per day of key ${info.name}` })}</td>
+<td data-label="Revoke"><a class="button danger" href="/dashboard/keys/${info.id}/revoke">Revoke<span class="visually-hidden"> key ${esc(info.name)}</span></a></td></tr>`;
     })
     .join('\n');
   const body = `<h1>Settings → API Keys</h1>
 ${options.error ? `<p class="error" role="alert">${esc(options.error)}</p>` : ''}
+${options.notice ? `<p class="notice" role="status">${esc(options.notice)}</p>` : ''}
 ${created}
 <section><h2>Create a key</h2><form method="post" action="/dashboard/keys">${csrf}
 <label>Name <input type="text" name="name" maxlength="100" required></label>
@@ -86,7 +78,7 @@ ${created}
     .join('')}</fieldset>
 <p><button type="submit">Create key</button></p></form></section>
 <section><h2>${admin ? 'All active keys' : 'Your active keys'}</h2>
-${keys.length === 0 ? '<p class="muted">No active keys.</p>' : `<table><thead><tr><th>Key</th><th>Tier</th><th>Permissions</th><th>Features</th><th>Created (UTC)</th><th>Last used (UTC)</th><th>Usage</th><th></th></tr></thead><tbody>${rows}</tbody></table>`}
+${keys.length === 0 ? '<p class="muted">No active keys.</p>' : `<table class="keys"><thead><tr><th scope="col">Key</th><th scope="col">Tier</th><th scope="col">Permissions</th><th scope="col">Features</th><th scope="col">Created (UTC)</th><th scope="col">Last used (UTC)</th><th scope="col">Usage, 30 days</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table>`}
 </section>`;
   return page('API keys', body, viewer);
 }
@@ -127,4 +119,27 @@ ${options.notice ? `<p class="secret" role="status">${esc(options.notice)}</p>` 
 <button type="submit">List</button></form></section>
 <section><h2>Active listings (newest 200)</h2>${options.listings.length === 0 ? '<p class="muted">Nothing is listed.</p>' : `<table><thead><tr><th>IP</th><th>Type</th><th>Reason</th><th>Code</th><th>Listed (UTC)</th><th>Expires</th><th></th></tr></thead><tbody>${rows}</tbody></table>`}</section>`;
   return page('Blocklist', body, options.viewer);
+}
+
+/** The step before a revoke: what will stop working, a Revoke button and a way back. */
+export function revokeConfirmPage(options: { viewer: Viewer; key: ApiKeyInfo }): string {
+  const k = options.key;
+  const body = `<h1>Revoke key "${esc(k.name)}"?</h1>
+<section><p>Requests with <code>${esc(k.prefix)}…</code> (${esc(k.tier)} tier, ${esc(k.permissions.join(', ') || 'no permissions')}) will be refused with 401 at once. This cannot be undone.</p>
+<form method="post" action="/dashboard/keys/${k.id}/revoke"><input type="hidden" name="_csrf" value="${esc(options.viewer.csrf)}">
+<button class="danger" type="submit">Revoke key</button> <a href="/dashboard/keys">Cancel, keep the key</a></form></section>`;
+  return page(`Revoke key ${k.name}`, body, options.viewer);
+}
+
+/** Change password; `forced` when the user still has a password they did not choose. */
+export function passwordPage(options: { viewer: Viewer; forced: boolean; error?: string }): string {
+  const body = `<section style="max-width:30rem"><h1>Change your password</h1>
+${options.forced ? '<p role="status">You signed in with a one-time password. Choose your own password to continue.</p>' : ''}
+${options.error ? `<p class="error" role="alert" id="pw-error">${esc(options.error)}</p>` : ''}
+<form method="post" action="/dashboard/password"><input type="hidden" name="_csrf" value="${esc(options.viewer.csrf)}">
+<label>Current password <input type="password" name="current" autocomplete="current-password" required></label>
+<label>New password (at least 8 characters) <input type="password" name="password" autocomplete="new-password" minlength="8" maxlength="200" required></label>
+<label>New password again <input type="password" name="confirm" autocomplete="new-password" minlength="8" maxlength="200" required></label>
+<button type="submit">Change password</button></form></section>`;
+  return page('Change password', body, options.viewer);
 }

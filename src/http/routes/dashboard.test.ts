@@ -66,10 +66,19 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
     expect(await page.content()).not.toContain(secret);
     const row = page.locator('tr', { hasText: 'mail servers' });
     await expect(row.textContent()).resolves.toContain('1 in 30 days');
+    await expect(row.locator('svg[role=img] desc').textContent()).resolves.toContain('1 requests in all');
     await expect(row.textContent()).resolves.toContain('starter');
 
-    page.once('dialog', (d) => void d.accept());
-    await Promise.all([page.waitForURL(`${base}/dashboard/keys`), row.locator('button.danger').click()]);
+    // Revoke asks first (a page, no script): Cancel keeps the key, Revoke key revokes it and says so.
+    await row.locator('a.danger').click();
+    expect(page.url()).toMatch(/\/dashboard\/keys\/\d+\/revoke$/);
+    await expect(page.locator('h1').textContent()).resolves.toBe('Revoke key "mail servers"?');
+    await page.click('text=Cancel, keep the key');
+    expect(await page.locator('tr', { hasText: 'mail servers' }).count()).toBe(1);
+    await page.locator('tr', { hasText: 'mail servers' }).locator('a.danger').click();
+    await Promise.all([page.waitForURL(/\/dashboard\/keys\?revoked=\d+$/), page.click('button.danger')]);
+    await expect(page.locator('[role=status]').textContent()).resolves.toContain('Key "mail servers"');
+    await expect(page.locator('[role=status]').textContent()).resolves.toContain('was revoked');
     expect(await page.locator('tr', { hasText: 'mail servers' }).count()).toBe(0);
     expect((await fetch(`${base}/v1/blocklist/stats`, { headers: { 'x-api-key': secret } })).status).toBe(
       401,

@@ -17,13 +17,22 @@ import {
   isAdmin,
   keyChoicesFor,
   knownFeatures,
+  mayManageKey,
   type User,
 } from '../../accounts/index.ts';
 import { listingAnswer } from '../../blocklist/index.ts';
 import { DAY_MS } from '../../core/clock.ts';
 import { isAppError } from '../../core/errors.ts';
-import { blocklistPage, keysPage, loginPage, type Viewer } from '../../web/pages.ts';
+import {
+  blocklistPage,
+  keysPage,
+  loginPage,
+  passwordPage,
+  revokeConfirmPage,
+  type Viewer,
+} from '../../web/pages.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
+import { sendHtml } from '../html-reply.ts';
 
 const COOKIE = 'netrep_session';
 
@@ -60,17 +69,7 @@ function sameToken(a: string, b: string): boolean {
 
 export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
   const { accounts } = services;
-  const html = (reply: FastifyReply, body: string, status = 200) =>
-    reply
-      .code(status)
-      .header('cache-control', 'no-store')
-      .header(
-        'content-security-policy',
-        "default-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
-      )
-      .header('x-frame-options', 'DENY')
-      .type('text/html; charset=utf-8')
-      .send(body);
+  const html = sendHtml;
 
   const current = async (
     request: FastifyRequest,
@@ -98,7 +97,7 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
   const renderKeys = async (
     reply: FastifyReply,
     s: { user: User; csrf: string },
-    extra: { created?: { key: string; info: ApiKeyInfo }; error?: string } = {},
+    extra: { created?: { key: string; info: ApiKeyInfo }; error?: string; notice?: string } = {},
     status = 200,
   ) => {
     const infos = await accounts.listKeys(isAdmin(s.user) ? {} : { ownerId: s.user.id });
@@ -124,6 +123,8 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
   };
 
   const denied = (reply: FastifyReply) => reply.code(303).header('location', '/dashboard/login').send();
+  const toPassword = (reply: FastifyReply) =>
+    reply.code(303).header('location', '/dashboard/password').send();
   const none = { access: { kind: 'none' as const } };
   const hidden = { hide: true };
 
@@ -159,9 +160,39 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
           secure: request.protocol === 'https',
           maxAge: Math.floor((12 * 3600 * 1000) / 1000),
         });
-        return reply.code(303).header('location', '/dashboard/keys').send();
+        return user.mustChangePassword
+          ? toPassword(reply)
+          : reply.code(303).header('location', '/dashboard/keys').send();
       },
     );
+
+    scope.get('/dashboard/password', { config: none, schema: hidden }, async (request, reply) => {
+      const s = await current(request);
+      if (!s) return denied(reply);
+      return html(reply, passwordPage({ viewer: viewerOf(s), forced: s.user.mustChangePassword }));
+    });
+
+    scope.post('/dashboard/password', { config: none, schema: hidden }, async (request, reply) => {
+      const s = await formUser(request);
+      if (!s) return denied(reply);
+      const again = (error: string, status: number) =>
+        html(reply, passwordPage({ viewer: viewerOf(s), forced: s.user.mustChangePassword, error }), status);
+      const next = field(s.form, 'password');
+      if (next !== field(s.form, 'confirm')) return again('The two new passwords differ.', 400);
+      try {
+        await accounts.changePassword(s.user.id, field(s.form, 'current'), next, s.token);
+      } catch (err) {
+        if (isAppError(err)) return again(err.message, 400);
+        throw err;
+      }
+      return renderKeys(
+        reply,
+        { ...s, user: { ...s.user, mustChangePassword: false } },
+        {
+          notice: 'Your password was changed.',
+        },
+      );
+    });
 
     scope.post('/dashboard/logout', { config: none, schema: hidden }, async (request, reply) => {
       const s = await formUser(request);
@@ -172,12 +203,22 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
 
     scope.get('/dashboard/keys', { config: none, schema: hidden }, async (request, reply) => {
       const s = await current(request);
-      return s ? renderKeys(reply, s) : denied(reply);
+      if (!s) return denied(reply);
+      if (s.user.mustChangePassword) return toPassword(reply);
+      // After a revoke (303 here with ?revoked=ID): say which key stopped working.
+      const revokedId = Number((request.query as { revoked?: unknown }).revoked);
+      const revoked = Number.isSafeInteger(revokedId) ? await accounts.keyInfo(revokedId) : null;
+      const notice =
+        revoked?.revoked_at && mayManageKey(s.user, await accounts.keyOwner(revoked.id))
+          ? `Key "${revoked.name}" (${revoked.prefix}…) was revoked; requests with it are refused from now on.`
+          : undefined;
+      return renderKeys(reply, s, notice ? { notice } : {});
     });
 
     scope.post('/dashboard/keys', { config: none, schema: hidden }, async (request, reply) => {
       const s = await formUser(request);
       if (!s) return denied(reply);
+      if (s.user.mustChangePassword) return toPassword(reply);
       const choice = checkKeyChoice(s.user.role, field(s.form, 'tier'), fields(s.form, 'permissions'));
       if (!choice.ok) return renderKeys(reply, s, { error: choice.error }, 400);
       try {
@@ -195,18 +236,31 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
     });
 
     const keyRoute = { config: none, schema: { ...hidden, params: KeyIdParam } };
+    scope.get('/dashboard/keys/:id/revoke', keyRoute, async (request, reply) => {
+      const s = await current(request);
+      if (!s) return denied(reply);
+      if (s.user.mustChangePassword) return toPassword(reply);
+      const id = Number(request.params.id);
+      const key = Number.isSafeInteger(id) ? await accounts.keyInfo(id) : null;
+      if (!key || key.revoked_at || !mayManageKey(s.user, await accounts.keyOwner(id)))
+        return renderKeys(reply, s, { error: 'No such key.' }, 404);
+      return html(reply, revokeConfirmPage({ viewer: viewerOf(s), key }));
+    });
     scope.post('/dashboard/keys/:id/revoke', keyRoute, async (request, reply) => {
       const s = await formUser(request);
       if (!s) return denied(reply);
-      if (!(await accounts.revokeKeyAs(s.user, Number(request.params.id)))) {
+      if (s.user.mustChangePassword) return toPassword(reply);
+      const id = Number(request.params.id);
+      if (!(await accounts.revokeKeyAs(s.user, id))) {
         return renderKeys(reply, s, { error: 'No such key.' }, 404);
       }
-      return reply.code(303).header('location', '/dashboard/keys').send();
+      return reply.code(303).header('location', `/dashboard/keys?revoked=${id}`).send();
     });
 
     scope.post('/dashboard/keys/:id/features', keyRoute, async (request, reply) => {
       const s = await formUser(request);
       if (!s) return denied(reply);
+      if (s.user.mustChangePassword) return toPassword(reply);
       if (!isAdmin(s.user)) return renderKeys(reply, s, { error: 'Only administrators set features.' }, 403);
       const id = Number(request.params.id);
       const features = knownFeatures(fields(s.form, 'features'));
@@ -218,6 +272,7 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
     scope.get('/dashboard/blocklist', { config: none, schema: hidden }, async (request, reply) => {
       const s = await current(request);
       if (!s) return denied(reply);
+      if (s.user.mustChangePassword) return toPassword(reply);
       if (!isAdmin(s.user))
         return renderKeys(reply, s, { error: 'Only administrators manage the blocklist.' }, 403);
       return renderBlocklist(reply, s);
@@ -226,6 +281,7 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
     scope.post('/dashboard/blocklist/list', { config: none, schema: hidden }, async (request, reply) => {
       const s = await formUser(request);
       if (!s) return denied(reply);
+      if (s.user.mustChangePassword) return toPassword(reply);
       if (!isAdmin(s.user))
         return renderKeys(reply, s, { error: 'Only administrators manage the blocklist.' }, 403);
       const days = field(s.form, 'expires_days');
@@ -251,6 +307,7 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
     scope.post('/dashboard/blocklist/delist', { config: none, schema: hidden }, async (request, reply) => {
       const s = await formUser(request);
       if (!s) return denied(reply);
+      if (s.user.mustChangePassword) return toPassword(reply);
       if (!isAdmin(s.user))
         return renderKeys(reply, s, { error: 'Only administrators manage the blocklist.' }, 403);
       try {

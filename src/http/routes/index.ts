@@ -17,6 +17,7 @@ import { headerAnalyzerRoutes } from './header-analyzer.ts';
 import { healthRoutes } from './health.ts';
 import { ipRoutes } from './ip.ts';
 import { telemetryRoutes } from './telemetry.ts';
+import { toolPageRoutes } from './tool-pages.ts';
 
 export const ROUTE_MODULES: readonly RouteModule[] = [
   healthRoutes,
@@ -33,4 +34,5 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   ipRoutes,
   asnRoutes,
   adminDatasetRoutes,
+  toolPageRoutes,
 ];

@@ -1,0 +1,326 @@
+/**
+ * The public tool pages (issue 19): the start page and one page per anonymous tool. Each page is a
+ * plain GET or POST form the server answers, so it works without JavaScript; every value is
+ * escaped with `esc`. The answers are the API's answer shapes, rendered as they are.
+ */
+import type { CheckAnswer } from '../blocklist/index.ts';
+import type { DomainAuthResult } from '../emailauth/index.ts';
+import type { HeaderAnalysis, Hop } from '../headers/index.ts';
+import type { IpAnswerExtended } from '../intel/index.ts';
+import { esc, page } from './html.ts';
+
+/** A message above the form: the problem with the input (role=alert) or nothing. */
+function problem(error: string | undefined): string {
+  return error ? `<p class="error" role="alert" id="form-error">${esc(error)}</p>` : '';
+}
+
+/** aria-describedby pointing at the error, when there is one. */
+function describedBy(error: string | undefined): string {
+  return error ? ' aria-invalid="true" aria-describedby="form-error"' : '';
+}
+
+const yesNo = (v: boolean) => (v ? 'yes' : 'no');
+
+/** A definition list of label → value pairs; null or empty values show as "—". */
+function facts(rows: [string, unknown][]): string {
+  return `<dl class="facts">${rows
+    .map(([k, v]) => `<dt>${esc(k)}</dt><dd>${v === null || v === undefined || v === '' ? '—' : esc(v)}</dd>`)
+    .join('')}</dl>`;
+}
+
+function list(items: readonly string[], empty: string): string {
+  return items.length === 0
+    ? `<p class="muted">${esc(empty)}</p>`
+    : `<ul>${items.map((i) => `<li>${esc(i)}</li>`).join('')}</ul>`;
+}
+
+export interface ToolLink {
+  href: string;
+  name: string;
+  text: string;
+}
+
+export const TOOLS: readonly ToolLink[] = [
+  {
+    href: '/tools/ip',
+    name: 'IP lookup',
+    text: 'Network, ASN, country, flags (datacenter, VPN, Tor, crawler…), threat score and geolocation of an address.',
+  },
+  {
+    href: '/tools/domain',
+    name: 'Domain check',
+    text: 'MX, SPF, DKIM and DMARC of a domain with a grade, the findings of each record and what to fix.',
+  },
+  {
+    href: '/tools/headers',
+    name: 'Email header analysis',
+    text: 'Paste the headers of a message: the delivery path with delays, who each hop is, authentication results and anomalies.',
+  },
+  {
+    href: '/tools/blocklist',
+    name: 'Blocklist check',
+    text: 'Is an address on this instance’s blocklist, why, and until when.',
+  },
+];
+
+export function homePage(options: { datasetVersion: number | null; perMinute: number }): string {
+  const body = `<h1>netrep</h1>
+<p>This instance answers questions about IP addresses and email senders: IP intelligence, a DNS blocklist,
+sending-IP reputation, email authentication checks and threat feeds. The tools below need no account
+(${esc(options.perMinute)} requests a minute per address); an API key from the dashboard gives programs the same answers.</p>
+<section aria-labelledby="tools-h"><h2 id="tools-h">Tools</h2><ul class="cards">${TOOLS.map(
+    (t) => `<li><a href="${t.href}"><strong>${esc(t.name)}</strong></a><br><span>${esc(t.text)}</span></li>`,
+  ).join('')}</ul></section>
+<section aria-labelledby="more-h"><h2 id="more-h">For programs and operators</h2><ul>
+<li><a href="/dashboard">Dashboard</a>: sign in to create and revoke API keys and see their usage.</li>
+<li><a href="/docs">API documentation</a> (<a href="/openapi.json">OpenAPI document</a>).</li>
+<li><a href="/v1/feeds">Threat feeds</a> as plain lists.</li></ul>
+<p class="muted">${options.datasetVersion === null ? 'No IP dataset is loaded yet.' : `Serving IP dataset version ${esc(options.datasetVersion)}.`}</p></section>`;
+  return page('Home', body);
+}
+
+// ---- IP lookup ----
+
+const FLAG_NAMES: [keyof IpAnswerExtended['netrep'], string][] = [
+  ['is_datacenter', 'Datacenter or hosting'],
+  ['is_vpn', 'VPN'],
+  ['is_proxy', 'Public proxy'],
+  ['is_tor_exit', 'Tor exit'],
+  ['is_residential', 'Residential'],
+  ['is_mobile', 'Mobile'],
+  ['is_ai_crawler', 'AI crawler'],
+];
+
+function ipAnswerHtml(a: IpAnswerExtended): string {
+  const flags = FLAG_NAMES.map(
+    ([key, label]) =>
+      `<li class="${a.netrep[key] ? 'flag on' : 'flag'}">${esc(label)}: <strong>${yesNo(a.netrep[key] === true)}</strong></li>`,
+  ).join('');
+  const g = a.geolocation;
+  const geo = g
+    ? facts([
+        ['City', g.city],
+        ['Region', g.region],
+        ['Country', g.country_name ? `${g.country_name} (${g.country_code ?? '?'})` : g.country_code],
+        ['Postal code', g.postal_code],
+        ['Coordinates', g.latitude !== null && g.longitude !== null ? `${g.latitude}, ${g.longitude}` : null],
+        ['Accuracy', g.accuracy_radius !== null ? `${g.accuracy_radius} km` : null],
+        ['Time zone', g.timezone],
+      ])
+    : '<p class="muted">No geolocation for this address.</p>';
+  const consensus = a.geo_consensus
+    ? `<p>Country sources agree ${esc(Math.round(a.geo_consensus.agreement * 100))} % on ${esc(a.geo_consensus.primary_country ?? 'no country')}: ${esc(
+        a.geo_consensus.providers.map((p) => `${p.provider} ${p.country ?? '—'}`).join(', '),
+      )}.</p>`
+    : '';
+  return `<section aria-labelledby="net-h"><h2 id="net-h">${esc(a.ip)}</h2>${facts([
+    ['Network', a.prefix],
+    ['ASN', a.asn === null ? null : `AS${a.asn}${a.asn_name ? ` ${a.asn_name}` : ''}`],
+    ['Organization', a.organization],
+    ['Provider', a.provider],
+    ['Country', a.country],
+    ['Registry', a.rir],
+    ['Connection', a.connection_type],
+    ['Host name', a.hostname],
+    ['RPKI', a.rpki_status],
+    ['Bogon', yesNo(a.bogon)],
+  ])}</section>
+<section aria-labelledby="flags-h"><h2 id="flags-h">Flags</h2><ul class="flags">${flags}</ul>${
+    a.netrep.cloud_provider ? `<p>Cloud provider: ${esc(a.netrep.cloud_provider)}</p>` : ''
+  }${a.netrep.ai_company ? `<p>Crawler operator: ${esc(a.netrep.ai_company)}</p>` : ''}</section>
+<section aria-labelledby="threat-h"><h2 id="threat-h">Threat</h2>
+<p class="score level-${esc(a.threat.level)}"><strong>${esc(a.threat.score)}</strong>/100, ${esc(a.threat.level)}</p>
+${list(a.threat.explanation, 'Nothing raised the score.')}</section>
+<section aria-labelledby="geo-h"><h2 id="geo-h">Geolocation</h2>${geo}${consensus}
+<p class="muted"><a href="https://db-ip.com">IP Geolocation by DB-IP</a> (licensed under <a href="https://creativecommons.org/licenses/by/4.0/">CC BY 4.0</a>).</p></section>`;
+}
+
+export function ipToolPage(options: { ip?: string; answer?: IpAnswerExtended; error?: string }): string {
+  const body = `<h1>IP lookup</h1>
+<form method="get" action="/tools/ip" class="tool">${problem(options.error)}
+<label for="ip">IP address (IPv4 or IPv6)</label>
+<input type="text" id="ip" name="ip" value="${esc(options.ip)}" required maxlength="100" autocomplete="off" spellcheck="false" inputmode="text"${describedBy(options.error)}>
+<button type="submit">Look up</button></form>
+${options.answer ? ipAnswerHtml(options.answer) : ''}`;
+  return page(options.ip ? `IP lookup ${options.ip}` : 'IP lookup', body);
+}
+
+// ---- Domain check ----
+
+function findings(
+  title: string,
+  id: string,
+  errors: readonly string[],
+  warnings: readonly string[],
+  detail: string,
+) {
+  return `<section aria-labelledby="${id}"><h2 id="${id}">${esc(title)}</h2>${detail}
+<h3>Findings</h3>${list([...errors.map((e) => `Error: ${e}`), ...warnings.map((w) => `Warning: ${w}`)], 'No problems found.')}</section>`;
+}
+
+function domainAnswerHtml(r: DomainAuthResult): string {
+  const dkim =
+    r.dkim.length === 0
+      ? '<p class="muted">No DKIM key found at the common selectors.</p>'
+      : `<ul>${r.dkim
+          .map(
+            (d) =>
+              `<li><code>${esc(d.record_domain)}</code>: ${d.found ? `${esc(d.key_type ?? 'unknown')} key${d.key_bits ? `, ${esc(d.key_bits)} bits` : ''}${d.testing ? ', testing' : ''}${d.revoked ? ', revoked' : ''}` : 'not found'}</li>`,
+          )
+          .join('')}</ul>`;
+  return `<section aria-labelledby="grade-h" class="grade-card"><h2 id="grade-h">${esc(r.domain)}</h2>
+<p class="grade grade-${esc(r.grade)}"><span class="letter" aria-label="grade ${esc(r.grade)}">${esc(r.grade)}</span> <span>${esc(r.score)}/100</span></p>
+<p class="muted">MX 10 + SPF 25 + DKIM 30 + DMARC 35 points. Checked ${esc(r.checked_at)} with ${esc(r.dns.lookups)} DNS queries${r.dns.deadline_exceeded ? ' (some answers were cut off by the deadline)' : ''}.</p></section>
+<section aria-labelledby="rec-h"><h2 id="rec-h">Recommendations</h2>${list(r.recommendations, 'Nothing to improve.')}</section>
+${findings(
+  'MX',
+  'mx-h',
+  r.mx.errors,
+  [],
+  r.mx.null_mx
+    ? '<p>Null MX: the domain accepts no mail.</p>'
+    : `<ul>${r.mx.hosts.map((h) => `<li>${esc(h.preference)} <code>${esc(h.exchange)}</code> ${h.resolves ? esc(h.addresses.join(', ')) : '(does not resolve)'}</li>`).join('') || '<li>No MX records.</li>'}</ul>`,
+)}
+${findings(
+  'SPF',
+  'spf-h',
+  r.spf.validation_errors,
+  r.spf.warnings,
+  `${r.spf.raw ? `<p><code class="record">${esc(r.spf.raw)}</code></p>` : '<p>No SPF record.</p>'}${facts([
+    ['Records', r.spf.record_count],
+    ['Ends in all', r.spf.all_qualifier === null ? 'no' : `${r.spf.all_qualifier}all`],
+    ['DNS lookups', `${r.spf.dns_lookup_count} of 10`],
+    ['Void lookups', `${r.spf.void_lookup_count} of 2`],
+    ['Valid', yesNo(r.spf.is_valid)],
+  ])}`,
+)}
+${findings(
+  'DKIM',
+  'dkim-h',
+  r.dkim.flatMap((d) => d.validation_errors.map((e) => `${d.selector}: ${e}`)),
+  [],
+  dkim,
+)}
+${findings(
+  'DMARC',
+  'dmarc-h',
+  r.dmarc.validation_errors,
+  r.dmarc.warnings,
+  `${r.dmarc.raw ? `<p><code class="record">${esc(r.dmarc.raw)}</code></p>` : '<p>No DMARC record.</p>'}${facts(
+    [
+      ['Policy', r.dmarc.effective_policy],
+      ['Strength', r.dmarc.strength_rating],
+      ['Percentage', `${r.dmarc.percentage} %`],
+      ['Reports to', r.dmarc.aggregate_report_uris.join(', ')],
+      ['Record at', r.dmarc.record_domain],
+    ],
+  )}`,
+)}`;
+}
+
+export function domainToolPage(options: {
+  domain?: string;
+  answer?: DomainAuthResult;
+  error?: string;
+}): string {
+  const body = `<h1>Domain check</h1>
+<form method="get" action="/tools/domain" class="tool">${problem(options.error)}
+<label for="domain">Domain name</label>
+<input type="text" id="domain" name="domain" value="${esc(options.domain)}" required maxlength="300" autocomplete="off" spellcheck="false" placeholder="example.com"${describedBy(options.error)}>
+<button type="submit">Check</button></form>
+${options.answer ? domainAnswerHtml(options.answer) : ''}`;
+  return page(options.domain ? `Domain check ${options.domain}` : 'Domain check', body);
+}
+
+// ---- Header analysis ----
+
+function hopHtml(h: Hop, n: number): string {
+  const who = [
+    h.asn !== null ? `AS${h.asn}${h.asn_name ? ` ${h.asn_name}` : ''}` : null,
+    h.country,
+    h.cloud_provider,
+    h.connection_type,
+    h.threat_score !== null ? `threat ${h.threat_score}/100` : null,
+  ].filter((x) => x !== null);
+  return `<li><p><strong>Hop ${n}</strong>${h.delay !== null ? ` <span class="delay">+${esc(h.delay.replace(/^-/, '−'))}</span>` : ''}</p>
+<p>${esc(h.from_host ?? 'unknown')}${h.from_ip ? ` [<code>${esc(h.from_ip)}</code>]` : ''} → ${esc(h.by_host ?? 'unknown')}</p>
+<p class="muted">${esc([h.protocol_raw ?? h.protocol, h.timestamp].filter((x) => x).join(' · ') || (h.parsed ? 'no date' : 'could not be read'))}</p>
+${who.length > 0 ? `<p class="muted">${esc(who.join(' · '))}</p>` : ''}</li>`;
+}
+
+function headersAnswerHtml(a: HeaderAnalysis): string {
+  const auth = a.authentication;
+  const infra = a.infrastructure;
+  return `<section aria-labelledby="path-h"><h2 id="path-h">Delivery path</h2>${
+    a.received_chain.length === 0
+      ? '<p class="muted">No Received headers.</p>'
+      : `<ol class="timeline">${a.received_chain.map((h, i) => hopHtml(h, i + 1)).join('')}</ol>`
+  }</section>
+<section aria-labelledby="auth-h"><h2 id="auth-h">Authentication</h2>${facts([
+    ['SPF', auth.spf_result],
+    ['DKIM signature', auth.dkim_result],
+    ['DKIM result', auth.dkim_verdict],
+    ['DKIM selector', auth.dkim_selector],
+    ['DKIM domain', auth.dkim_domain],
+    ['DMARC result', auth.dmarc_result],
+    ['Published DMARC policy', auth.dmarc_policy],
+    ['ARC', auth.arc_result],
+    ['Checked by', auth.authserv_id],
+  ])}</section>
+<section aria-labelledby="origin-h"><h2 id="origin-h">Origin</h2>${facts([
+    ['Origin IP', infra.origin_ip],
+    ['First public IP', infra.origin_public_ip],
+    ['From domain', infra.from_domain],
+    ['Return-Path domain', infra.return_path_domain],
+    ['X-Mailer', infra.x_mailer],
+    ['User-Agent', infra.user_agent],
+  ])}</section>
+<section aria-labelledby="anom-h"><h2 id="anom-h">Anomalies</h2>${list(a.anomalies, 'None found.')}</section>`;
+}
+
+export function headersToolPage(options: {
+  headers?: string;
+  answer?: HeaderAnalysis;
+  error?: string;
+}): string {
+  const body = `<h1>Email header analysis</h1>
+<form method="post" action="/tools/headers" class="tool">${problem(options.error)}
+<label for="headers">Message headers (or the whole message; the body is ignored)</label>
+<textarea id="headers" name="headers" rows="12" required spellcheck="false"${describedBy(options.error)}>${esc(options.headers)}</textarea>
+<button type="submit">Analyze</button></form>
+${options.answer ? headersAnswerHtml(options.answer) : ''}`;
+  return page('Email header analysis', body);
+}
+
+// ---- Blocklist check ----
+
+export function blocklistToolPage(options: { ip?: string; answer?: CheckAnswer; error?: string }): string {
+  const a = options.answer;
+  const result = a
+    ? `<section aria-labelledby="bl-h"><h2 id="bl-h">${esc(a.ip)}</h2>${
+        a.listing
+          ? `<p class="listed"><strong>Listed</strong> for ${esc(a.listing.type)}.</p>${facts([
+              ['Reason', a.listing.reason],
+              ['DNS answer', a.listing.return_code],
+              ['Listed since', a.listing.listed_at],
+              ['Expires', a.listing.expires_at ?? 'never (permanent)'],
+            ])}`
+          : '<p class="clean"><strong>Not listed.</strong></p>'
+      }</section>`
+    : '';
+  const body = `<h1>Blocklist check</h1>
+<form method="get" action="/tools/blocklist" class="tool">${problem(options.error)}
+<label for="ip">IP address (IPv4 or IPv6)</label>
+<input type="text" id="ip" name="ip" value="${esc(options.ip)}" required maxlength="100" autocomplete="off" spellcheck="false"${describedBy(options.error)}>
+<button type="submit">Check</button></form>
+${result}`;
+  return page(options.ip ? `Blocklist check ${options.ip}` : 'Blocklist check', body);
+}
+
+/** A page for a request the framework refused before a tool saw it (too large, wrong type). */
+export function toolErrorPage(message: string): string {
+  return page(
+    'Error',
+    `<h1>That did not work</h1>${problem(message)}<p><a href="/">Back to the start page</a></p>`,
+  );
+}
