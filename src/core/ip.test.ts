@@ -10,6 +10,9 @@ describe('normalizeIp', () => {
     ['2A00:1450:4001:0:0:0:0:1', '2a00:1450:4001::1'],
     ['::ffff:1.2.3.4', '1.2.3.4'],
     ['::FFFF:7F00:2', '127.0.0.2'],
+    // The deprecated IPv4-compatible form is the IPv6 address it spells, not the IPv4 one.
+    ['::1.2.3.4', '::102:304'],
+    ['0::8.8.8.8', '::808:808'],
     ['2001:db8::0:1', '2001:db8::1'],
     ['0.0.0.0', '0.0.0.0'],
     ['255.255.255.255', '255.255.255.255'],
@@ -91,7 +94,10 @@ function referenceParseIp(input: unknown): ParsedIp | null {
     if (!/^[0-9a-fA-F:.]+$/.test(text) || !ipaddr.IPv6.isValid(text)) return null;
     const tail = text.slice(text.lastIndexOf(':') + 1);
     if (tail.includes('.') && !IPV4_STRICT.test(tail)) return null;
-    const v6 = ipaddr.IPv6.parse(text);
+    let v6 = ipaddr.IPv6.parse(text);
+    // ipaddr.js reads the IPv4-compatible `::a.b.c.d` as mapped; netrep keeps it IPv6 (README).
+    if (/^::[0-9.]+$/.test(text))
+      v6 = ipaddr.IPv6.parse(`::${v6.toNormalizedString().split(':').slice(-2).join(':')}`);
     if (v6.isIPv4MappedAddress()) {
       const v4 = v6.toIPv4Address();
       return { family: 4, address: v4.toString(), bytes: v4.toByteArray() };

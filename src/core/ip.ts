@@ -6,8 +6,9 @@ import ipaddr from 'ipaddr.js';
  * - IPv4 must be four decimal parts 0-255; a part with a leading zero ("010") is rejected,
  *   because resolvers disagree whether it is octal;
  * - IPv6 is written in RFC 5952 form (lower case, longest zero run compressed);
- * - an IPv4-mapped IPv6 address (::ffff:a.b.c.d, also ::FFFF:7f00:2) is the IPv4 address, and so
- *   is the deprecated IPv4-compatible form `::a.b.c.d` (read as mapped, as ipaddr.js does);
+ * - an IPv4-mapped IPv6 address (::ffff:a.b.c.d, also ::FFFF:7f00:2) is the IPv4 address; the
+ *   deprecated IPv4-compatible form `::a.b.c.d` (RFC 4291 §2.5.5.1) is not: it is the IPv6
+ *   address it spells (`::1.2.3.4` is `::102:304`), unlike ipaddr.js, which reads it as mapped;
  * - hex groups have 1-4 digits (either case); one `::` standing for at least one group;
  * - zone ids (fe80::1%eth0), brackets, ports, prefixes and anything over 45 characters are rejected.
  */
@@ -182,10 +183,6 @@ function parseV6(text: string): ParsedIp | null {
   if (dot < lastColon) return null;
   const quad = [0, 0, 0, 0];
   if (!readV4(text, lastColon + 1, n, quad, 0)) return null;
-  // `::a.b.c.d` alone is read as the IPv4-mapped form (ipaddr.js's deprecated transitional rule).
-  if (lastColon === 1 && text.charCodeAt(0) === 58) {
-    return { family: 4, address: `${quad[0]}.${quad[1]}.${quad[2]}.${quad[3]}`, bytes: quad };
-  }
   // The six groups before the tail: `x:...:` drops its separator colon, `...::` keeps its gap.
   const headEnd = lastColon > 0 && text.charCodeAt(lastColon - 1) === 58 ? lastColon + 1 : lastColon;
   if (headEnd === 0 || !readGroups(text, 0, headEnd, 6)) return null;
@@ -316,6 +313,16 @@ export function ipRange(ip: ParsedIp): string {
 
 export function isPublicIp(ip: ParsedIp): boolean {
   return ipRange(ip) === 'unicast';
+}
+
+/**
+ * What an anonymous rate limit counts: an IPv4 client by its address, an IPv6 client by its /64
+ * (RFC 7421: one end site's LAN, in which a host picks any of 2^64 addresses, so counting
+ * addresses alone would let one client rotate past every limit).
+ */
+export function rateLimitSubject(ip: ParsedIp): string {
+  if (ip.family === 4) return ip.address;
+  return (parseCidr(`${ip.address}/64`) as ParsedCidr).cidr;
 }
 
 /** The /24 of an IPv4 address as a CIDR string (reputation neighbours). */

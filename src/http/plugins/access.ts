@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.ts';
-import { normalizeIp } from '../../core/ip.ts';
+import { parseIp, rateLimitSubject } from '../../core/ip.ts';
 import type { LimitState } from '../../limits/index.ts';
 import type { Access, HttpServices } from '../context.ts';
 
@@ -28,11 +28,14 @@ export function registerAccess(app: FastifyInstance, services: HttpServices): vo
   const { accounts, limits } = services;
 
   app.addHook('onRequest', async (request) => {
-    request.clientIp = normalizeIp(request.ip) ?? request.ip;
+    const client = parseIp(request.ip);
+    request.clientIp = client?.address ?? request.ip;
     const access: Access = request.routeOptions.config?.access ?? { kind: 'none' };
     if (access.kind === 'none') return;
     if (access.kind === 'public') {
-      request.limitState = await limits.consumeMinute(access.bucket, request.clientIp);
+      // An IPv6 client is counted by its /64 (README "Rate limits").
+      const subject = client ? rateLimitSubject(client) : request.ip;
+      request.limitState = await limits.consumeMinute(access.bucket, subject);
       return;
     }
     const presented = presentedKey(request);

@@ -193,8 +193,21 @@ export function registerErrors(app: FastifyInstance): void {
         ),
       );
     }
-    return sendError(request, reply, new AppError('NOT_FOUND', `no route ${request.method} ${url}`));
+    return sendError(
+      request,
+      reply,
+      new AppError('NOT_FOUND', `no route ${request.method} ${shownPath(url)}`),
+    );
   });
+}
+
+/** A path as its characters: percent-encoded UTF-8 decoded; a path that is not UTF-8 as sent. */
+function shownPath(url: string): string {
+  try {
+    return decodeURIComponent(url);
+  } catch {
+    return url;
+  }
 }
 
 export { ERRORS };

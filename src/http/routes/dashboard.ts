@@ -38,15 +38,39 @@ const COOKIE = 'netrep_session';
 
 type Form = Record<string, string | string[] | undefined>;
 
-/** The fields of a form post (@fastify/formbody): text values and repeated fields; anything else is dropped. */
-function formOf(body: unknown): Form {
-  const form: Form = {};
-  if (typeof body !== 'object' || body === null) return form;
-  for (const [name, value] of Object.entries(body)) {
-    if (typeof value === 'string') form[name] = value;
-    else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) form[name] = value;
+/**
+ * The fields each form posts. A post may come as a form (@fastify/formbody: text values, a
+ * repeated field as a list) or as JSON; a field of these that is anything but text or a list of
+ * text (a number, null, an object: `{"email":1}`) makes the post a 400 that says which field.
+ */
+const FORM_FIELDS = {
+  login: ['email', 'password'],
+  logout: ['_csrf'],
+  createKey: ['_csrf', 'name', 'tier', 'permissions'],
+  revokeKey: ['_csrf'],
+  changePassword: ['_csrf', 'current', 'password', 'confirm'],
+  setFeatures: ['_csrf', 'features'],
+  list: ['_csrf', 'ip', 'type', 'reason', 'expires_days'],
+  delist: ['_csrf', 'ip'],
+} as const;
+type FormName = keyof typeof FORM_FIELDS;
+
+/** A form post's known fields; `wrong` explains the first one that is not text (or why the body is unreadable). */
+function readForm(body: unknown, name: FormName): { form: Form; wrong: string | null } {
+  const form: Form = Object.create(null);
+  if (body === undefined || body === null || body === '') return { form, wrong: null };
+  if (typeof body !== 'object' || Array.isArray(body))
+    return { form, wrong: 'The form could not be read: send its fields as a form or a JSON object.' };
+  const fields = body as Record<string, unknown>;
+  let wrong: string | null = null;
+  for (const field of FORM_FIELDS[name]) {
+    if (!Object.hasOwn(fields, field)) continue;
+    const value = fields[field];
+    if (typeof value === 'string') form[field] = value;
+    else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) form[field] = value;
+    else wrong ??= `The field "${field}" must be text.`;
   }
-  return form;
+  return { form, wrong };
 }
 
 const KeyIdParam = Type.Object({ id: Type.String({ maxLength: 20 }) });
@@ -80,12 +104,15 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
     return s ? { ...s, token } : null;
   };
 
-  /** The signed-in user of a form post whose CSRF token matches, or null. */
-  const formUser = async (request: FastifyRequest) => {
+  /**
+   * The signed-in user of a form post whose CSRF token matches, or null; `wrong` says which
+   * field is not text (the caller answers 400 with the page and that message).
+   */
+  const formUser = async (request: FastifyRequest, name: FormName) => {
     const s = await current(request);
-    const form = formOf(request.body);
+    const { form, wrong } = readForm(request.body, name);
     if (!s || !sameToken(field(form, '_csrf'), s.csrf)) return null;
-    return { ...s, form };
+    return { ...s, form, wrong };
   };
 
   const viewerOf = (s: { user: User; csrf: string }): Viewer => ({
@@ -149,7 +176,8 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
       '/dashboard/login',
       { config: { access: { kind: 'public', bucket: 'login' } }, schema: hidden },
       async (request, reply) => {
-        const form = formOf(request.body);
+        const { form, wrong } = readForm(request.body, 'login');
+        if (wrong) return html(reply, loginPage(wrong), 400);
         const user = await accounts.verifyLogin(field(form, 'email'), field(form, 'password'));
         if (!user) return html(reply, loginPage('Wrong email or password.'), 401);
         const { token } = await accounts.createSession(user.id);
@@ -173,10 +201,11 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
     });
 
     scope.post('/dashboard/password', { config: none, schema: hidden }, async (request, reply) => {
-      const s = await formUser(request);
+      const s = await formUser(request, 'changePassword');
       if (!s) return denied(reply);
       const again = (error: string, status: number) =>
         html(reply, passwordPage({ viewer: viewerOf(s), forced: s.user.mustChangePassword, error }), status);
+      if (s.wrong) return again(s.wrong, 400);
       const next = field(s.form, 'password');
       if (next !== field(s.form, 'confirm')) return again('The two new passwords differ.', 400);
       try {
@@ -195,7 +224,7 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
     });
 
     scope.post('/dashboard/logout', { config: none, schema: hidden }, async (request, reply) => {
-      const s = await formUser(request);
+      const s = await formUser(request, 'logout');
       if (s) await accounts.endSession(s.token);
       reply.clearCookie(COOKIE, { path: '/dashboard' });
       return reply.code(303).header('location', '/dashboard/login').send();
@@ -216,9 +245,10 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
     });
 
     scope.post('/dashboard/keys', { config: none, schema: hidden }, async (request, reply) => {
-      const s = await formUser(request);
+      const s = await formUser(request, 'createKey');
       if (!s) return denied(reply);
       if (s.user.mustChangePassword) return toPassword(reply);
+      if (s.wrong) return renderKeys(reply, s, { error: s.wrong }, 400);
       const choice = checkKeyChoice(s.user.role, field(s.form, 'tier'), fields(s.form, 'permissions'));
       if (!choice.ok) return renderKeys(reply, s, { error: choice.error }, 400);
       try {
@@ -247,9 +277,10 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
       return html(reply, revokeConfirmPage({ viewer: viewerOf(s), key }));
     });
     scope.post('/dashboard/keys/:id/revoke', keyRoute, async (request, reply) => {
-      const s = await formUser(request);
+      const s = await formUser(request, 'revokeKey');
       if (!s) return denied(reply);
       if (s.user.mustChangePassword) return toPassword(reply);
+      if (s.wrong) return renderKeys(reply, s, { error: s.wrong }, 400);
       const id = Number(request.params.id);
       if (!(await accounts.revokeKeyAs(s.user, id))) {
         return renderKeys(reply, s, { error: 'No such key.' }, 404);
@@ -258,10 +289,11 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
     });
 
     scope.post('/dashboard/keys/:id/features', keyRoute, async (request, reply) => {
-      const s = await formUser(request);
+      const s = await formUser(request, 'setFeatures');
       if (!s) return denied(reply);
       if (s.user.mustChangePassword) return toPassword(reply);
       if (!isAdmin(s.user)) return renderKeys(reply, s, { error: 'Only administrators set features.' }, 403);
+      if (s.wrong) return renderKeys(reply, s, { error: s.wrong }, 400);
       const id = Number(request.params.id);
       const features = knownFeatures(fields(s.form, 'features'));
       const done = Number.isSafeInteger(id) ? await accounts.setFeatures(id, features) : null;
@@ -279,11 +311,12 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
     });
 
     scope.post('/dashboard/blocklist/list', { config: none, schema: hidden }, async (request, reply) => {
-      const s = await formUser(request);
+      const s = await formUser(request, 'list');
       if (!s) return denied(reply);
       if (s.user.mustChangePassword) return toPassword(reply);
       if (!isAdmin(s.user))
         return renderKeys(reply, s, { error: 'Only administrators manage the blocklist.' }, 403);
+      if (s.wrong) return renderBlocklist(reply, s, { error: s.wrong }, 400);
       const days = field(s.form, 'expires_days');
       if (days !== '' && !/^\d{1,4}$/.test(days))
         return renderBlocklist(reply, s, { error: 'Expiry must be a whole number of days.' }, 400);
@@ -305,11 +338,12 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
     });
 
     scope.post('/dashboard/blocklist/delist', { config: none, schema: hidden }, async (request, reply) => {
-      const s = await formUser(request);
+      const s = await formUser(request, 'delist');
       if (!s) return denied(reply);
       if (s.user.mustChangePassword) return toPassword(reply);
       if (!isAdmin(s.user))
         return renderKeys(reply, s, { error: 'Only administrators manage the blocklist.' }, 403);
+      if (s.wrong) return renderBlocklist(reply, s, { error: s.wrong }, 400);
       try {
         const gone = await services.blocklist.delist(field(s.form, 'ip'), {
           reason: 'delisted in the dashboard',
