@@ -284,6 +284,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         lookupUrl: (ip) => `${publicBase}/v1/public/blocklist/ip/${ip}`,
         logger: http.log,
         clock,
+        tcp: {
+          idleTimeoutMs: config.dnsblTcpIdleTimeoutMs,
+          frameTimeoutMs: config.dnsblTcpFrameTimeoutMs,
+          maxConnectionsPerClient: config.dnsblTcpMaxConnectionsPerClient,
+        },
       });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;

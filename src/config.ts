@@ -142,6 +142,53 @@ export const SETTINGS = {
     default: 'info',
     description: 'pino log level: fatal, error, warn, info, debug, trace, silent.',
   },
+  httpHeadersTimeoutMs: {
+    env: 'NETREP_HTTP_HEADERS_TIMEOUT_MS',
+    kind: 'int',
+    default: '20000',
+    description:
+      'A request head (request line and header fields) must arrive within this many milliseconds, else 408 and the connection is closed (slow headers).',
+  },
+  httpRequestTimeoutMs: {
+    env: 'NETREP_HTTP_REQUEST_TIMEOUT_MS',
+    kind: 'int',
+    default: '30000',
+    description:
+      'A whole request, head and body, must arrive within this many milliseconds, else 408 and the connection is closed (a stalled body).',
+  },
+  httpKeepAliveTimeoutMs: {
+    env: 'NETREP_HTTP_KEEP_ALIVE_TIMEOUT_MS',
+    kind: 'int',
+    default: '72000',
+    description: 'An idle keep-alive HTTP connection is closed after this many milliseconds.',
+  },
+  httpMaxConnectionsPerClient: {
+    env: 'NETREP_HTTP_MAX_CONNECTIONS_PER_CLIENT',
+    kind: 'int',
+    default: '256',
+    description:
+      'Open HTTP connections allowed from one client address (an IPv6 client: its /64); more are answered 429 `TOO_MANY_CONNECTIONS` and closed. NETREP_TRUSTED_PROXIES are exempt. 0: no cap.',
+  },
+  dnsblTcpIdleTimeoutMs: {
+    env: 'NETREP_DNSBL_TCP_IDLE_TIMEOUT_MS',
+    kind: 'int',
+    default: '10000',
+    description:
+      'A DNSBL TCP connection that sends no query for this many milliseconds is closed; frames that carry no query do not count.',
+  },
+  dnsblTcpFrameTimeoutMs: {
+    env: 'NETREP_DNSBL_TCP_FRAME_TIMEOUT_MS',
+    kind: 'int',
+    default: '5000',
+    description: 'A started DNSBL TCP frame must be complete within this many milliseconds (slow senders).',
+  },
+  dnsblTcpMaxConnectionsPerClient: {
+    env: 'NETREP_DNSBL_TCP_MAX_CONNECTIONS_PER_CLIENT',
+    kind: 'int',
+    default: '64',
+    description:
+      'Open DNSBL TCP connections allowed from one client address (an IPv6 client: its /64); more are closed at once. UDP is not limited. 0: no cap.',
+  },
 } as const satisfies Record<string, Setting>;
 
 type Settings = typeof SETTINGS;

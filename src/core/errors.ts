@@ -26,6 +26,13 @@ export const ERRORS = {
   PAYLOAD_TOO_LARGE: { status: 413, message: 'request body too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'content type must be application/json' },
   RATE_LIMIT_EXCEEDED: { status: 429, message: 'rate limit exceeded' },
+  MALFORMED_REQUEST: { status: 400, message: 'the request is not valid HTTP/1.1' },
+  REQUEST_TIMEOUT: { status: 408, message: 'the request did not arrive in time' },
+  TOO_MANY_CONNECTIONS: { status: 429, message: 'too many open connections from this address' },
+  REQUEST_HEADER_TOO_LARGE: {
+    status: 431,
+    message: 'the request line and header fields exceed 16384 bytes',
+  },
   INTERNAL: { status: 500, message: 'internal error' },
   EVIDENCE_UNAVAILABLE: {
     status: 503,

@@ -1,17 +1,23 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import { type Clock, systemClock } from '../core/clock.ts';
+import { createConnectionCap } from '../core/connection-cap.ts';
 import { type ListenAddress, parseHostPort } from '../core/listen.ts';
 import { createResponder, type Responder } from './responder.ts';
 import type { DnsblLogger, ListingIndex, SoaSettings } from './types.ts';
 import { createZoneContext } from './zone-context.ts';
 
 export interface DnsblTcpLimits {
-  /** Close a connection that sends nothing for this long (RFC 7766 §6.2.3). */
+  /**
+   * Close a connection that sends no query for this long (RFC 7766 §6.2.3); frames that get no
+   * answer (empty, too short to be a DNS message, responses) do not keep it open.
+   */
   idleTimeoutMs: number;
   /** A started frame must be complete within this time (slowloris). */
   frameTimeoutMs: number;
   maxConnections: number;
+  /** Open connections from one client address (an IPv6 client: its /64); 0: no cap. */
+  maxConnectionsPerClient: number;
   /** Close a client that does not read its answers once this much output is queued. */
   maxQueuedBytes: number;
 }
@@ -46,6 +52,7 @@ const DEFAULT_TCP: DnsblTcpLimits = {
   idleTimeoutMs: 10_000,
   frameTimeoutMs: 5_000,
   maxConnections: 512,
+  maxConnectionsPerClient: 64,
   maxQueuedBytes: 1 << 20,
 };
 
@@ -133,9 +140,14 @@ function serveConnection(
     frameTimer = null;
   };
   socket.setNoDelay(true);
-  socket.setTimeout(limits.idleTimeoutMs, () => socket.destroy());
+  // Not socket.setTimeout: any byte would reset that, and a client sending empty frames would
+  // hold the connection forever. Only a frame that gets an answer restarts this one.
+  const idleTimer = setTimeout(() => socket.destroy(), limits.idleTimeoutMs);
   socket.on('error', (err) => logger?.warn({ err }, 'dnsbl: TCP connection error'));
-  socket.on('close', clearFrameTimer);
+  socket.on('close', () => {
+    clearFrameTimer();
+    clearTimeout(idleTimer);
+  });
   socket.on('data', (chunk: Buffer) => {
     pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
     while (pending.length >= 2) {
@@ -146,6 +158,7 @@ function serveConnection(
       clearFrameTimer();
       const out = responder.respond(message, true);
       if (!out) continue;
+      idleTimer.refresh();
       const frame = Buffer.allocUnsafe(2 + out.length);
       frame.writeUInt16BE(out.length, 0);
       out.copy(frame, 2);
@@ -169,9 +182,19 @@ function bindTcp(
   logger?: DnsblLogger,
 ): Promise<{ close(): Promise<void> }> {
   const sockets = new Set<net.Socket>();
+  const perClient = createConnectionCap({ max: limits.maxConnectionsPerClient });
   const server = net.createServer((socket) => {
+    const release = perClient.admit(socket.remoteAddress);
+    if (release === null) {
+      // One client over its share: closed unread, so it cannot fill the global cap alone.
+      socket.destroy();
+      return;
+    }
     sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
+    socket.on('close', () => {
+      sockets.delete(socket);
+      release();
+    });
     serveConnection(socket, responder, limits, logger);
   });
   // Beyond the cap the kernel-accepted connection is closed at once by Node.

@@ -96,7 +96,13 @@ export interface FastFront {
 export function installFastFront(
   server: Server,
   lookup: () => FastLookup | null,
-  options: { keepAliveTimeoutMs: number; counted?: () => void; onError?: (err: unknown) => void },
+  options: {
+    keepAliveTimeoutMs: number;
+    /** A new connection must send its first request within this time (Node's headersTimeout). */
+    firstRequestTimeoutMs?: number;
+    counted?: () => void;
+    onError?: (err: unknown) => void;
+  },
 ): FastFront {
   const counted = options.counted ?? (() => undefined);
   // Node's own connection handling, called when a connection is handed over.
@@ -124,10 +130,19 @@ export function installFastFront(
     let endAfterReply = false;
     /** The request at the head of `buffered` has had its key authenticated once. */
     let warmed = false;
+    /** No request answered yet: the idle limit is the first-request one. */
+    let fresh = true;
 
     const onTimeout = () => socket.destroy();
     const onError = () => socket.destroy();
     const onClose = () => held.delete(socket);
+    // The client has sent its last byte (the server is half-open): finish like Node does, at
+    // once when idle, else after the answer in flight.
+    let ended = false;
+    const onEnd = () => {
+      ended = true;
+      if (!waiting) socket.end();
+    };
 
     const handOver = () => {
       socket.pause();
@@ -135,6 +150,7 @@ export function installFastFront(
       socket.removeListener('timeout', onTimeout);
       socket.removeListener('error', onError);
       socket.removeListener('close', onClose);
+      socket.removeListener('end', onEnd);
       socket.removeListener('drain', onWritable);
       socket.setTimeout(0);
       held.delete(socket);
@@ -175,6 +191,7 @@ export function installFastFront(
     const drain = () => {
       try {
         drainNow();
+        if (ended && !waiting && held.has(socket)) socket.end();
       } catch (err) {
         options.onError?.(err);
         socket.destroy();
@@ -220,6 +237,10 @@ export function installFastFront(
         if (outcome !== 'taken') return handOver();
         warmed = false;
         counted();
+        if (fresh) {
+          fresh = false;
+          socket.setTimeout(options.keepAliveTimeoutMs);
+        }
         sync = false;
         const rest = end + 4;
         buffered = rest < buffered.length ? buffered.subarray(rest) : null;
@@ -232,10 +253,11 @@ export function installFastFront(
       drain();
     };
 
-    socket.setTimeout(options.keepAliveTimeoutMs);
+    socket.setTimeout(options.firstRequestTimeoutMs || options.keepAliveTimeoutMs);
     socket.on('timeout', onTimeout);
     socket.on('error', onError);
     socket.on('close', onClose);
+    socket.on('end', onEnd);
     socket.on('data', onData);
     // close() ends an idle connection now and one caught mid-answer after its reply.
     held.set(socket, {

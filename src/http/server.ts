@@ -12,7 +12,11 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import type { Registry } from 'prom-client';
+import type { Config } from '../config.ts';
+import { createConnectionCap } from '../core/connection-cap.ts';
 import { AppError } from '../core/errors.ts';
+import { handleClientError } from './client-errors.ts';
+import { limitConnections } from './connection-limit.ts';
 import type { HttpApp, HttpServices, RouteModule } from './context.ts';
 import { type FastFront, installFastFront } from './fast-front.ts';
 import { createFastLookup, type FastHandler, type FastLookup, fastHandlerOf } from './fast-lookup.ts';
@@ -38,6 +42,30 @@ export interface BuildHttpOptions {
   metricsRegistry?: Registry;
 }
 
+/**
+ * Node's HTTP timeouts from the configuration: a head within NETREP_HTTP_HEADERS_TIMEOUT_MS, the
+ * whole request (a body included) within NETREP_HTTP_REQUEST_TIMEOUT_MS, both checked every
+ * quarter of the shorter one (at most every 5 s), so a stalled request is cut within 1.25 times
+ * its limit; idle keep-alive connections close after NETREP_HTTP_KEEP_ALIVE_TIMEOUT_MS.
+ */
+export function httpTimeoutsOf(
+  config: Pick<Config, 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs' | 'httpKeepAliveTimeoutMs'>,
+): http.ServerOptions {
+  const requestTimeout = Math.max(0, config.httpRequestTimeoutMs);
+  // Node refuses a head limit above the request limit.
+  const headersTimeout = Math.max(
+    0,
+    requestTimeout > 0 ? Math.min(config.httpHeadersTimeoutMs, requestTimeout) : config.httpHeadersTimeoutMs,
+  );
+  const shortest = Math.min(...[headersTimeout, requestTimeout].filter((t) => t > 0), 20_000);
+  return {
+    requestTimeout,
+    headersTimeout,
+    keepAliveTimeout: Math.max(0, config.httpKeepAliveTimeoutMs),
+    connectionsCheckingInterval: Math.max(50, Math.min(5_000, Math.floor(shortest / 4))),
+  };
+}
+
 export async function buildHttp(options: BuildHttpOptions): Promise<HttpApp> {
   const { services } = options;
   const trusted = services.config.trustedProxies;
@@ -49,25 +77,21 @@ export async function buildHttp(options: BuildHttpOptions): Promise<HttpApp> {
   let countFront: () => void = () => undefined;
   const app = Fastify({
     serverFactory: (handler, factoryOptions) => {
-      const opts = factoryOptions as {
-        keepAliveTimeout?: number;
-        requestTimeout?: number;
-        connectionTimeout?: number;
-        maxRequestsPerSocket?: number | null;
-      };
-      const server = http.createServer((req, res) => {
+      const opts = factoryOptions as { connectionTimeout?: number; maxRequestsPerSocket?: number | null };
+      const limits = httpTimeoutsOf(services.config);
+      const server = http.createServer(limits, (req, res) => {
         if (fast === null || !fast(req, res)) handler(req, res);
       });
-      // What Fastify sets on the server it would have made itself.
-      server.keepAliveTimeout = opts.keepAliveTimeout ?? 72_000;
-      server.requestTimeout = opts.requestTimeout ?? 0;
       server.setTimeout(opts.connectionTimeout ?? 0);
       if (opts.maxRequestsPerSocket) server.maxRequestsPerSocket = opts.maxRequestsPerSocket;
       front = installFastFront(server, () => fastLookup, {
         keepAliveTimeoutMs: server.keepAliveTimeout,
+        firstRequestTimeoutMs: server.headersTimeout,
         counted: () => countFront(),
         onError: (err) => app.log.error({ err }, 'fast front: connection dropped'),
       });
+      const perClient = services.config.httpMaxConnectionsPerClient;
+      limitConnections(server, createConnectionCap({ max: perClient, exempt: trusted }), perClient);
       return server;
     },
     logger: options.logger ?? false,
@@ -76,6 +100,8 @@ export async function buildHttp(options: BuildHttpOptions): Promise<HttpApp> {
     trustProxy: trusted.length > 0 ? trusted : false,
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
+    // Node's own rejections (a malformed head, a head over 16 KiB, a timeout) get the envelope too.
+    clientErrorHandler: handleClientError,
     // Per-request info logs cost more than the lookups themselves; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     // Router errors (a malformed URL, a path parameter over 1024 characters) get the envelope too.

@@ -1,0 +1,82 @@
+/**
+ * Answers for what Node's HTTP parser and timers reject before Fastify sees a request (a bad
+ * Content-Length, obs-fold, an unknown method, a head over 16 KiB, a request not received in
+ * time): the documented error envelope with an X-Request-ID, written on the socket, which is
+ * then closed. The socket front hands every connection it does not answer to the same Node
+ * server, so both paths end here.
+ */
+import crypto from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import { AppError } from '../core/errors.ts';
+import { errorBody } from './plugins/errors.ts';
+
+/** How long a refused connection may take to read its answer before it is cut. */
+const LINGER_MS = 1000;
+
+const ERRORS_PREFIX = 'the request is not valid HTTP/1.1: ';
+
+/** llhttp error codes (err.code) and the sentence each answer gives. */
+const PARSE_ERRORS: Record<string, string> = {
+  HPE_INVALID_METHOD: 'unknown request method',
+  HPE_INVALID_URL: 'the request target is malformed',
+  HPE_INVALID_VERSION: 'unsupported HTTP version',
+  HPE_INVALID_CONTENT_LENGTH: 'invalid Content-Length',
+  HPE_UNEXPECTED_CONTENT_LENGTH: 'Content-Length together with Transfer-Encoding',
+  HPE_INVALID_TRANSFER_ENCODING: 'invalid Transfer-Encoding',
+  HPE_INVALID_CHUNK_SIZE: 'invalid chunk size in a chunked body',
+  HPE_INVALID_HEADER_TOKEN: 'invalid header field (obs-fold and control characters are not accepted)',
+  HPE_INVALID_CONSTANT: 'the request line is malformed',
+  HPE_LF_EXPECTED: 'a line is not ended by CRLF',
+  HPE_CR_EXPECTED: 'a line is not ended by CRLF',
+};
+
+/** The AppError a Node `clientError` stands for; null when there is nobody to answer. */
+export function clientErrorOf(err: NodeJS.ErrnoException): AppError | null {
+  const code = err.code ?? '';
+  if (code === 'ECONNRESET' || code === 'EPIPE') return null;
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new AppError('REQUEST_TIMEOUT');
+  if (code === 'HPE_HEADER_OVERFLOW') return new AppError('REQUEST_HEADER_TOO_LARGE');
+  const sentence = PARSE_ERRORS[code];
+  return new AppError('MALFORMED_REQUEST', sentence ? `${ERRORS_PREFIX}${sentence}` : undefined);
+}
+
+/** A complete HTTP/1.1 response carrying `err`'s envelope; the connection closes after it. */
+export function errorResponse(err: AppError, requestId: string = crypto.randomUUID()): string {
+  const body = errorBody(err, 0, requestId);
+  let head = `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? ''}\r\n`;
+  for (const [name, value] of Object.entries(err.headers ?? {})) head += `${name}: ${value}\r\n`;
+  head +=
+    `x-request-id: ${requestId}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+    `content-length: ${Buffer.byteLength(body)}\r\nDate: ${new Date().toUTCString()}\r\nConnection: close\r\n\r\n`;
+  return head + body;
+}
+
+/**
+ * Writes `err` as the connection's last answer and closes it; what the client still sends is
+ * read and dropped, and a client that does not read its answer is cut after a second.
+ */
+export function answerAndClose(socket: Socket, err: AppError): void {
+  if (socket.destroyed) return;
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+  socket.on('error', () => socket.destroy());
+  socket.resume();
+  if (socket.writable) socket.end(errorResponse(err));
+  else socket.destroy();
+}
+
+/**
+ * Fastify's `clientErrorHandler`: the envelope for Node's own rejections. Nothing is written
+ * on a connection whose answer has already started (a timeout while a response streams).
+ */
+export function handleClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  const appErr = clientErrorOf(err);
+  const started = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+  if (appErr === null || started) {
+    socket.destroy();
+    return;
+  }
+  answerAndClose(socket, appErr);
+}
