@@ -39,6 +39,7 @@ export const ERRORS = {
     message: 'reputation evidence is unavailable; no score is synthesized',
   },
   NOT_READY: { status: 503, message: 'service is not ready' },
+  STORE_UNAVAILABLE: { status: 503, message: 'the database is unavailable; retry shortly' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -21,7 +21,8 @@ import { AppError } from '../core/errors.ts';
 import { type ParsedIp, parseIp } from '../core/ip.ts';
 import type { IntelRuntime } from '../intel/index.ts';
 import { type LimitState, type Limits, rateLimitHeaderValues } from '../limits/index.ts';
-import { errorBody } from './plugins/errors.ts';
+import { isStoreUnavailable } from '../store/index.ts';
+import { errorBody, storeUnavailable } from './plugins/errors.ts';
 import type { RouteRecorder } from './plugins/metrics.ts';
 import { IpParam } from './schemas.ts';
 
@@ -153,11 +154,14 @@ export function createFastLookup(options: FastLookupOptions): FastLookup {
   }
 
   function failed(reply: FastReply, started: number, id: string, err: unknown): void {
-    const known = err instanceof AppError;
+    const known = err instanceof AppError || isStoreUnavailable(err);
     if (!known) options.logError(err, id);
-    const appErr = known
-      ? err
-      : new AppError('INTERNAL', 'internal error; the request id identifies it in the logs');
+    const appErr =
+      err instanceof AppError
+        ? err
+        : known
+          ? storeUnavailable(err)
+          : new AppError('INTERNAL', 'internal error; the request id identifies it in the logs');
     const headers: Record<string, string> = { 'x-request-id': id, ...appErr.headers };
     send(reply, started, appErr.status, errorBody(appErr, elapsedMs(started), id), headers);
   }

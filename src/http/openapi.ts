@@ -72,6 +72,8 @@ function sharedCodes(access: Access, schema: Record<string, unknown>): ErrorCode
   if (access.kind === 'key') {
     codes.push('UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMIT_EXCEEDED');
     if (access.missingKeyCode === 'AUTH_REQUIRED') codes.push('AUTH_REQUIRED');
+    // The key is read from the store (a cached one is not): a store outage is 503 on every keyed route.
+    codes.push('STORE_UNAVAILABLE');
   }
   if (access.kind === 'public') codes.push('RATE_LIMIT_EXCEEDED');
   if (schema.body !== undefined) codes.push('INVALID_BODY', 'PAYLOAD_TOO_LARGE');

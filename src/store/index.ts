@@ -3,3 +3,4 @@ export { migrate, migrationNames } from './migrate.ts';
 export { type OpenStoreOptions, openStore, type Store, sqliteDataVersion } from './open.ts';
 export { createPrepared, type Prepared, type PreparedSql, type PreparedStep } from './prepared.ts';
 export type { Database } from './schema.ts';
+export { isStoreUnavailable } from './unavailable.ts';

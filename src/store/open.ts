@@ -48,6 +48,9 @@ export function openStore(options: OpenStoreOptions): Store {
     });
     // An idle client that loses its server must not crash the process.
     pool.on('error', () => undefined);
+    // Nor a checked-out one (pg-pool listens only on idle clients): its query fails with the
+    // error (503 STORE_UNAVAILABLE), and the pool drops the dead client when it is released.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const safeUrl = new URL(url);
     safeUrl.password = '';

@@ -65,11 +65,14 @@ export async function dropSchema(schema: string): Promise<void> {
 /** A migrated store of the given kind. */
 export async function createTestStore(
   kind: StoreKind,
-  options: { migrate?: boolean } = {},
+  options: {
+    migrate?: boolean /** PostgreSQL through another address (a test proxy). */;
+    postgresUrl?: string;
+  } = {},
 ): Promise<TestStoreHandle> {
   const dataDir = tempDir();
   const pgSchema = kind === 'postgres' ? await createSchema() : undefined;
-  const databaseUrl = kind === 'postgres' ? TEST_POSTGRES_URL : '';
+  const databaseUrl = kind === 'postgres' ? (options.postgresUrl ?? TEST_POSTGRES_URL) : '';
   const open = () => openStore({ databaseUrl, dataDir, ...(pgSchema ? { pgSchema } : {}), poolSize: 4 });
   const store = open();
   if (options.migrate !== false) await migrate(store.db, store.dialect);

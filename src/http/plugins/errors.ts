@@ -1,12 +1,13 @@
 /**
  * One error handler builds every error body (STYLE.md §5): AppError codes from the table,
  * Fastify's own parse/validation errors mapped to INVALID_BODY / INVALID_PARAMETER /
- * PAYLOAD_TOO_LARGE, unknown routes 404, known paths with the wrong method 405, anything
- * else 500 INTERNAL with a fixed sentence (the cause is logged with the request id).
+ * PAYLOAD_TOO_LARGE, unknown routes 404, known paths with the wrong method 405, a driver error
+ * that means the store is out of reach 503 STORE_UNAVAILABLE, anything else 500 INTERNAL with a fixed sentence (the cause is logged with the request id).
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { AppError, ERRORS, type ErrorCode } from '../../core/errors.ts';
+import { isStoreUnavailable } from '../../store/index.ts';
 import type { Access } from '../context.ts';
 import { elapsedMs, rateLimitHeaders } from './envelope.ts';
 
@@ -144,6 +145,11 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: App
     .send(errorBody(err, elapsedMs(request), request.id));
 }
 
+/** A driver error that means the store is out of reach (store/unavailable.ts): 503, retry soon. */
+export function storeUnavailable(cause: unknown): AppError {
+  return new AppError('STORE_UNAVAILABLE', undefined, { cause, headers: { 'retry-after': '5' } });
+}
+
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 export function registerErrors(app: FastifyInstance): void {
@@ -171,6 +177,10 @@ export function registerErrors(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {
     const appErr = toAppError(err);
     if (appErr) return sendError(request, reply, appErr);
+    if (isStoreUnavailable(err)) {
+      request.log.warn({ err, reqId: request.id }, 'store unavailable');
+      return sendError(request, reply, storeUnavailable(err));
+    }
     request.log.error({ err, reqId: request.id }, 'unhandled error');
     return sendError(
       request,

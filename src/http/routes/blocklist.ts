@@ -40,7 +40,7 @@ export function blocklistRoutes(app: HttpApp, services: HttpServices): void {
     tags: ['blocklist'],
     summary,
     params: IpParam,
-    response: { 200: envelope(CheckAnswer), ...errorResponses('INVALID_IP') },
+    response: { 200: envelope(CheckAnswer), ...errorResponses('INVALID_IP', 'STORE_UNAVAILABLE') },
   });
 
   app.get(

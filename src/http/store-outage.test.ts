@@ -1,0 +1,276 @@
+/**
+ * Store outage (issue 20, finding 5): every route of the route table is called with the store
+ * up, cut off and back. PostgreSQL sits behind a TCP proxy on 127.0.0.1 that the test cuts
+ * (open connections destroyed, new ones closed at once) and restores; SQLite's file is made
+ * unusable under the running app and then given back. While the store is out, a route that
+ * needs it answers 503 STORE_UNAVAILABLE (reputation keeps its documented 503
+ * EVIDENCE_UNAVAILABLE, /readyz its NOT_READY), never 500; a route that does not need it answers
+ * as before; after the store returns every route answers as it did before, with no restart.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALL_PERMISSIONS, createTestApp, type TestApp } from '../../test/helpers/app.ts';
+import { TEST_POSTGRES_URL } from '../../test/helpers/backends.ts';
+import { datasetFixture } from '../../test/helpers/intel-app.ts';
+import {
+  createTestStore,
+  STORE_KINDS,
+  type StoreKind,
+  skipStore,
+  type TestStoreHandle,
+} from '../../test/helpers/stores.ts';
+import { startTcpProxy, type TcpProxy } from '../../test/helpers/tcp-proxy.ts';
+import { systemClock } from '../core/clock.ts';
+import { buildDataset } from '../dataset/index.ts';
+
+/** What a route answers while the store is out. */
+type OnOutage = 'STORE_UNAVAILABLE' | 'EVIDENCE_UNAVAILABLE' | 'NOT_READY' | 'same';
+
+interface Case {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** The route as registered (the route table's url). */
+  route: string;
+  /** The request path (route parameters filled in). */
+  path: string;
+  body?: unknown;
+  /** No key: a public or unauthenticated route. */
+  anonymous?: boolean;
+  outage: OnOutage;
+}
+
+const IP = '45.33.29.1';
+
+/** One valid request per route of the table; the test fails when a route has none. */
+function cases(keyId: number): Case[] {
+  const keyed = (method: Case['method'], route: string, path: string, body?: unknown): Case => ({
+    method,
+    route,
+    path,
+    ...(body === undefined ? {} : { body }),
+    outage: 'STORE_UNAVAILABLE',
+  });
+  const open = (
+    method: Case['method'],
+    route: string,
+    path: string,
+    outage: OnOutage,
+    body?: unknown,
+  ): Case => ({
+    method,
+    route,
+    path,
+    anonymous: true,
+    ...(body === undefined ? {} : { body }),
+    outage,
+  });
+  const headers =
+    'Received: from a.example.com (a.example.com [192.0.2.1]) by b.example.com; Mon, 15 Jun 2026 11:00:00 +0000\r\nFrom: a@example.com\r\nSubject: hi\r\n';
+  return [
+    open('GET', '/metrics', '/metrics', 'same'),
+    open('GET', '/healthz', '/healthz', 'same'),
+    open('GET', '/openapi.json', '/openapi.json', 'same'),
+    open('GET', '/readyz', '/readyz', 'NOT_READY'),
+    keyed('POST', '/v1/admin/keys/:key_id/features', `/v1/admin/keys/${keyId}/features`, {
+      telemetry_ingest: true,
+    }),
+    keyed('DELETE', '/v1/admin/keys/:key_id', '/v1/admin/keys/999999'),
+    open('GET', '/v1/public/blocklist/ip/:ip', `/v1/public/blocklist/ip/${IP}`, 'STORE_UNAVAILABLE'),
+    keyed('GET', '/v1/blocklist/ip/:ip', `/v1/blocklist/ip/${IP}`),
+    keyed('POST', '/v1/blocklist/check', '/v1/blocklist/check', { ips: [IP, '8.8.8.8'] }),
+    keyed('GET', '/v1/blocklist/stats', '/v1/blocklist/stats'),
+    keyed('GET', '/v1/blocklist/recent', '/v1/blocklist/recent'),
+    keyed('POST', '/v1/admin/blocklist/listings', '/v1/admin/blocklist/listings', {
+      ip: '198.51.100.7',
+      type: 'spam',
+      reason: 'outage test',
+    }),
+    keyed('DELETE', '/v1/admin/blocklist/listings/:ip', '/v1/admin/blocklist/listings/198.51.100.9'),
+    keyed('GET', '/v1/email/domain/:domain/dns', '/v1/email/domain/example.com/dns'),
+    keyed('GET', '/v1/email/domain//dns', '/v1/email/domain//dns'),
+    open('GET', '/v1/public/tools/domain-check/:domain', '/v1/public/tools/domain-check/example.com', 'same'),
+    open('GET', '/v1/public/tools/domain-check/', '/v1/public/tools/domain-check/', 'same'),
+    keyed('GET', '/v1/tools/domain-check/:domain', '/v1/tools/domain-check/example.com'),
+    keyed('GET', '/v1/tools/domain-check/', '/v1/tools/domain-check/'),
+    keyed('GET', '/v1/email/spf/check', '/v1/email/spf/check?domain=example.com&ip=192.0.2.1'),
+    open('POST', '/v1/public/tools/header-analyzer', '/v1/public/tools/header-analyzer', 'same', { headers }),
+    keyed('POST', '/v1/tools/header-analyzer', '/v1/tools/header-analyzer', { headers }),
+    open('GET', '/v1/email/ip/:ip/reputation', `/v1/email/ip/${IP}/reputation`, 'EVIDENCE_UNAVAILABLE'),
+    open('POST', '/v1/email/reputation/batch', '/v1/email/reputation/batch', 'EVIDENCE_UNAVAILABLE', {
+      ips: [IP],
+    }),
+    keyed('GET', '/v1/email/ip/:ip/neighbors', `/v1/email/ip/${IP}/neighbors`),
+    keyed('GET', '/v1/email/ip/:ip/warmup', `/v1/email/ip/${IP}/warmup`),
+    keyed('POST', '/v1/email/pool/classify', '/v1/email/pool/classify', { ips: [IP] }),
+    keyed('POST', '/v1/email/telemetry/ingest', '/v1/email/telemetry/ingest', {
+      observations: [{ ip: IP, volume_24h: 1000, bounce_rate: 0.01, complaint_rate: 0 }],
+    }),
+    keyed('POST', '/v1/admin/evidence', '/v1/admin/evidence', {
+      events: [{ ip: IP, kind: 'recycled_trap', observed_at: '2026-06-15T11:00:00Z' }],
+    }),
+    keyed('GET', '/v1/feeds', '/v1/feeds'),
+    keyed('GET', '/v1/feeds/:feed/manifest', '/v1/feeds/spam/manifest'),
+    keyed('GET', '/v1/feeds/:feed/download/:format', '/v1/feeds/spam/download/plain'),
+    keyed('GET', '/v1/ip/:ip', '/v1/ip/8.8.8.8'),
+    keyed('POST', '/v1/ip/batch', '/v1/ip/batch', { ips: ['8.8.8.8', IP] }),
+    open('GET', '/v1/public/ip/:ip', '/v1/public/ip/8.8.8.8', 'same'),
+    open('GET', '/v1/public/myip', '/v1/public/myip', 'same'),
+    keyed('GET', '/v1/asn/search', '/v1/asn/search?q=google'),
+    keyed('GET', '/v1/asn/stats', '/v1/asn/stats'),
+    keyed('GET', '/v1/asn/:asn', '/v1/asn/15169'),
+    open('GET', '/v1/public/asn/:asn', '/v1/public/asn/15169', 'same'),
+    keyed('POST', '/v1/admin/datasets/reload', '/v1/admin/datasets/reload'),
+    open('GET', '/dashboard', '/dashboard', 'same'),
+    open('GET', '/dashboard/login', '/dashboard/login', 'same'),
+    open('POST', '/dashboard/login', '/dashboard/login', 'STORE_UNAVAILABLE', {
+      email: 'nobody@example.test',
+      password: 'x',
+    }),
+    open('POST', '/dashboard/logout', '/dashboard/logout', 'same', {}),
+    open('GET', '/dashboard/keys', '/dashboard/keys', 'same'),
+    open('POST', '/dashboard/keys', '/dashboard/keys', 'same', {}),
+    open('POST', '/dashboard/keys/:id/revoke', '/dashboard/keys/1/revoke', 'same', {}),
+    open('POST', '/dashboard/keys/:id/features', '/dashboard/keys/1/features', 'same', {}),
+    open('GET', '/dashboard/blocklist', '/dashboard/blocklist', 'same'),
+    open('POST', '/dashboard/blocklist/list', '/dashboard/blocklist/list', 'same', {}),
+    open('POST', '/dashboard/blocklist/delist', '/dashboard/blocklist/delist', 'same', {}),
+  ];
+}
+
+interface Outage {
+  cut(): Promise<void>;
+  restore(): Promise<void>;
+  close(): Promise<void>;
+}
+
+let clientSeq = 0;
+const nextClient = () => `10.77.${Math.floor(++clientSeq / 250) % 250}.${(clientSeq % 250) + 1}`;
+
+type Answer = { status: number; code: string | undefined; body: string };
+
+async function call(t: TestApp, c: Case, key: string | null): Promise<Answer> {
+  const res = await t.app.http.inject({
+    method: c.method,
+    url: c.path,
+    remoteAddress: nextClient(),
+    headers: key && !c.anonymous ? { 'x-api-key': key } : {},
+    ...(c.body === undefined ? {} : { payload: c.body as Record<string, unknown> }),
+  });
+  let code: string | undefined;
+  try {
+    code = (res.json() as { data?: { code?: string } }).data?.code;
+  } catch {
+    code = undefined;
+  }
+  return { status: res.statusCode, code, body: res.body };
+}
+
+describe.each(STORE_KINDS)('store outage on %s', (kind: StoreKind) => {
+  // SQLite: its outage (the file made unusable under the app) comes in the next commit.
+  const skip = skipStore(kind) || kind === 'sqlite';
+  let t: TestApp;
+  let handle: TestStoreHandle;
+  let outage: Outage;
+  let proxy: TcpProxy | null = null;
+
+  beforeAll(async () => {
+    if (skip) return;
+    if (kind === 'postgres') {
+      const u = new URL(TEST_POSTGRES_URL);
+      proxy = await startTcpProxy({ host: u.hostname, port: Number(u.port || 5432) });
+      u.host = `127.0.0.1:${proxy.port}`;
+      handle = await createTestStore(kind, { postgresUrl: u.toString() });
+      const p = proxy;
+      outage = {
+        cut: async () => p.cut(),
+        restore: async () => p.restore(),
+        close: () => p.close(),
+      };
+    } else {
+      handle = await createTestStore(kind);
+      outage = await sqliteOutage(() => t);
+    }
+    await buildDataset({ dataDir: handle.dataDir, clock: systemClock, npmDir: datasetFixture('npm-a') });
+    t = await createTestApp(kind, { handle });
+  }, 120_000);
+
+  afterAll(async () => {
+    if (skip) return;
+    await t?.close();
+    await outage?.close();
+    await handle?.cleanup();
+  });
+
+  it.skipIf(skip)(
+    'every store-dependent route answers 503 with its code while the store is out, and recovers alone',
+    async () => {
+      const adminKey = await t.key({
+        permissions: [...ALL_PERMISSIONS, 'admin'],
+        features: ['telemetry_ingest'],
+      });
+      const keyId = (await t.app.services.accounts.listKeys({ ownerId: t.adminId }))[0]?.id ?? 1;
+      const table = cases(keyId);
+      // The table covers the route table exactly: a new route needs its row here.
+      const routes = t.app.http.routeList.map((r) => `${r.method} ${r.url}`).sort();
+      expect(table.map((c) => `${c.method} ${c.route}`).sort()).toEqual(routes);
+
+      // A key never seen by the auth cache per request while the store is out, so each request
+      // has to read the store (a cached key would hide the outage on keyed routes).
+      const freshKeys: string[] = [];
+      for (const _ of table) {
+        freshKeys.push(
+          await t.key({ permissions: [...ALL_PERMISSIONS, 'admin'], features: ['telemetry_ingest'] }),
+        );
+      }
+
+      const before: Answer[] = [];
+      for (const c of table) before.push(await call(t, c, adminKey));
+
+      await outage.cut();
+      const during: Answer[] = [];
+      for (const [i, c] of table.entries()) during.push(await call(t, c, freshKeys[i] ?? adminKey));
+
+      await outage.restore();
+      const after: Answer[] = [];
+      for (const c of table)
+        after.push(
+          await retryUntil(
+            () => call(t, c, adminKey),
+            (r) => r.status < 500 || r.code === 'NOT_READY',
+          ),
+        );
+
+      const line = (a: Answer | undefined) => `${a?.status} ${a?.code ?? ''}`.trim();
+      const problems: string[] = [];
+      for (const [i, c] of table.entries()) {
+        const b = before[i];
+        const d = during[i];
+        const a = after[i];
+        const name = `${c.method} ${c.path}`;
+        if (!b || b.status >= 500) problems.push(`${name}: before the outage ${line(b)}`);
+        if (c.outage === 'same') {
+          if (d?.status !== b?.status)
+            problems.push(`${name}: during ${line(d)}, expected as before ${line(b)}`);
+        } else if (d?.status !== 503 || d.code !== c.outage) {
+          problems.push(`${name}: during ${line(d)}, expected 503 ${c.outage}`);
+        } else if (d.body.includes(' at ') || d.body.includes('ECONN') || d.body.includes('SQLITE')) {
+          problems.push(`${name}: the 503 body tells driver details: ${d.body}`);
+        }
+        if (a?.status !== b?.status) problems.push(`${name}: after restore ${line(a)}, expected ${line(b)}`);
+      }
+      expect(problems).toEqual([]);
+    },
+    180_000,
+  );
+});
+
+async function retryUntil<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (ok(v) || Date.now() > until) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function sqliteOutage(_app: () => TestApp): Promise<Outage> {
+  return { cut: async () => undefined, restore: async () => undefined, close: async () => undefined };
+}
