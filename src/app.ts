@@ -4,6 +4,7 @@
  */
 import { Redis } from 'ioredis';
 import { createAccounts, parseQuotaOverrides } from './accounts/index.ts';
+import { createAuditJobs, createAuditStore, createDatasetVersions } from './audit/index.ts';
 import { createBlocklist } from './blocklist/index.ts';
 import type { Config } from './config.ts';
 import { type Clock, systemClock } from './core/clock.ts';
@@ -218,6 +219,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     telemetry,
     reputation,
     warmup,
+    audit: createAuditJobs({
+      store: createAuditStore(store),
+      clock,
+      datasets: createDatasetVersions(config.dataDir),
+      // One probe per zone (the own zone plus NETREP_AUDIT_ZONES) and one FCrDNS check.
+      probesPerAddress: () => 2 + config.auditZones.length,
+    }),
   };
   const metricsRegistry = createMetricsRegistry();
   const http = await buildHttp({

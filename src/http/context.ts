@@ -11,6 +11,7 @@ import type {
   RawServerDefault,
 } from 'fastify';
 import type { Accounts, Feature, Permission, Principal } from '../accounts/index.ts';
+import type { AuditJobs } from '../audit/index.ts';
 import type { Blocklist, ListingType } from '../blocklist/index.ts';
 import type { Config } from '../config.ts';
 import type { Clock } from '../core/clock.ts';
@@ -77,6 +78,8 @@ export interface HttpServices {
   telemetry: Telemetry;
   reputation: Reputation;
   warmup: Warmup;
+  /** Audit jobs of the caller (SERVICE-SPEC §2.11). */
+  audit: AuditJobs;
 }
 
 /** The Fastify instance routes are registered on: request parts typed from their TypeBox schemas. */

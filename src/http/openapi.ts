@@ -61,6 +61,7 @@ const TAGS = [
   { name: 'email', description: 'Sending-IP reputation, warm-up, telemetry and email authentication.' },
   { name: 'tools', description: 'Domain check and header analyzer.' },
   { name: 'feeds', description: 'Threat feed snapshots in several formats.' },
+  { name: 'audit', description: 'Reproducible DNSBL and FCrDNS audit jobs over IPs, CIDRs and ASNs.' },
   { name: 'admin', description: 'Administration (keys with the admin permission).' },
   { name: 'public', description: 'Anonymous routes, limited per client IP.' },
   { name: 'health', description: 'Liveness and readiness.' },

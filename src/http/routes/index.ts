@@ -8,6 +8,7 @@ import { adminDatasetRoutes } from './admin-datasets.ts';
 import { adminEvidenceRoutes } from './admin-evidence.ts';
 import { adminKeyRoutes } from './admin-keys.ts';
 import { asnRoutes } from './asn.ts';
+import { auditRoutes } from './audit.ts';
 import { blocklistRoutes } from './blocklist.ts';
 import { dashboardRoutes } from './dashboard.ts';
 import { emailDomainRoutes } from './email-domain.ts';
@@ -35,4 +36,5 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   asnRoutes,
   adminDatasetRoutes,
   toolPageRoutes,
+  auditRoutes,
 ];
