@@ -22,6 +22,7 @@ import type { Reputation } from '../reputation/index.ts';
 import type { Store } from '../store/index.ts';
 import type { Telemetry } from '../telemetry/index.ts';
 import type { Warmup } from '../warmup/index.ts';
+import type { Webhooks } from '../webhooks/index.ts';
 
 export type Access =
   /** No key, no limit: health, readiness, metrics, docs. */
@@ -77,6 +78,8 @@ export interface HttpServices {
   telemetry: Telemetry;
   reputation: Reputation;
   warmup: Warmup;
+  /** Saved IPs and signed webhooks (CONTRACT §11). */
+  webhooks: Webhooks;
 }
 
 /** The Fastify instance routes are registered on: request parts typed from their TypeBox schemas. */

@@ -16,7 +16,9 @@ import { feedRoutes } from './feeds.ts';
 import { headerAnalyzerRoutes } from './header-analyzer.ts';
 import { healthRoutes } from './health.ts';
 import { ipRoutes } from './ip.ts';
+import { savedIpRoutes } from './saved-ips.ts';
 import { telemetryRoutes } from './telemetry.ts';
+import { webhookRoutes } from './webhooks.ts';
 
 export const ROUTE_MODULES: readonly RouteModule[] = [
   healthRoutes,
@@ -33,4 +35,6 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   ipRoutes,
   asnRoutes,
   adminDatasetRoutes,
+  savedIpRoutes,
+  webhookRoutes,
 ];
