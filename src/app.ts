@@ -32,6 +32,7 @@ import { createReputation, type IntelFacts, type ListingFacts } from './reputati
 import { migrate, openStore, ping, type Store, sqliteDataVersion } from './store/index.ts';
 import { createTelemetry } from './telemetry/index.ts';
 import { createWarmup } from './warmup/index.ts';
+import { createWebhooks, hostResolverOf } from './webhooks/index.ts';
 import { type ExpiryWorker, startExpiryWorker } from './worker/blocklist-expiry.ts';
 import { registerDatasetMetrics } from './worker/dataset-metrics.ts';
 import {
@@ -42,6 +43,7 @@ import {
 } from './worker/dataset-update.ts';
 import { type FcrdnsWorker, startFcrdnsWorker } from './worker/fcrdns.ts';
 import { createFeedSources, type FeedsWorker, startFeedsWorker } from './worker/feeds.ts';
+import { startWebhookWorker, type WebhookWorker } from './worker/webhooks.ts';
 
 export interface AppOptions {
   clock?: Clock;
@@ -88,6 +90,8 @@ export interface App {
   feedsWorker: FeedsWorker;
   /** NETREP_DATASET_UPDATE: swaps in newer snapshots; builds them where the workers run. */
   datasetUpdater: DatasetUpdater;
+  /** Collects webhook events and sends due deliveries; `runOnce()` for tests. */
+  webhookWorker: WebhookWorker;
   /** Starts listening on NETREP_LISTEN (and NETREP_METRICS_LISTEN when separate); returns the bound address. */
   listen(): Promise<string>;
   /** `http://host:port` of the separate metrics listener once listening, else null. */
@@ -202,6 +206,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     onEvidenceRecorded: () => void trapSet.refresh(),
   });
   const warmup = createWarmup({ store, clock, reputation });
+  const webhooks = createWebhooks({
+    store,
+    clock,
+    // The SSRF guard resolves through the service's one DNS client (NETREP_DNS_SERVERS).
+    resolveHost: hostResolverOf(dns),
+    allowPrivate: config.webhookAllowPrivate,
+    retry: { baseMs: config.webhookRetryBaseMs, maxAttempts: config.webhookMaxAttempts },
+    random: Math.random,
+  });
   void trapSet.refresh();
   const services: HttpServices = {
     config,
@@ -226,6 +239,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       // One probe per zone (the own zone plus NETREP_AUDIT_ZONES) and one FCrDNS check.
       probesPerAddress: () => 2 + config.auditZones.length,
     }),
+    webhooks,
   };
   const metricsRegistry = createMetricsRegistry();
   const http = await buildHttp({
@@ -272,6 +286,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     logger: http.log,
     ...options.datasetUpdate,
   });
+  const webhookWorker = startWebhookWorker({ webhooks, clock, scheduled, logger: http.log });
   registerDatasetMetrics(metricsRegistry, {
     dataDir: config.dataDir,
     clock,
@@ -326,6 +341,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     fcrdns,
     feedsWorker,
     datasetUpdater,
+    webhookWorker,
     async listen() {
       const address = await http.listen(mainAddress);
       if (metricsAt.kind === 'separate' && !metricsListener) {
@@ -342,6 +358,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await fcrdns.stop();
       await feedsWorker.stop();
       await datasetUpdater.stop();
+      await webhookWorker.stop();
       trapSet.close();
       blocklistMirror.close();
       await accounts.close();

@@ -189,6 +189,19 @@ export const SETTINGS = {
     description:
       'Open DNSBL TCP connections allowed from one client address (an IPv6 client: its /64); more are closed at once. UDP is not limited. 0: no cap.',
   },
+  webhookRetryBaseMs: {
+    env: 'NETREP_WEBHOOK_RETRY_BASE_MS',
+    kind: 'int',
+    default: '60000',
+    description:
+      'First webhook retry wait in milliseconds; each later wait doubles (±20 % jitter). The default gives 7 attempts over about an hour.',
+  },
+  webhookMaxAttempts: {
+    env: 'NETREP_WEBHOOK_MAX_ATTEMPTS',
+    kind: 'int',
+    default: '7',
+    description: 'Delivery attempts per event and webhook before it is marked dead.',
+  },
 } as const satisfies Record<string, Setting>;
 
 type Settings = typeof SETTINGS;

@@ -23,6 +23,7 @@ import type { Reputation } from '../reputation/index.ts';
 import type { Store } from '../store/index.ts';
 import type { Telemetry } from '../telemetry/index.ts';
 import type { Warmup } from '../warmup/index.ts';
+import type { Webhooks } from '../webhooks/index.ts';
 
 export type Access =
   /** No key, no limit: health, readiness, metrics, docs. */
@@ -80,6 +81,8 @@ export interface HttpServices {
   warmup: Warmup;
   /** Audit jobs of the caller (SERVICE-SPEC §2.11). */
   audit: AuditJobs;
+  /** Saved IPs and signed webhooks (CONTRACT §11). */
+  webhooks: Webhooks;
 }
 
 /** The Fastify instance routes are registered on: request parts typed from their TypeBox schemas. */

@@ -17,8 +17,10 @@ import { feedRoutes } from './feeds.ts';
 import { headerAnalyzerRoutes } from './header-analyzer.ts';
 import { healthRoutes } from './health.ts';
 import { ipRoutes } from './ip.ts';
+import { savedIpRoutes } from './saved-ips.ts';
 import { telemetryRoutes } from './telemetry.ts';
 import { toolPageRoutes } from './tool-pages.ts';
+import { webhookRoutes } from './webhooks.ts';
 
 export const ROUTE_MODULES: readonly RouteModule[] = [
   healthRoutes,
@@ -37,4 +39,6 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   adminDatasetRoutes,
   toolPageRoutes,
   auditRoutes,
+  savedIpRoutes,
+  webhookRoutes,
 ];
