@@ -15,7 +15,7 @@ import type { Registry } from 'prom-client';
 import type { Config } from '../config.ts';
 import { createConnectionCap } from '../core/connection-cap.ts';
 import { AppError } from '../core/errors.ts';
-import { handleClientError } from './client-errors.ts';
+import { answerNodeRejections, handleClientError, refuseBadHost } from './client-errors.ts';
 import { limitConnections } from './connection-limit.ts';
 import type { HttpApp, HttpServices, RouteModule } from './context.ts';
 import { type FastFront, installFastFront } from './fast-front.ts';
@@ -79,10 +79,12 @@ export async function buildHttp(options: BuildHttpOptions): Promise<HttpApp> {
     serverFactory: (handler, factoryOptions) => {
       const opts = factoryOptions as { connectionTimeout?: number; maxRequestsPerSocket?: number | null };
       const limits = httpTimeoutsOf(services.config);
-      const server = http.createServer(limits, (req, res) => {
+      const server = http.createServer({ ...limits, requireHostHeader: false }, (req, res) => {
+        if (refuseBadHost(req, res)) return;
         if (fast === null || !fast(req, res)) handler(req, res);
       });
       server.setTimeout(opts.connectionTimeout ?? 0);
+      answerNodeRejections(server);
       if (opts.maxRequestsPerSocket) server.maxRequestsPerSocket = opts.maxRequestsPerSocket;
       front = installFastFront(server, () => fastLookup, {
         keepAliveTimeoutMs: server.keepAliveTimeout,
