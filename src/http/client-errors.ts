@@ -9,7 +9,7 @@
 import crypto from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { AppError } from '../core/errors.ts';
+import { AppError, type ErrorCode } from '../core/errors.ts';
 import { errorBody } from './plugins/errors.ts';
 
 /** How long a refused connection may take to read its answer before it is cut. */
@@ -68,18 +68,26 @@ export function answerAndClose(socket: Socket, err: AppError): void {
   else socket.destroy();
 }
 
+/** Counts an answer given outside the routes, by its code (a metric). */
+export type Rejected = (code: ErrorCode) => void;
+
 /**
  * Fastify's `clientErrorHandler`: the envelope for Node's own rejections. Nothing is written
  * on a connection whose answer has already started (a timeout while a response streams).
  */
-export function handleClientError(err: NodeJS.ErrnoException, socket: Socket): void {
-  const appErr = clientErrorOf(err);
-  const started = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
-  if (appErr === null || started) {
-    socket.destroy();
-    return;
-  }
-  answerAndClose(socket, appErr);
+export function clientErrorHandlerOf(
+  rejected: Rejected,
+): (err: NodeJS.ErrnoException, socket: Socket) => void {
+  return (err, socket) => {
+    const appErr = clientErrorOf(err);
+    const started = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+    if (appErr === null || started) {
+      socket.destroy();
+      return;
+    }
+    rejected(appErr.code);
+    answerAndClose(socket, appErr);
+  };
 }
 
 /** The count of Host fields among a request's raw headers. */
@@ -112,12 +120,13 @@ export function sendEnvelope(res: ServerResponse, err: AppError): void {
  * check (requireHostHeader) answers an empty 400 and lets a second Host through, so the server
  * turns it off and calls this first; true when it answered.
  */
-export function refuseBadHost(req: IncomingMessage, res: ServerResponse): boolean {
+export function refuseBadHost(req: IncomingMessage, res: ServerResponse, rejected: Rejected): boolean {
   const count = req.headers.host === undefined ? 0 : hostFields(req.rawHeaders);
   if (count === 1 || (count === 0 && (req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1))) {
     return false;
   }
   const problem = count === 0 ? 'no Host header' : 'more than one Host header';
+  rejected('MALFORMED_REQUEST');
   sendEnvelope(res, new AppError('MALFORMED_REQUEST', `${ERRORS_PREFIX}${problem}`));
   return true;
 }
@@ -126,11 +135,13 @@ export function refuseBadHost(req: IncomingMessage, res: ServerResponse): boolea
  * The rest of Node's own answers: an Expect other than 100-continue (an empty 417) and CONNECT
  * (a silently closed connection) get the envelope.
  */
-export function answerNodeRejections(server: Server): void {
+export function answerNodeRejections(server: Server, rejected: Rejected): void {
   server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+    rejected('EXPECTATION_FAILED');
     sendEnvelope(res, new AppError('EXPECTATION_FAILED'));
   });
   server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+    rejected('METHOD_NOT_ALLOWED');
     answerAndClose(socket, new AppError('METHOD_NOT_ALLOWED', 'CONNECT is not supported here'));
   });
 }

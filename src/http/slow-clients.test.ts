@@ -239,6 +239,21 @@ describe.skipIf(skipStore('sqlite'))('slow HTTP clients (sqlite)', () => {
     expectEnvelope(s.text(), 431, 'REQUEST_HEADER_TOO_LARGE');
   });
 
+  it('counts each of those answers in netrep_http_rejected_total by code', async () => {
+    const s = await open(port);
+    s.socket.write('GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    await s.closed;
+    const count = (code: string) =>
+      Number(
+        new RegExp(`^netrep_http_rejected_total\\{code="${code}"\\} (\\d+)$`, 'm').exec(s.text())?.[1] ?? 0,
+      );
+    expect(count('REQUEST_TIMEOUT')).toBeGreaterThanOrEqual(2);
+    expect(count('TOO_MANY_CONNECTIONS')).toBeGreaterThanOrEqual(1);
+    expect(count('MALFORMED_REQUEST')).toBeGreaterThanOrEqual(10);
+    expect(count('REQUEST_HEADER_TOO_LARGE')).toBe(2);
+    expect(count('EXPECTATION_FAILED')).toBe(1);
+  });
+
   it('after all that the server still answers both paths', async () => {
     const s = await open(port);
     s.socket.write(
