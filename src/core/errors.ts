@@ -28,6 +28,7 @@ export const ERRORS = {
   RATE_LIMIT_EXCEEDED: { status: 429, message: 'rate limit exceeded' },
   MALFORMED_REQUEST: { status: 400, message: 'the request is not valid HTTP/1.1' },
   REQUEST_TIMEOUT: { status: 408, message: 'the request did not arrive in time' },
+  EXPECTATION_FAILED: { status: 417, message: 'only Expect: 100-continue is supported' },
   TOO_MANY_CONNECTIONS: { status: 429, message: 'too many open connections from this address' },
   REQUEST_HEADER_TOO_LARGE: {
     status: 431,

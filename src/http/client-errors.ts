@@ -2,13 +2,14 @@
  * Answers for what Node's HTTP parser and timers reject before Fastify sees a request (a bad
  * Content-Length, obs-fold, an unknown method, a head over 16 KiB, a request not received in
  * time): the documented error envelope with an X-Request-ID, written on the socket, which is
- * then closed. The socket front hands every connection it does not answer to the same Node
+ * then closed. So do an HTTP/1.1 request without one Host, an Expect Node does not know and
+ * CONNECT, which Node would answer with an empty body or not at all. The socket front hands every connection it does not answer to the same Node
  * server, so both paths end here.
  */
 import crypto from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { AppError } from '../core/errors.ts';
+import { AppError, type ErrorCode } from '../core/errors.ts';
 import { errorBody } from './plugins/errors.ts';
 
 /** How long a refused connection may take to read its answer before it is cut. */
@@ -67,16 +68,80 @@ export function answerAndClose(socket: Socket, err: AppError): void {
   else socket.destroy();
 }
 
+/** Counts an answer given outside the routes, by its code (a metric). */
+export type Rejected = (code: ErrorCode) => void;
+
 /**
  * Fastify's `clientErrorHandler`: the envelope for Node's own rejections. Nothing is written
  * on a connection whose answer has already started (a timeout while a response streams).
  */
-export function handleClientError(err: NodeJS.ErrnoException, socket: Socket): void {
-  const appErr = clientErrorOf(err);
-  const started = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
-  if (appErr === null || started) {
-    socket.destroy();
-    return;
+export function clientErrorHandlerOf(
+  rejected: Rejected,
+): (err: NodeJS.ErrnoException, socket: Socket) => void {
+  return (err, socket) => {
+    const appErr = clientErrorOf(err);
+    const started = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+    if (appErr === null || started) {
+      socket.destroy();
+      return;
+    }
+    rejected(appErr.code);
+    answerAndClose(socket, appErr);
+  };
+}
+
+/** The count of Host fields among a request's raw headers. */
+function hostFields(raw: readonly string[]): number {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i];
+    if (name?.length === 4 && name.toLowerCase() === 'host') n++;
   }
-  answerAndClose(socket, appErr);
+  return n;
+}
+
+/** Writes `err`'s envelope as the answer of a request Node parsed, and closes the connection. */
+export function sendEnvelope(res: ServerResponse, err: AppError): void {
+  const requestId = crypto.randomUUID();
+  const body = errorBody(err, 0, requestId);
+  res.shouldKeepAlive = false;
+  res.writeHead(err.status, {
+    ...err.headers,
+    'x-request-id': requestId,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  });
+  res.end(body);
+}
+
+/**
+ * RFC 9112 §3.2: an HTTP/1.1 request without Host, or with more than one, is a 400. Node's own
+ * check (requireHostHeader) answers an empty 400 and lets a second Host through, so the server
+ * turns it off and calls this first; true when it answered.
+ */
+export function refuseBadHost(req: IncomingMessage, res: ServerResponse, rejected: Rejected): boolean {
+  const count = req.headers.host === undefined ? 0 : hostFields(req.rawHeaders);
+  if (count === 1 || (count === 0 && (req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1))) {
+    return false;
+  }
+  const problem = count === 0 ? 'no Host header' : 'more than one Host header';
+  rejected('MALFORMED_REQUEST');
+  sendEnvelope(res, new AppError('MALFORMED_REQUEST', `${ERRORS_PREFIX}${problem}`));
+  return true;
+}
+
+/**
+ * The rest of Node's own answers: an Expect other than 100-continue (an empty 417) and CONNECT
+ * (a silently closed connection) get the envelope.
+ */
+export function answerNodeRejections(server: Server, rejected: Rejected): void {
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+    rejected('EXPECTATION_FAILED');
+    sendEnvelope(res, new AppError('EXPECTATION_FAILED'));
+  });
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+    rejected('METHOD_NOT_ALLOWED');
+    answerAndClose(socket, new AppError('METHOD_NOT_ALLOWED', 'CONNECT is not supported here'));
+  });
 }

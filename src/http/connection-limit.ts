@@ -7,14 +7,15 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionCap } from '../core/connection-cap.ts';
 import { AppError } from '../core/errors.ts';
-import { answerAndClose } from './client-errors.ts';
+import { answerAndClose, type Rejected } from './client-errors.ts';
 
-export function limitConnections(server: Server, cap: ConnectionCap, max: number): void {
+export function limitConnections(server: Server, cap: ConnectionCap, max: number, rejected: Rejected): void {
   const listeners = server.listeners('connection') as ((socket: Socket) => void)[];
   server.removeAllListeners('connection');
   server.on('connection', (socket: Socket) => {
     const release = cap.admit(socket.remoteAddress);
     if (release === null) {
+      rejected('TOO_MANY_CONNECTIONS');
       answerAndClose(
         socket,
         new AppError('TOO_MANY_CONNECTIONS', `more than ${max} open connections from this address`, {

@@ -15,7 +15,7 @@ import type { Registry } from 'prom-client';
 import type { Config } from '../config.ts';
 import { createConnectionCap } from '../core/connection-cap.ts';
 import { AppError } from '../core/errors.ts';
-import { handleClientError } from './client-errors.ts';
+import { answerNodeRejections, clientErrorHandlerOf, type Rejected, refuseBadHost } from './client-errors.ts';
 import { limitConnections } from './connection-limit.ts';
 import type { HttpApp, HttpServices, RouteModule } from './context.ts';
 import { type FastFront, installFastFront } from './fast-front.ts';
@@ -75,14 +75,19 @@ export async function buildHttp(options: BuildHttpOptions): Promise<HttpApp> {
   let fast: FastHandler | null = null;
   let front: FastFront | null = null;
   let countFront: () => void = () => undefined;
+  // Answers given outside the routes (Node's parser and timers, the connection cap), by code.
+  let countRejected: Rejected = () => undefined;
+  const rejected: Rejected = (code) => countRejected(code);
   const app = Fastify({
     serverFactory: (handler, factoryOptions) => {
       const opts = factoryOptions as { connectionTimeout?: number; maxRequestsPerSocket?: number | null };
       const limits = httpTimeoutsOf(services.config);
-      const server = http.createServer(limits, (req, res) => {
+      const server = http.createServer({ ...limits, requireHostHeader: false }, (req, res) => {
+        if (refuseBadHost(req, res, rejected)) return;
         if (fast === null || !fast(req, res)) handler(req, res);
       });
       server.setTimeout(opts.connectionTimeout ?? 0);
+      answerNodeRejections(server, rejected);
       if (opts.maxRequestsPerSocket) server.maxRequestsPerSocket = opts.maxRequestsPerSocket;
       front = installFastFront(server, () => fastLookup, {
         keepAliveTimeoutMs: server.keepAliveTimeout,
@@ -91,7 +96,7 @@ export async function buildHttp(options: BuildHttpOptions): Promise<HttpApp> {
         onError: (err) => app.log.error({ err }, 'fast front: connection dropped'),
       });
       const perClient = services.config.httpMaxConnectionsPerClient;
-      limitConnections(server, createConnectionCap({ max: perClient, exempt: trusted }), perClient);
+      limitConnections(server, createConnectionCap({ max: perClient, exempt: trusted }), perClient, rejected);
       return server;
     },
     logger: options.logger ?? false,
@@ -101,7 +106,7 @@ export async function buildHttp(options: BuildHttpOptions): Promise<HttpApp> {
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
     // Node's own rejections (a malformed head, a head over 16 KiB, a timeout) get the envelope too.
-    clientErrorHandler: handleClientError,
+    clientErrorHandler: clientErrorHandlerOf(rejected),
     // Per-request info logs cost more than the lookups themselves; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     // Router errors (a malformed URL, a path parameter over 1024 characters) get the envelope too.
@@ -144,6 +149,7 @@ export async function buildHttp(options: BuildHttpOptions): Promise<HttpApp> {
   registerAccess(app, services);
   const registry = options.metricsRegistry ?? createMetricsRegistry();
   const metrics = registerMetrics(app, registry);
+  countRejected = metrics.rejectedCounter();
 
   app.get(
     '/openapi.json',

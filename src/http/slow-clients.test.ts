@@ -200,6 +200,9 @@ describe.skipIf(skipStore('sqlite'))('slow HTTP clients (sqlite)', () => {
     ['obs-fold', 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: b\r\n folded\r\n\r\n'],
     ['an unknown method', 'BREW /healthz HTTP/1.1\r\nHost: x\r\n\r\n'],
     ['a bare LF line', 'GET /healthz HTTP/1.1\nHost: x\r\n\r\n'],
+    ['no Host', 'GET /healthz HTTP/1.1\r\n\r\n'],
+    ['no Host on the lookup route', 'GET /v1/ip/8.8.8.8 HTTP/1.1\r\nX-API-Key: k\r\n\r\n'],
+    ['two Hosts', 'GET /healthz HTTP/1.1\r\nHost: x\r\nhost: y\r\n\r\n'],
     ['garbage', '\u0001\u0002\u0003 nonsense\r\n\r\n'],
     [
       'Content-Length with chunked',
@@ -210,6 +213,17 @@ describe.skipIf(skipStore('sqlite'))('slow HTTP clients (sqlite)', () => {
     s.socket.write(raw);
     await s.closed;
     expectEnvelope(s.text(), 400, 'MALFORMED_REQUEST');
+  });
+
+  it('an Expect other than 100-continue: 417 EXPECTATION_FAILED; CONNECT: 405, in the envelope', async () => {
+    const expectation = await open(port);
+    expectation.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n');
+    await expectation.closed;
+    expectEnvelope(expectation.text(), 417, 'EXPECTATION_FAILED');
+    const connect = await open(port);
+    connect.socket.write('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    await connect.closed;
+    expectEnvelope(connect.text(), 405, 'METHOD_NOT_ALLOWED');
   });
 
   it.each([
@@ -223,6 +237,21 @@ describe.skipIf(skipStore('sqlite'))('slow HTTP clients (sqlite)', () => {
     s.socket.write(request('1'.repeat(17 * 1024)));
     await s.closed;
     expectEnvelope(s.text(), 431, 'REQUEST_HEADER_TOO_LARGE');
+  });
+
+  it('counts each of those answers in netrep_http_rejected_total by code', async () => {
+    const s = await open(port);
+    s.socket.write('GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    await s.closed;
+    const count = (code: string) =>
+      Number(
+        new RegExp(`^netrep_http_rejected_total\\{code="${code}"\\} (\\d+)$`, 'm').exec(s.text())?.[1] ?? 0,
+      );
+    expect(count('REQUEST_TIMEOUT')).toBeGreaterThanOrEqual(2);
+    expect(count('TOO_MANY_CONNECTIONS')).toBeGreaterThanOrEqual(1);
+    expect(count('MALFORMED_REQUEST')).toBeGreaterThanOrEqual(10);
+    expect(count('REQUEST_HEADER_TOO_LARGE')).toBe(2);
+    expect(count('EXPECTATION_FAILED')).toBe(1);
   });
 
   it('after all that the server still answers both paths', async () => {

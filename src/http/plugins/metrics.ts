@@ -18,11 +18,19 @@ export function registerMetrics(
   recorderFor(method: string, route: string): RouteRecorder;
   /** Counts answers of the lookup fast path by how they arrived (`socket` or `request`). */
   fastPathCounter(transport: 'socket' | 'request'): () => void;
+  /** Counts answers given outside the routes (Node's parser and timers, the connection cap). */
+  rejectedCounter(): (code: string) => void;
 } {
   const fastPath = new Counter({
     name: 'netrep_http_fast_path_total',
     help: 'Keyed IP lookups answered by the fast path: on the socket front or on the request event',
     labelNames: ['transport'] as const,
+    registers: [registry],
+  });
+  const rejected = new Counter({
+    name: 'netrep_http_rejected_total',
+    help: 'Requests and connections answered before routing (malformed HTTP, timeouts, over the per-client connection cap), by error code',
+    labelNames: ['code'] as const,
     registers: [registry],
   });
   const requests = new Counter({
@@ -49,6 +57,9 @@ export function registerMetrics(
     done();
   });
   return {
+    rejectedCounter() {
+      return (code) => rejected.labels({ code }).inc();
+    },
     fastPathCounter(transport) {
       const child = fastPath.labels({ transport });
       return () => child.inc();
