@@ -32,7 +32,8 @@ type Form = Record<string, string | string[] | undefined>;
 /**
  * The fields each form posts. A post may come as a form (@fastify/formbody: text values, a
  * repeated field as a list) or as JSON; a field of these that is anything but text or a list of
- * text (a number, null, an object: `{"email":1}`) makes the post a 400 that says which field.
+ * text (a number, null, an object: `{"email":1}`), or text with a NUL, makes the post a 400 that
+ * says which field.
  */
 const FORM_FIELDS = {
   login: ['email', 'password'],
@@ -56,9 +57,12 @@ function readForm(body: unknown, name: FormName): { form: Form; wrong: string | 
   for (const field of FORM_FIELDS[name]) {
     if (!Object.hasOwn(fields, field)) continue;
     const value = fields[field];
-    if (typeof value === 'string') form[field] = value;
-    else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) form[field] = value;
-    else wrong ??= `The field "${field}" must be text.`;
+    const texts = typeof value === 'string' ? [value] : Array.isArray(value) ? value : [null];
+    if (!texts.every((v) => typeof v === 'string')) wrong ??= `The field "${field}" must be text.`;
+    // NUL is no character of any field, and PostgreSQL refuses it in text.
+    else if (texts.some((v) => v.includes('\u0000')))
+      wrong ??= `The field "${field}" must not contain NUL characters.`;
+    else form[field] = value as string | string[];
   }
   return { form, wrong };
 }
