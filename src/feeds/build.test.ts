@@ -7,9 +7,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createManualClock } from '../core/clock.ts';
+import { UPSTREAM_SOURCES } from '../dataset/index.ts';
+import { MAX_SOURCE_LENGTH } from '../reputation/index.ts';
 import { buildDailyFeeds, type DatasetFeedName, type FeedRowSources } from './build.ts';
 import { readFeedManifest } from './snapshot.ts';
-import { FEED_NAMES, type FeedName, type FeedRow } from './types.ts';
+import { FEED_NAMES, type FeedName, type FeedRow, FeedRowSchema, MAX_FEED_SOURCE_LENGTH } from './types.ts';
 
 let dir = '';
 afterEach(() => {
@@ -120,5 +122,18 @@ describe('buildDailyFeeds with bad rows and failing feeds', () => {
     expect(results.map((r) => [r.feed, r.status])).toEqual(
       FEED_NAMES.map((f) => [f, f === 'trap_confirmed' ? 'created' : 'failed']),
     );
+  });
+});
+
+describe('the limits along the way into a feed row agree', () => {
+  it('evidence sources, upstream source ids and brands fit the feed row schema', () => {
+    expect(MAX_SOURCE_LENGTH).toBe(MAX_FEED_SOURCE_LENGTH);
+    expect(FeedRowSchema.properties.source.maxLength).toBe(MAX_FEED_SOURCE_LENGTH);
+    const brandMax = FeedRowSchema.properties.brand.maxLength ?? 0;
+    for (const spec of UPSTREAM_SOURCES) {
+      expect(spec.id.length, spec.id).toBeLessThanOrEqual(MAX_FEED_SOURCE_LENGTH);
+      expect(spec.id.length, spec.id).toBeGreaterThan(0);
+      if (spec.label) expect(spec.label.length, spec.label).toBeLessThanOrEqual(brandMax);
+    }
   });
 });
