@@ -158,6 +158,31 @@ describe.each(STORE_KINDS)('dashboard forms with wrong-type fields (%s)', (kind)
     }
   });
 
+  it.skipIf(skipStore(kind))(
+    'a key id that is no key (text, huge, negative, unicode) is a 404 page',
+    async () => {
+      const { info } = await t.app.services.accounts.createKey({
+        ownerId: t.adminId,
+        name: 'kept',
+        tier: 'free',
+        permissions: ['ip:read'],
+      });
+      const k = info.id;
+      const ids = ['abc', '99999999999999999999', '-1', '0', '%C3%A9', '%00', '%20' + k];
+      ids.push(`0x${k.toString(16)}`, `${k}.0`, `${k}e0`, `+${k}`, `0${k}`);
+      for (const id of ids) {
+        for (const action of ['revoke', 'features']) {
+          const r = await post(`/dashboard/keys/${id}/${action}`, { _csrf: csrf, features: [] });
+          expect([id, action, r.status]).toEqual([id, action, 404]);
+          expect(r.body).toContain('No such key.');
+        }
+      }
+      // None of those spellings reached the key.
+      const kept = (await t.app.services.accounts.listKeys({})).find((i) => i.id === k);
+      expect(kept).toBeDefined();
+    },
+  );
+
   it.skipIf(skipStore(kind))('the same forms with text fields still work', async () => {
     const listed = await post('/dashboard/blocklist/list', { _csrf: csrf, ...forms[3]?.fields });
     expect(listed.status).toBe(200);

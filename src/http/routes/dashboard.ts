@@ -69,6 +69,11 @@ function readForm(body: unknown, name: FormName): { form: Form; wrong: string | 
 
 const KeyIdParam = Type.Object({ id: Type.String({ maxLength: 20 }) });
 
+/** A key id as the dashboard's own links write it (decimal digits), else null: `0x10` or `1e3` name no key. */
+function keyIdOf(param: string): number | null {
+  return /^[1-9]\d{0,14}$/.test(param) ? Number(param) : null;
+}
+
 function field(form: Form, name: string): string {
   const v = form[name];
   return (Array.isArray(v) ? v[0] : v)?.trim() ?? '';
@@ -231,7 +236,8 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
       const s = await formUser(request, 'revokeKey');
       if (!s) return denied(reply);
       if (s.wrong) return renderKeys(reply, s, { error: s.wrong }, 400);
-      if (!(await accounts.revokeKeyAs(s.user, Number(request.params.id)))) {
+      const id = keyIdOf(request.params.id);
+      if (id === null || !(await accounts.revokeKeyAs(s.user, id))) {
         return renderKeys(reply, s, { error: 'No such key.' }, 404);
       }
       return reply.code(303).header('location', '/dashboard/keys').send();
@@ -242,9 +248,9 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
       if (!s) return denied(reply);
       if (!isAdmin(s.user)) return renderKeys(reply, s, { error: 'Only administrators set features.' }, 403);
       if (s.wrong) return renderKeys(reply, s, { error: s.wrong }, 400);
-      const id = Number(request.params.id);
+      const id = keyIdOf(request.params.id);
       const features = knownFeatures(fields(s.form, 'features'));
-      const done = Number.isSafeInteger(id) ? await accounts.setFeatures(id, features) : null;
+      const done = id === null ? null : await accounts.setFeatures(id, features);
       if (!done) return renderKeys(reply, s, { error: 'No such key.' }, 404);
       return reply.code(303).header('location', '/dashboard/keys').send();
     });
