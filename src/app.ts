@@ -43,6 +43,7 @@ import {
 } from './worker/dataset-update.ts';
 import { type FcrdnsWorker, startFcrdnsWorker } from './worker/fcrdns.ts';
 import { createFeedSources, type FeedsWorker, startFeedsWorker } from './worker/feeds.ts';
+import { registerFeedsMetrics } from './worker/feeds-metrics.ts';
 import { startWebhookWorker, type WebhookWorker } from './worker/webhooks.ts';
 
 export interface AppOptions {
@@ -293,6 +294,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     runtime: intelRuntime,
     updater: datasetUpdater,
   });
+  registerFeedsMetrics(metricsRegistry, feedsWorker);
   // TXT answers point at the lookup route; without NETREP_PUBLIC_URL, at the bound HTTP address.
   let publicBase = (config.publicUrl || `http://${config.listen}`).replace(/\/+$/, '');
   // A taken DNSBL port (an mDNS responder on 5353, a second instance) must not take the HTTP API

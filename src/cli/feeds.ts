@@ -23,12 +23,19 @@ export function registerFeedsCommands(program: Command): void {
           clock: systemClock,
           sources: createFeedSources({ dataDir: config.dataDir, store }),
           feeds: wanted as FeedName[],
+          onSkippedRow: (feed, reason) => process.stderr.write(`${feed}: row skipped: ${reason}\n`),
         });
         for (const r of results) {
-          const detail = r.status === 'skipped' ? r.reason : `${r.rowCount} rows sha256 ${r.sha256}`;
+          let detail =
+            r.status === 'skipped' || r.status === 'failed'
+              ? r.reason
+              : `${r.rowCount} rows sha256 ${r.sha256}`;
+          if (r.skippedRows > 0) detail += ` (${r.skippedRows} invalid source rows skipped)`;
           process.stdout.write(`${r.feed}\t${r.date}\t${r.status}\t${detail}\n`);
         }
-        if (results.some((r) => r.status === 'skipped')) process.exitCode = 2;
+        // 1: a feed failed (the others were built); 2: a feed has no source data yet.
+        if (results.some((r) => r.status === 'failed')) process.exitCode = 1;
+        else if (results.some((r) => r.status === 'skipped')) process.exitCode = 2;
       });
     });
 }

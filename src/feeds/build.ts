@@ -1,6 +1,8 @@
 /**
  * The daily build: one snapshot per feed per UTC day, from the rows its sources give on that
- * day. A day that already has a snapshot is left untouched (snapshots are immutable).
+ * day. A day that already has a snapshot is left untouched (snapshots are immutable). A row that
+ * is not a valid feed row is skipped and counted (`skippedRows`, `onSkippedRow`), and a feed
+ * whose build fails is reported `failed` while the feeds after it are still built.
  */
 import path from 'node:path';
 import { type Clock, DAY_MS, toIso, utcDay } from '../core/clock.ts';
@@ -32,11 +34,16 @@ const TRAP_SOURCE = 'netrep-pristine-trap';
 export interface FeedBuildResult {
   feed: FeedName;
   date: string;
-  /** created: written now; exists: the day already had a snapshot; skipped: no source data yet. */
-  status: 'created' | 'exists' | 'skipped';
+  /**
+   * created: written now; exists: the day already had a snapshot; skipped: no source data yet;
+   * failed: the build of this feed failed (`reason`; nothing was published, the next run retries).
+   */
+  status: 'created' | 'exists' | 'skipped' | 'failed';
   rowCount: number | null;
   sha256: string | null;
   reason: string | null;
+  /** Source rows left out because they are not valid feed rows (0 unless created). */
+  skippedRows: number;
 }
 
 /** `<dataDir>/feeds`: where snapshots live. */
@@ -48,7 +55,8 @@ export function trapRows(sources: readonly TrapSource[]): FeedRow[] {
   return sources.map((s) => ({
     network: s.ip,
     kind: 'pristine_trap',
-    source: s.source ?? TRAP_SOURCE,
+    // An empty source is none (the row schema needs at least one character).
+    source: s.source || TRAP_SOURCE,
     first_seen: toIso(s.firstSeen),
     last_seen: toIso(s.lastSeen),
   }));
@@ -60,41 +68,52 @@ export async function buildDailyFeeds(options: {
   clock: Clock;
   sources: FeedRowSources;
   feeds?: readonly FeedName[];
+  /** Called for each skipped row: the feed and why (the schema path and rule the row broke). */
+  onSkippedRow?: (feed: FeedName, reason: string) => void;
 }): Promise<FeedBuildResult[]> {
   const now = options.clock();
   const date = utcDay(now);
   const results: FeedBuildResult[] = [];
   let dataset: Awaited<ReturnType<FeedRowSources['dataset']>> | undefined;
-  for (const feed of options.feeds ?? FEED_NAMES) {
+
+  const buildOne = async (feed: FeedName): Promise<FeedBuildResult> => {
     const existing = await readFeedManifest(options.dir, feed, date);
     if (existing) {
-      results.push({
+      return {
         feed,
         date,
         status: 'exists',
         rowCount: existing.row_count,
         sha256: existing.sha256,
         reason: null,
-      });
-      continue;
+        skippedRows: 0,
+      };
     }
-    if (dataset === undefined) dataset = await options.sources.dataset();
+    if (dataset === undefined) {
+      try {
+        dataset = await options.sources.dataset();
+      } catch (err) {
+        // trap_confirmed does not need the dataset: it is built without it (dataset_version 0).
+        if (feed !== 'trap_confirmed') throw err;
+      }
+    }
     let rows: Iterable<FeedRow> | AsyncIterable<FeedRow>;
     if (feed === 'trap_confirmed') {
       rows = trapRows(await options.sources.trapSources(now - TRAP_WINDOW_MS, now));
     } else if (dataset) {
       rows = dataset.rows(feed);
     } else {
-      results.push({
+      return {
         feed,
         date,
         status: 'skipped',
         rowCount: null,
         sha256: null,
         reason: 'no dataset snapshot with feed rows yet (run `netrep dataset build`)',
-      });
-      continue;
+        skippedRows: 0,
+      };
     }
+    let skippedRows = 0;
     const { manifest, created } = await writeFeedSnapshot({
       dir: options.dir,
       feed,
@@ -102,15 +121,29 @@ export async function buildDailyFeeds(options: {
       rows,
       generatedAt: toIso(now),
       datasetVersion: dataset?.version ?? 0,
+      onInvalidRow: (reason) => {
+        skippedRows++;
+        options.onSkippedRow?.(feed, reason);
+      },
     });
-    results.push({
+    return {
       feed,
       date,
       status: created ? 'created' : 'exists',
       rowCount: manifest.row_count,
       sha256: manifest.sha256,
       reason: null,
-    });
+      skippedRows: created ? skippedRows : 0,
+    };
+  };
+  for (const feed of options.feeds ?? FEED_NAMES) {
+    try {
+      results.push(await buildOne(feed));
+    } catch (err) {
+      // One feed's failure (its source, a disk error) does not stop the feeds after it.
+      const reason = err instanceof Error ? err.message : String(err);
+      results.push({ feed, date, status: 'failed', rowCount: null, sha256: null, reason, skippedRows: 0 });
+    }
   }
   return results;
 }

@@ -53,6 +53,8 @@ export interface WriteSnapshotInput {
   datasetVersion: number;
   /** Rows sorted in memory before a run is spilled to disk (bounds memory). */
   runSize?: number;
+  /** With it, an invalid row is skipped and reported here; without it, one throws (sort-rows.ts). */
+  onInvalidRow?: (reason: string) => void;
 }
 
 export interface WriteSnapshotResult {
@@ -127,7 +129,11 @@ export async function writeFeedSnapshot(input: WriteSnapshotInput): Promise<Writ
     }
     for (const f of files) f.pending = f.encoder.header();
     let rowCount = 0;
-    for await (const c of sortFeedRows(input.rows, { spillDir: feedDir, runSize: input.runSize })) {
+    for await (const c of sortFeedRows(input.rows, {
+      spillDir: feedDir,
+      runSize: input.runSize,
+      ...(input.onInvalidRow ? { onInvalid: input.onInvalidRow } : {}),
+    })) {
       rowCount++;
       let full = false;
       for (const f of files) {

@@ -14,6 +14,11 @@ export interface SortOptions {
   spillDir?: string;
   /** Rows held in memory before a sorted run is spilled. */
   runSize?: number;
+  /**
+   * With it, a row that is not a valid FeedRow is skipped and reported here (the reason, without
+   * the row's values); without it, such a row throws and the sort stops.
+   */
+  onInvalid?: (reason: string) => void;
 }
 
 const DEFAULT_RUN_SIZE = 100_000;
@@ -34,7 +39,16 @@ export async function* sortFeedRows(
   let spillRoot: string | null = null;
   try {
     for await (const input of rows) {
-      buffer.push(canonicalizeRow(input));
+      if (options.onInvalid) {
+        let row: CanonicalRow;
+        try {
+          row = canonicalizeRow(input);
+        } catch (err) {
+          options.onInvalid(err instanceof Error ? err.message : String(err));
+          continue;
+        }
+        buffer.push(row);
+      } else buffer.push(canonicalizeRow(input));
       if (options.spillDir && buffer.length >= runSize) {
         spillRoot ??= await mkdtemp(path.join(options.spillDir, '.sort-'));
         runs.push(await spillRun(buffer, path.join(spillRoot, `run-${runs.length}.tsv`)));

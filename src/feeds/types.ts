@@ -60,6 +60,12 @@ export const KeyTierSchema = Type.Union(
 );
 export type KeyTier = Static<typeof KeyTierSchema>;
 
+/**
+ * The longest `source` a feed row carries. Every input that becomes a row's source keeps to it
+ * (POST /v1/admin/evidence's `source` is checked against it), so a row is never refused for it.
+ */
+export const MAX_FEED_SOURCE_LENGTH = 128;
+
 const Iso = (description: string) => Type.String({ description, minLength: 1, maxLength: 64 });
 
 /** One feed row, as the csv and json files carry it (CONTRACT §9). */
@@ -75,7 +81,11 @@ export const FeedRowSchema = Type.Object(
       minLength: 1,
       maxLength: 64,
     }),
-    source: Type.String({ description: 'Upstream source of the row', minLength: 1, maxLength: 128 }),
+    source: Type.String({
+      description: 'Upstream source of the row',
+      minLength: 1,
+      maxLength: MAX_FEED_SOURCE_LENGTH,
+    }),
     first_seen: Iso('When the network was first seen (RFC 3339 UTC)'),
     last_seen: Iso('When the network was last seen (RFC 3339 UTC)'),
     brand: Type.Optional(

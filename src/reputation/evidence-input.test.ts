@@ -57,8 +57,8 @@ describe('validateEvidenceEvent', () => {
     [{ ...ok, observed_at: '2026-03-15T12:01:00.001Z' }, 'observed_at is in the future'],
     [{ ...ok, observed_at: '2016-03-15T11:59:59.999Z' }, 'observed_at is more than 10 years old'],
     [{ ...ok, synthetic: 'true' }, 'synthetic must be a boolean'],
-    [{ ...ok, source: 5 }, 'source must be a string of at most 200 characters'],
-    [{ ...ok, source: 'x'.repeat(201) }, 'source must be a string of at most 200 characters'],
+    [{ ...ok, source: 5 }, 'source must be a string of at most 128 characters'],
+    [{ ...ok, source: 'x'.repeat(129) }, 'source must be a string of at most 128 characters'],
   ])('%j -> %s', (raw, reason) => {
     expect(validateEvidenceEvent(raw, 4, NOW)).toBe(`events[4]: ${reason}`);
   });

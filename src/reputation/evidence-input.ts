@@ -1,11 +1,16 @@
 import { AppError } from '../core/errors.ts';
 import { normalizeIp } from '../core/ip.ts';
+import { MAX_FEED_SOURCE_LENGTH } from '../feeds/index.ts';
 import { CLOCK_SKEW_MS, parseTimestamp } from '../telemetry/index.ts';
 import { EVIDENCE_KINDS, type EvidenceKind } from './evidence.ts';
 
 /** CONTRACT §4: POST /v1/admin/evidence takes 1-1000 events. */
 export const MAX_EVIDENCE_EVENTS = 1000;
-export const MAX_SOURCE_LENGTH = 200;
+/**
+ * A pristine trap hit's source becomes the source column of the trap_confirmed feed's row, so it
+ * keeps to the feed row's limit (an event over it is rejected here, not dropped at the build).
+ */
+export const MAX_SOURCE_LENGTH = MAX_FEED_SOURCE_LENGTH;
 
 /** A validated evidence event, ready to store. */
 export interface EvidenceInput {
@@ -27,8 +32,8 @@ export function oldestEvidenceTime(now: number): number {
 /**
  * One event of POST /v1/admin/evidence, checked on its own: ip, kind, observed_at (required,
  * RFC 3339 with a zone, at most 10 years back, not in the future beyond the 60 s clock skew,
- * which is stored as now), synthetic (boolean, default false), source (string up to 200
- * characters, optional). Returns the event or `events[i]: reason`.
+ * which is stored as now), synthetic (boolean, default false), source (string up to 128
+ * characters, optional; an empty one is none). Returns the event or `events[i]: reason`.
  */
 export function validateEvidenceEvent(raw: unknown, index: number, now: number): EvidenceInput | string {
   const prefix = `events[${index}]: `;
@@ -49,10 +54,11 @@ export function validateEvidenceEvent(raw: unknown, index: number, now: number):
   if (t < oldestEvidenceTime(now)) return `${prefix}observed_at is more than 10 years old`;
   const synthetic = obj['synthetic'] ?? false;
   if (typeof synthetic !== 'boolean') return `${prefix}synthetic must be a boolean`;
-  const source = obj['source'] ?? null;
-  if (source !== null && (typeof source !== 'string' || source.length > MAX_SOURCE_LENGTH)) {
+  const given = obj['source'] ?? null;
+  if (given !== null && (typeof given !== 'string' || given.length > MAX_SOURCE_LENGTH)) {
     return `${prefix}source must be a string of at most ${MAX_SOURCE_LENGTH} characters`;
   }
+  const source = given === '' ? null : given;
   return { ip, kind: kind as EvidenceKind, observedAt: Math.min(t, now), synthetic, source };
 }
 

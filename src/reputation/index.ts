@@ -3,6 +3,7 @@ export { deriveEvidence, EVIDENCE_KINDS } from './evidence.ts';
 export type { EvidenceInput } from './evidence-input.ts';
 export {
   MAX_EVIDENCE_EVENTS,
+  MAX_SOURCE_LENGTH,
   oldestEvidenceTime,
   validateEvidenceBody,
   validateEvidenceEvent,

@@ -6,7 +6,13 @@
 import type { Clock } from '../core/clock.ts';
 import { utcDay } from '../core/clock.ts';
 import { hasFeedRows, listDatasetVersions, readFeedRows } from '../dataset/index.ts';
-import { buildDailyFeeds, type FeedBuildResult, type FeedRowSources, feedsDir } from '../feeds/index.ts';
+import {
+  buildDailyFeeds,
+  type FeedBuildResult,
+  type FeedName,
+  type FeedRowSources,
+  feedsDir,
+} from '../feeds/index.ts';
 import { createReputationStore } from '../reputation/index.ts';
 import type { Store } from '../store/index.ts';
 import { schedule } from './schedule.ts';
@@ -32,9 +38,16 @@ export interface FeedsWorkerLogger {
   warn(obj: object, msg?: string): void;
 }
 
+/** What the builds of this process left out or failed, per feed (netrep_feed_* on /metrics). */
+export interface FeedsWorkerCounts {
+  skippedRows: ReadonlyMap<FeedName, number>;
+  failedBuilds: ReadonlyMap<FeedName, number>;
+}
+
 export interface FeedsWorker {
   /** Builds today's missing snapshots now (tests call this after moving the clock). */
   runOnce(): Promise<FeedBuildResult[]>;
+  counts(): FeedsWorkerCounts;
   stop(): Promise<void>;
 }
 
@@ -52,6 +65,9 @@ export function startFeedsWorker(options: {
   /** The last day on which every feed was built: nothing to do until the day changes. */
   let doneDay: string | null = null;
   let stopped = false;
+  const skippedRows = new Map<FeedName, number>();
+  const failedBuilds = new Map<FeedName, number>();
+  const add = (m: Map<FeedName, number>, feed: FeedName, n: number) => m.set(feed, (m.get(feed) ?? 0) + n);
 
   const runOnce = async (): Promise<FeedBuildResult[]> => {
     while (running) await running.catch(() => []);
@@ -60,12 +76,28 @@ export function startFeedsWorker(options: {
       dir: feedsDir(options.dataDir),
       clock: options.clock,
       sources: options.sources,
+      onSkippedRow: (feed, reason) => {
+        add(skippedRows, feed, 1);
+        options.logger?.warn({ feed, reason }, 'feed row skipped: not a valid feed row');
+      },
     })
       .then((results) => {
-        if (results.every((r) => r.status !== 'skipped')) doneDay = day;
-        for (const r of results)
+        // A feed not built yet (no data, or a failure) is retried on the next tick.
+        if (results.every((r) => r.status !== 'skipped' && r.status !== 'failed')) doneDay = day;
+        for (const r of results) {
           if (r.status === 'created')
-            options.logger?.info({ feed: r.feed, date: r.date, rows: r.rowCount }, 'feed snapshot built');
+            options.logger?.info(
+              { feed: r.feed, date: r.date, rows: r.rowCount, skipped_rows: r.skippedRows },
+              'feed snapshot built',
+            );
+          if (r.status === 'failed') {
+            add(failedBuilds, r.feed, 1);
+            options.logger?.warn(
+              { feed: r.feed, date: r.date, reason: r.reason },
+              'feed snapshot build failed',
+            );
+          }
+        }
         return results;
       })
       .finally(() => {
@@ -85,6 +117,7 @@ export function startFeedsWorker(options: {
   });
   return {
     runOnce,
+    counts: () => ({ skippedRows, failedBuilds }),
     async stop() {
       stopped = true;
       timer.cancel();

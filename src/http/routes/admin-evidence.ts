@@ -1,6 +1,6 @@
 /** Operator evidence ingestion (CONTRACT §4): trap hits and honeypot activity, production or synthetic. */
 import { Type } from '@sinclair/typebox';
-import { MAX_EVIDENCE_EVENTS } from '../../reputation/index.ts';
+import { MAX_EVIDENCE_EVENTS, MAX_SOURCE_LENGTH } from '../../reputation/index.ts';
 import { IngestResult } from '../../telemetry/index.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
 import { recordEvidenceExample } from '../examples/admin.ts';
@@ -9,8 +9,7 @@ import { envelope } from '../schemas.ts';
 const EvidenceBody = Type.Object({
   events: Type.Array(
     Type.Unknown({
-      description:
-        '{ip, kind: pristine_trap|recycled_trap|typo_trap|smtp_honeypot, observed_at (RFC 3339, up to 10 years back, not in the future), synthetic? (default false), source? (up to 200 characters)}',
+      description: `{ip, kind: pristine_trap|recycled_trap|typo_trap|smtp_honeypot, observed_at (RFC 3339, up to 10 years back, not in the future), synthetic? (default false), source? (up to ${MAX_SOURCE_LENGTH} characters, the feed row's limit)}`,
     }),
     {
       minItems: 1,

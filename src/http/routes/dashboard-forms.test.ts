@@ -127,6 +127,62 @@ describe.each(STORE_KINDS)('dashboard forms with wrong-type fields (%s)', (kind)
     },
   );
 
+  it.skipIf(skipStore(kind))('odd text (NUL, huge, unicode) in every field is never a 5xx', async () => {
+    for (const field of ['email', 'password']) {
+      const r = await post('/dashboard/login', { ...ADMIN, [field]: 'a\u0000b' }, false);
+      expect(r.status).toBe(400);
+      expect(r.body).toContain(`The field &quot;${field}&quot; must not contain NUL characters.`);
+    }
+    const odd = ['a\u0000b', 'x'.repeat(20_000), '\u{1F600}\u202E', ' ', '%00', '\ud800'];
+    for (const value of odd) {
+      for (const field of ['email', 'password']) {
+        const r = await post('/dashboard/login', { ...ADMIN, [field]: value }, false);
+        expect([field, value.slice(0, 8), r.status]).toEqual([
+          field,
+          value.slice(0, 8),
+          value.includes('\u0000') ? 400 : 401,
+        ]);
+      }
+      for (const form of forms) {
+        if (form.url === '/dashboard/logout') continue;
+        for (const field of Object.keys(form.fields)) {
+          const r = await post(form.url, { _csrf: csrf, ...form.fields, [field]: value });
+          expect([form.url, field, value.slice(0, 8), r.status < 500]).toEqual([
+            form.url,
+            field,
+            value.slice(0, 8),
+            true,
+          ]);
+        }
+      }
+    }
+  });
+
+  it.skipIf(skipStore(kind))(
+    'a key id that is no key (text, huge, negative, unicode) is a 404 page',
+    async () => {
+      const { info } = await t.app.services.accounts.createKey({
+        ownerId: t.adminId,
+        name: 'kept',
+        tier: 'free',
+        permissions: ['ip:read'],
+      });
+      const k = info.id;
+      const ids = ['abc', '99999999999999999999', '-1', '0', '%C3%A9', '%00', '%20' + k];
+      ids.push(`0x${k.toString(16)}`, `${k}.0`, `${k}e0`, `+${k}`, `0${k}`);
+      for (const id of ids) {
+        for (const action of ['revoke', 'features']) {
+          const r = await post(`/dashboard/keys/${id}/${action}`, { _csrf: csrf, features: [] });
+          expect([id, action, r.status]).toEqual([id, action, 404]);
+          expect(r.body).toContain('No such key.');
+        }
+      }
+      // None of those spellings reached the key.
+      const kept = (await t.app.services.accounts.listKeys({})).find((i) => i.id === k);
+      expect(kept).toBeDefined();
+    },
+  );
+
   it.skipIf(skipStore(kind))('the same forms with text fields still work', async () => {
     const listed = await post('/dashboard/blocklist/list', { _csrf: csrf, ...forms[3]?.fields });
     expect(listed.status).toBe(200);

@@ -41,7 +41,8 @@ type Form = Record<string, string | string[] | undefined>;
 /**
  * The fields each form posts. A post may come as a form (@fastify/formbody: text values, a
  * repeated field as a list) or as JSON; a field of these that is anything but text or a list of
- * text (a number, null, an object: `{"email":1}`) makes the post a 400 that says which field.
+ * text (a number, null, an object: `{"email":1}`), or text with a NUL, makes the post a 400 that
+ * says which field.
  */
 const FORM_FIELDS = {
   login: ['email', 'password'],
@@ -66,14 +67,22 @@ function readForm(body: unknown, name: FormName): { form: Form; wrong: string | 
   for (const field of FORM_FIELDS[name]) {
     if (!Object.hasOwn(fields, field)) continue;
     const value = fields[field];
-    if (typeof value === 'string') form[field] = value;
-    else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) form[field] = value;
-    else wrong ??= `The field "${field}" must be text.`;
+    const texts = typeof value === 'string' ? [value] : Array.isArray(value) ? value : [null];
+    if (!texts.every((v) => typeof v === 'string')) wrong ??= `The field "${field}" must be text.`;
+    // NUL is no character of any field, and PostgreSQL refuses it in text.
+    else if (texts.some((v) => v.includes('\u0000')))
+      wrong ??= `The field "${field}" must not contain NUL characters.`;
+    else form[field] = value as string | string[];
   }
   return { form, wrong };
 }
 
 const KeyIdParam = Type.Object({ id: Type.String({ maxLength: 20 }) });
+
+/** A key id as the dashboard's own links write it (decimal digits), else null: `0x10` or `1e3` name no key. */
+function keyIdOf(param: string): number | null {
+  return /^[1-9]\d{0,14}$/.test(param) ? Number(param) : null;
+}
 
 function field(form: Form, name: string): string {
   const v = form[name];
@@ -270,9 +279,9 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
       const s = await current(request);
       if (!s) return denied(reply);
       if (s.user.mustChangePassword) return toPassword(reply);
-      const id = Number(request.params.id);
-      const key = Number.isSafeInteger(id) ? await accounts.keyInfo(id) : null;
-      if (!key || key.revoked_at || !mayManageKey(s.user, await accounts.keyOwner(id)))
+      const id = keyIdOf(request.params.id);
+      const key = id === null ? null : await accounts.keyInfo(id);
+      if (id === null || !key || key.revoked_at || !mayManageKey(s.user, await accounts.keyOwner(id)))
         return renderKeys(reply, s, { error: 'No such key.' }, 404);
       return html(reply, revokeConfirmPage({ viewer: viewerOf(s), key }));
     });
@@ -281,8 +290,8 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
       if (!s) return denied(reply);
       if (s.user.mustChangePassword) return toPassword(reply);
       if (s.wrong) return renderKeys(reply, s, { error: s.wrong }, 400);
-      const id = Number(request.params.id);
-      if (!(await accounts.revokeKeyAs(s.user, id))) {
+      const id = keyIdOf(request.params.id);
+      if (id === null || !(await accounts.revokeKeyAs(s.user, id))) {
         return renderKeys(reply, s, { error: 'No such key.' }, 404);
       }
       return reply.code(303).header('location', `/dashboard/keys?revoked=${id}`).send();
@@ -294,9 +303,9 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
       if (s.user.mustChangePassword) return toPassword(reply);
       if (!isAdmin(s.user)) return renderKeys(reply, s, { error: 'Only administrators set features.' }, 403);
       if (s.wrong) return renderKeys(reply, s, { error: s.wrong }, 400);
-      const id = Number(request.params.id);
+      const id = keyIdOf(request.params.id);
       const features = knownFeatures(fields(s.form, 'features'));
-      const done = Number.isSafeInteger(id) ? await accounts.setFeatures(id, features) : null;
+      const done = id === null ? null : await accounts.setFeatures(id, features);
       if (!done) return renderKeys(reply, s, { error: 'No such key.' }, 404);
       return reply.code(303).header('location', '/dashboard/keys').send();
     });
