@@ -44,7 +44,7 @@ import { createFeedSources, type FeedsWorker, startFeedsWorker } from './worker/
 
 export interface AppOptions {
   clock?: Clock;
-  logger?: boolean | { level: string };
+  logger?: boolean | { level: string; stream?: { write(line: string): void } };
   /** PostgreSQL schema (tests). */
   pgSchema?: string;
   /** Redis/limit key prefix (tests isolate instances with it). */
