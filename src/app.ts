@@ -48,7 +48,7 @@ import { startWebhookWorker, type WebhookWorker } from './worker/webhooks.ts';
 
 export interface AppOptions {
   clock?: Clock;
-  logger?: boolean | { level: string };
+  logger?: boolean | { level: string; stream?: { write(line: string): void } };
   /** PostgreSQL schema (tests). */
   pgSchema?: string;
   /** Redis/limit key prefix (tests isolate instances with it). */

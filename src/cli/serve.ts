@@ -1,8 +1,74 @@
 /** `netrep serve` (HTTP, DNSBL and workers in one process) and `netrep migrate`. */
 import type { Command } from 'commander';
 import { createApp } from '../app.ts';
-import { loadConfig } from '../config.ts';
+import { type Config, loadConfig } from '../config.ts';
 import { migrate, openStore } from '../store/index.ts';
+import { type BannerFact, loggerOptions, printBanner } from './log-output.ts';
+
+type App = Awaited<ReturnType<typeof createApp>>;
+
+/** What `serve` says once it listens: where the API, docs and dashboard are, and what runs. */
+export function serveBanner(
+  app: Pick<App, 'store' | 'metricsUrl' | 'dnsbl' | 'dnsblError'> & {
+    services: { datasetVersion(): number | null };
+  },
+  config: Pick<Config, 'datasetUpdate' | 'workers' | 'dnsblZone' | 'adminPassword'>,
+  address: string,
+  admin: { email: string; password: string } | null,
+): BannerFact[] {
+  const facts: BannerFact[] = [
+    {
+      text: `netrep ${app.store.dialect} store: ${app.store.location}`,
+      fields: { store: app.store.dialect, location: app.store.location },
+    },
+    {
+      text: `netrep listening on ${address} (dashboard: ${address}/dashboard, docs: ${address}/docs)`,
+      fields: { url: address, dashboard: `${address}/dashboard`, docs: `${address}/docs` },
+    },
+  ];
+  if (app.metricsUrl)
+    facts.push({
+      text: `netrep metrics on ${app.metricsUrl}/metrics`,
+      fields: { metrics: `${app.metricsUrl}/metrics` },
+    });
+  const version = app.services.datasetVersion();
+  facts.push(
+    version === null
+      ? {
+          text: 'netrep dataset: building the first snapshot from the npm data packages (/readyz is ready when done)',
+          fields: { dataset_version: null },
+        }
+      : { text: `netrep dataset v${version}`, fields: { dataset_version: version } },
+  );
+  if (config.datasetUpdate !== 'off')
+    facts.push({
+      text: `netrep dataset update: ${config.datasetUpdate}, ${config.workers ? 'built here' : 'swapped in when a worker builds it'}`,
+      fields: { dataset_update: config.datasetUpdate, builds_here: config.workers },
+    });
+  if (app.dnsbl)
+    facts.push({
+      text: `netrep DNSBL ${config.dnsblZone} on ${app.dnsbl.address}:${app.dnsbl.udpPort} (UDP and TCP)`,
+      fields: { dnsbl_zone: config.dnsblZone, dnsbl: `${app.dnsbl.address}:${app.dnsbl.udpPort}` },
+    });
+  if (app.dnsblError)
+    facts.push({
+      text: `netrep DNSBL ${config.dnsblZone}: ${app.dnsblError}`,
+      fields: { dnsbl_zone: config.dnsblZone, dnsbl_error: app.dnsblError },
+    });
+  if (admin) {
+    facts.push({ text: `\nCreated the administrator ${admin.email}.`, fields: { admin: admin.email } });
+    if (!config.adminPassword)
+      facts.push({
+        text: `One-time password (shown only now): ${admin.password}`,
+        fields: { admin: admin.email, one_time_password: admin.password },
+      });
+    facts.push({
+      text: 'Create an API key:  npx netrep keys create --name first-key --tier free --permissions ip:read,asn:read\n',
+      fields: {},
+    });
+  }
+  return facts;
+}
 
 export function registerServeCommands(program: Command): void {
   program
@@ -10,39 +76,18 @@ export function registerServeCommands(program: Command): void {
     .description('serve the HTTP API (and the DNSBL zone and background workers) in one process')
     .action(async () => {
       const config = loadConfig();
+      const pretty = process.stdout.isTTY === true;
       // A fresh data dir gets its first dataset snapshot built from the npm packages meanwhile.
-      const app = await createApp(config, { logger: { level: config.logLevel }, dataset: 'build' });
+      const app = await createApp(config, {
+        logger: loggerOptions(config.logLevel, pretty),
+        dataset: 'build',
+      });
       const admin = await app.services.accounts.ensureAdmin(
         config.adminEmail || 'admin@localhost',
         config.adminPassword || undefined,
       );
       const address = await app.listen();
-      const out = process.stdout;
-      out.write(`netrep ${app.store.dialect} store: ${app.store.location}\n`);
-      out.write(`netrep listening on ${address} (docs: ${address}/docs)\n`);
-      if (app.metricsUrl) out.write(`netrep metrics on ${app.metricsUrl}/metrics\n`);
-      const version = app.services.datasetVersion();
-      out.write(
-        version === null
-          ? 'netrep dataset: building the first snapshot from the npm data packages (/readyz is ready when done)\n'
-          : `netrep dataset v${version}\n`,
-      );
-      if (config.datasetUpdate !== 'off')
-        out.write(
-          `netrep dataset update: ${config.datasetUpdate}, ${config.workers ? 'built here' : 'swapped in when a worker builds it'}\n`,
-        );
-      if (app.dnsbl)
-        out.write(
-          `netrep DNSBL ${config.dnsblZone} on ${app.dnsbl.address}:${app.dnsbl.udpPort} (UDP and TCP)\n`,
-        );
-      if (app.dnsblError) process.stderr.write(`netrep DNSBL ${config.dnsblZone}: ${app.dnsblError}\n`);
-      if (admin) {
-        out.write(`\nCreated the administrator ${admin.email}.\n`);
-        if (!config.adminPassword) out.write(`One-time password (shown only now): ${admin.password}\n`);
-        out.write(
-          'Create an API key:  npx netrep keys create --name first-key --tier free --permissions ip:read,asn:read\n\n',
-        );
-      }
+      printBanner(serveBanner(app, config, address, admin), { pretty, log: app.http.log });
       let closing = false;
       const shutdown = async (signal: string) => {
         if (closing) return;
@@ -63,8 +108,13 @@ export function registerServeCommands(program: Command): void {
     .action(async () => {
       // No HTTP listener and no DNSBL server: API instances serve, this process works.
       const config = loadConfig({ dnsblListen: '' });
-      const app = await createApp(config, { logger: { level: config.logLevel }, workers: true });
-      process.stdout.write(`netrep worker running on the ${app.store.dialect} store ${app.store.location}\n`);
+      const pretty = process.stdout.isTTY === true;
+      const app = await createApp(config, { logger: loggerOptions(config.logLevel, pretty), workers: true });
+      const text = `netrep worker running on the ${app.store.dialect} store ${app.store.location}`;
+      printBanner([{ text, fields: { store: app.store.dialect, location: app.store.location } }], {
+        pretty,
+        log: app.http.log,
+      });
       const shutdown = async () => {
         await app.close();
         process.exit(0);

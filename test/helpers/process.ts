@@ -38,7 +38,7 @@ export async function startNetrep(
     );
     const check = () => {
       const m =
-        command === 'serve' ? /listening on (http:\/\/\S+)/.exec(out) : /netrep worker running/.exec(out);
+        command === 'serve' ? /listening on (http:\/\/[^\s"]+)/.exec(out) : /netrep worker running/.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve(m[1] ?? '');

@@ -97,7 +97,7 @@ export const checkDomainExample: OperationExamples = {
 export const analyzeHeadersExample: OperationExamples = {
   request: {
     headers:
-      'Received: from mail.example.com (mail.example.com [192.0.2.10]) by mx.example.net with ESMTPS; Mon, 15 Jun 2026 11:59:58 +0000\r\nFrom: Alice <alice@example.com>\r\nTo: bob@example.net\r\nSubject: Hello\r\nDate: Mon, 15 Jun 2026 11:59:57 +0000\r\nMessage-ID: <1@example.com>\r\nAuthentication-Results: mx.example.net; spf=pass smtp.mailfrom=example.com; dkim=pass header.d=example.com; dmarc=pass header.from=example.com\r\n',
+      'Received: from mail.example.com (mail.example.com [192.0.2.10]) by mx.example.net with ESMTPS; Mon, 15 Jun 2026 11:59:58 +0000\r\nFrom: Alice <alice@example.com>\r\nTo: bob@example.net\r\nSubject: Hello\r\nDate: Mon, 15 Jun 2026 11:59:57 +0000\r\nMessage-ID: <1@example.com>\r\nAuthentication-Results: mx.example.net; spf=pass smtp.mailfrom=example.com; dkim=pass header.d=example.com header.s=selector1; dmarc=pass header.from=example.com\r\n',
   },
   response: {
     received_chain: [
@@ -121,10 +121,10 @@ export const analyzeHeadersExample: OperationExamples = {
     ],
     authentication: {
       spf_result: 'pass',
-      dkim_result: 'absent',
+      dkim_result: 'present',
       dkim_verdict: 'pass',
-      dkim_selector: null,
-      dkim_domain: null,
+      dkim_selector: 'selector1',
+      dkim_domain: 'example.com',
       dmarc_result: 'pass',
       arc_result: null,
       authserv_id: 'mx.example.net',

@@ -10,6 +10,7 @@ import { createTestApp, type TestApp } from '../../../test/helpers/app.ts';
 import { startZoneServer, type ZoneServer } from '../../../test/helpers/dns-zone-server.ts';
 import { sharedDataPath } from '../../../test/helpers/shared-data.ts';
 import type { HopEnrichment } from '../../headers/index.ts';
+import { analyzeHeadersExample } from '../examples/tools.ts';
 
 const SAMPLE = readFileSync(sharedDataPath('email/headers/spamscope-mail_test_6.headers.txt'), 'utf8');
 
@@ -72,6 +73,14 @@ const PUBLIC = '/v1/public/tools/header-analyzer';
 const KEYED = '/v1/tools/header-analyzer';
 
 describe('POST /v1/public/tools/header-analyzer and /v1/tools/header-analyzer', () => {
+  it('answers the documented example request with the documented authentication facts', async () => {
+    // The example once showed dkim_result "absent" next to dkim_verdict "pass" (issue 19).
+    const res = await post(KEYED, JSON.stringify(analyzeHeadersExample.request));
+    expect(res.statusCode).toBe(200);
+    const example = analyzeHeadersExample.response as { authentication: Record<string, unknown> };
+    expect(res.json().data.authentication).toEqual(example.authentication);
+  });
+
   it('analyzes a real sample: hops, origin, authentication, enrichment, DMARC policy on the public route', async () => {
     enrichedIps.length = 0;
     const res = await post(PUBLIC, JSON.stringify({ headers: SAMPLE }), { key: null });
