@@ -24,7 +24,7 @@ th{font-size:.8rem;text-transform:uppercase;color:#5a6470;letter-spacing:.03em}
 code{background:#eef1f5;padding:.1rem .3rem;border-radius:4px}
 .secret{font:600 1rem ui-monospace,monospace;background:#fff8d6;border:1px solid #e6c200;padding:.6rem;border-radius:6px;word-break:break-all}
 .error{background:#fde8e8;border:1px solid #e0a3a3;padding:.6rem;border-radius:6px}
-.muted{color:#6a737d;font-size:.85rem}
+.muted{color:#57606a;font-size:.85rem}
 label{display:block;margin:.4rem 0}input[type=text],input[type=email],input[type=password],select{padding:.4rem;border:1px solid #c4cad1;border-radius:5px;min-width:16rem}
 button{background:#1f6feb;color:#fff;border:0;border-radius:5px;padding:.45rem .9rem;cursor:pointer}
 button.danger{background:#c62828}fieldset{border:1px solid #dde1e6;border-radius:6px}
