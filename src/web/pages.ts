@@ -18,7 +18,7 @@ ${error ? `<p class="error" role="alert">${esc(error)}</p>` : ''}
 <label>Email <input type="email" name="email" autocomplete="username" required></label>
 <label>Password <input type="password" name="password" autocomplete="current-password" required></label>
 <button type="submit">Sign in</button></form>
-<p class="muted">The first administrator's one-time password is printed by <code>netrep serve</code> on its first start.</p></section>`,
+<p class="muted">The first administrator's one-time password is printed by <code>netrep serve</code> on its first start; you choose your own password when you first sign in with it.</p></section>`,
   );
 }
 

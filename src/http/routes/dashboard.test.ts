@@ -1,9 +1,11 @@
 /** The dashboard as a person uses it: Debian Chromium, real server, real store. */
 
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.ts';
 import { hasChromium, launchBrowser } from '../../../test/helpers/browser.ts';
+import { REPO } from '../../../test/helpers/process.ts';
 
 let t: TestApp;
 let base: string;
@@ -57,7 +59,10 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
     await page.click('form[action="/dashboard/keys"] button[type=submit]');
     const secret = (await page.locator('#new-key').textContent())?.trim() ?? '';
     expect(secret).toMatch(/^nrp_[A-Za-z0-9]{40}$/);
-    await page.screenshot({ path: '/tmp/netrep-dashboard-keys.png', fullPage: true });
+    await page.screenshot({
+      path: path.join(REPO, 'test-artifacts/screenshots/dashboard-member-keys.png'),
+      fullPage: true,
+    });
 
     const api = await fetch(`${base}/v1/blocklist/stats`, { headers: { 'x-api-key': secret } });
     expect(api.status).toBe(200);
@@ -142,7 +147,10 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
     await page.fill('input[name=expires_days]', '7');
     await page.click('form[action="/dashboard/blocklist/list"] button');
     await expect(page.locator('[role=status]').textContent()).resolves.toContain('Listed 203.0.113.9');
-    await page.screenshot({ path: '/tmp/netrep-dashboard-blocklist.png', fullPage: true });
+    await page.screenshot({
+      path: path.join(REPO, 'test-artifacts/screenshots/dashboard-admin-blocklist.png'),
+      fullPage: true,
+    });
     const check = (await (await fetch(`${base}/v1/public/blocklist/ip/203.0.113.9`)).json()) as {
       data: unknown;
     };
