@@ -163,6 +163,44 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
     await page.close();
   });
 
+  it('password change: forged, hostile and malformed posts change nothing', async () => {
+    const page = await browser.newPage();
+    await signIn(page, MEMBER);
+    const csrf = await page.locator('input[name=_csrf]').first().inputValue();
+    const post = (form: Record<string, string>) =>
+      page.request.post(`${base}/dashboard/password`, { form, maxRedirects: 0 });
+    // No CSRF token: back to sign-in.
+    const forged = await post({
+      current: MEMBER.password,
+      password: 'x-new-password',
+      confirm: 'x-new-password',
+    });
+    expect(forged.status()).toBe(303);
+    for (const [form, text] of [
+      [{ current: MEMBER.password, password: 'y'.repeat(201), confirm: 'y'.repeat(201) }, 'at most 200'],
+      [{ current: MEMBER.password, password: 'short', confirm: 'short' }, 'at least 8'],
+      [
+        { current: '<script>alert(1)</script>', password: 'long-enough-1', confirm: 'long-enough-1' },
+        'wrong',
+      ],
+      [{ current: MEMBER.password }, 'at least 8'],
+    ] as const) {
+      const res = await post({ _csrf: csrf, ...form });
+      expect(res.status(), text).toBe(400);
+      expect(res.headers()['content-type']).toContain('text/html');
+      expect(await res.text()).toContain(text);
+    }
+    // The password is unchanged: it still signs in, and no change is asked for.
+    expect(
+      (await t.app.services.accounts.verifyLogin(MEMBER.email, MEMBER.password))?.mustChangePassword,
+    ).toBe(false);
+    // A revoke confirmation for a key that is not there, or not a number: 404 / 400, no 5xx.
+    expect((await page.request.get(`${base}/dashboard/keys/999999/revoke`)).status()).toBe(404);
+    expect((await page.request.get(`${base}/dashboard/keys/abc/revoke`)).status()).toBe(404);
+    expect((await page.request.get(`${base}/dashboard/keys/${'9'.repeat(40)}/revoke`)).status()).toBe(400);
+    await page.close();
+  });
+
   it('members cannot open the blocklist page', async () => {
     const page = await browser.newPage();
     await signIn(page, MEMBER);
