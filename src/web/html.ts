@@ -24,7 +24,7 @@ th{font-size:.8rem;text-transform:uppercase;color:#5a6470;letter-spacing:.03em}
 code{background:#eef1f5;padding:.1rem .3rem;border-radius:4px}
 .secret{font:600 1rem ui-monospace,monospace;background:#fff8d6;border:1px solid #e6c200;padding:.6rem;border-radius:6px;word-break:break-all}
 .error{background:#fde8e8;border:1px solid #e0a3a3;padding:.6rem;border-radius:6px}
-.muted{color:#6a737d;font-size:.85rem}
+.muted{color:#57606a;font-size:.85rem}
 label{display:block;margin:.4rem 0}input[type=text],input[type=email],input[type=password],select{padding:.4rem;border:1px solid #c4cad1;border-radius:5px;min-width:16rem}
 button{background:#1f6feb;color:#fff;border:0;border-radius:5px;padding:.45rem .9rem;cursor:pointer}
 button.danger{background:#c62828}fieldset{border:1px solid #dde1e6;border-radius:6px}
@@ -46,10 +46,10 @@ code.record{display:block;white-space:pre-wrap;overflow-wrap:anywhere;padding:.4
 a.button{display:inline-block;background:#1f6feb;color:#fff;border-radius:5px;padding:.45rem .9rem;text-decoration:none}a.button.danger{background:#c62828}
 .notice{background:#e6f4ea;border:1px solid #8cc59a;padding:.6rem;border-radius:6px}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-.chart{margin:0;min-width:12rem;max-width:18rem}.chart svg{width:100%;height:auto;display:block}.chart text{font-size:9px;fill:#4a535c}.chart .axis{stroke:#4a535c}.chart .grid{stroke:#e3e6ea}.chart .bars rect{fill:#1f6feb}
-@media (max-width:800px){table.keys thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}table.keys,table.keys tbody,table.keys tr,table.keys td{display:block;width:auto}
-table.keys tr{border:1px solid #dde1e6;border-radius:6px;margin-bottom:.8rem;padding:.3rem .6rem}table.keys td{border:0;padding:.3rem 0;overflow-wrap:anywhere}
-table.keys td::before{content:attr(data-label);display:block;font-size:.75rem;text-transform:uppercase;color:#5a6470}.chart{max-width:none}}
+.chart{margin:0;min-width:14rem;max-width:20rem}.chart svg{width:100%;height:auto;display:block}.chart text{font-size:11px;fill:#4a535c}.chart .axis{stroke:#4a535c}.chart .grid{stroke:#e3e6ea}.chart .bars rect{fill:#1f6feb}
+@media (max-width:800px){table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:auto}
+table.stack tr{border:1px solid #dde1e6;border-radius:6px;margin-bottom:.8rem;padding:.3rem .6rem}table.stack td{border:0;padding:.3rem 0;overflow-wrap:anywhere}
+table.stack td::before{content:attr(data-label);display:block;font-size:.75rem;text-transform:uppercase;color:#5a6470}.chart{max-width:none}}
 @media (max-width:600px){main{padding:0 .75rem;margin:1rem auto}header{padding:.6rem .75rem}section{padding:.8rem}input[type=text],input[type=email],input[type=password],select{min-width:0;width:100%;box-sizing:border-box}dl.facts{grid-template-columns:1fr}dl.facts dd{margin-bottom:.4rem}}
 `;
 

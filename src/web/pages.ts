@@ -18,7 +18,7 @@ ${error ? `<p class="error" role="alert">${esc(error)}</p>` : ''}
 <label>Email <input type="email" name="email" autocomplete="username" required></label>
 <label>Password <input type="password" name="password" autocomplete="current-password" required></label>
 <button type="submit">Sign in</button></form>
-<p class="muted">The first administrator's one-time password is printed by <code>netrep serve</code> on its first start.</p></section>`,
+<p class="muted">The first administrator's one-time password is printed by <code>netrep serve</code> on its first start; you choose your own password when you first sign in with it.</p></section>`,
   );
 }
 
@@ -78,7 +78,7 @@ ${created}
     .join('')}</fieldset>
 <p><button type="submit">Create key</button></p></form></section>
 <section><h2>${admin ? 'All active keys' : 'Your active keys'}</h2>
-${keys.length === 0 ? '<p class="muted">No active keys.</p>' : `<table class="keys"><thead><tr><th scope="col">Key</th><th scope="col">Tier</th><th scope="col">Permissions</th><th scope="col">Features</th><th scope="col">Created (UTC)</th><th scope="col">Last used (UTC)</th><th scope="col">Usage, 30 days</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table>`}
+${keys.length === 0 ? '<p class="muted">No active keys.</p>' : `<table class="keys stack"><thead><tr><th scope="col">Key</th><th scope="col">Tier</th><th scope="col">Permissions</th><th scope="col">Features</th><th scope="col">Created (UTC)</th><th scope="col">Last used (UTC)</th><th scope="col">Usage, 30 days</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table>`}
 </section>`;
   return page('API keys', body, viewer);
 }
@@ -103,9 +103,9 @@ export function blocklistPage(options: {
     .map(
       (
         l,
-      ) => `<tr><td><code>${esc(l.ip)}</code></td><td>${esc(l.type)}</td><td>${esc(l.reason)}</td><td>${esc(l.return_code)}</td>
-<td class="muted">${esc(l.listed_at.slice(0, 16).replace('T', ' '))}</td><td class="muted">${esc(l.expires_at ? l.expires_at.slice(0, 16).replace('T', ' ') : 'permanent')}</td>
-<td><form method="post" action="/dashboard/blocklist/delist">${csrf}<input type="hidden" name="ip" value="${esc(l.ip)}"><button class="danger" type="submit">Delist</button></form></td></tr>`,
+      ) => `<tr><td data-label="IP"><code>${esc(l.ip)}</code></td><td data-label="Type">${esc(l.type)}</td><td data-label="Reason">${esc(l.reason)}</td><td data-label="Code">${esc(l.return_code)}</td>
+<td data-label="Listed (UTC)" class="muted">${esc(l.listed_at.slice(0, 16).replace('T', ' '))}</td><td data-label="Expires" class="muted">${esc(l.expires_at ? l.expires_at.slice(0, 16).replace('T', ' ') : 'permanent')}</td>
+<td data-label="Delist"><form method="post" action="/dashboard/blocklist/delist">${csrf}<input type="hidden" name="ip" value="${esc(l.ip)}"><button class="danger" type="submit">Delist</button></form></td></tr>`,
     )
     .join('\n');
   const body = `<h1>Blocklist</h1>
@@ -117,7 +117,7 @@ ${options.notice ? `<p class="secret" role="status">${esc(options.notice)}</p>` 
 <label>Reason <input type="text" name="reason" maxlength="200" required></label>
 <label>Expires in days (empty: permanent) <input type="text" name="expires_days" inputmode="numeric"></label>
 <button type="submit">List</button></form></section>
-<section><h2>Active listings (newest 200)</h2>${options.listings.length === 0 ? '<p class="muted">Nothing is listed.</p>' : `<table><thead><tr><th>IP</th><th>Type</th><th>Reason</th><th>Code</th><th>Listed (UTC)</th><th>Expires</th><th></th></tr></thead><tbody>${rows}</tbody></table>`}</section>`;
+<section><h2>Active listings (newest 200)</h2>${options.listings.length === 0 ? '<p class="muted">Nothing is listed.</p>' : `<table class="stack"><thead><tr><th scope="col">IP</th><th scope="col">Type</th><th scope="col">Reason</th><th scope="col">Code</th><th scope="col">Listed (UTC)</th><th scope="col">Expires</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table>`}</section>`;
   return page('Blocklist', body, options.viewer);
 }
 

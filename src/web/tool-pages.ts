@@ -191,6 +191,7 @@ ${findings(
     ['Ends in all', r.spf.all_qualifier === null ? 'no' : `${r.spf.all_qualifier}all`],
     ['DNS lookups', `${r.spf.dns_lookup_count} of 10`],
     ['Void lookups', `${r.spf.void_lookup_count} of 2`],
+    ['Includes', r.spf.includes.join(', ')],
     ['Valid', yesNo(r.spf.is_valid)],
   ])}`,
 )}
@@ -242,7 +243,7 @@ function hopHtml(h: Hop, n: number): string {
     h.connection_type,
     h.threat_score !== null ? `threat ${h.threat_score}/100` : null,
   ].filter((x) => x !== null);
-  return `<li><p><strong>Hop ${n}</strong>${h.delay !== null ? ` <span class="delay">+${esc(h.delay.replace(/^-/, '−'))}</span>` : ''}</p>
+  return `<li><p><strong>Hop ${n}</strong>${h.delay !== null ? ` <span class="delay">${esc(h.delay.startsWith('-') ? h.delay : `+${h.delay}`)}<span class="visually-hidden"> after the previous hop</span></span>` : ''}</p>
 <p>${esc(h.from_host ?? 'unknown')}${h.from_ip ? ` [<code>${esc(h.from_ip)}</code>]` : ''} → ${esc(h.by_host ?? 'unknown')}</p>
 <p class="muted">${esc([h.protocol_raw ?? h.protocol, h.timestamp].filter((x) => x).join(' · ') || (h.parsed ? 'no date' : 'could not be read'))}</p>
 ${who.length > 0 ? `<p class="muted">${esc(who.join(' · '))}</p>` : ''}</li>`;

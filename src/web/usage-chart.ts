@@ -10,7 +10,7 @@ const W = 280;
 const H = 120;
 const LEFT = 40;
 const RIGHT = 8;
-const TOP = 16;
+const TOP = 18;
 const BOTTOM = 20;
 
 /** The smallest 1, 2 or 5 × 10^k at or above `n` (at least 1): the top of the y axis. */
@@ -69,7 +69,7 @@ export function usageChart(usage: readonly UsageDay[], options: { id: string; la
         }.`;
   return `<figure class="chart"><svg viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="${options.id}-t ${options.id}-d" xmlns="http://www.w3.org/2000/svg">
 <title id="${options.id}-t">${esc(options.label)}</title><desc id="${options.id}-d">${esc(desc)}</desc>
-<text x="2" y="9" class="axis-title">requests/day</text>${yTicks}
+<text x="2" y="11" class="axis-title">requests/day</text>${yTicks}
 <g class="bars">${bars}</g>
 <line x1="${LEFT}" x2="${LEFT}" y1="${TOP}" y2="${TOP + plotH}" class="axis"/><line x1="${LEFT}" x2="${W - RIGHT}" y1="${TOP + plotH}" y2="${TOP + plotH}" class="axis"/>${xTicks}
 </svg><figcaption class="muted">${total.toLocaleString('en')} in ${usage.length} days (UTC)</figcaption></figure>`;

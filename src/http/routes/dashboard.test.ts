@@ -1,9 +1,11 @@
 /** The dashboard as a person uses it: Debian Chromium, real server, real store. */
 
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.ts';
 import { hasChromium, launchBrowser } from '../../../test/helpers/browser.ts';
+import { REPO } from '../../../test/helpers/process.ts';
 
 let t: TestApp;
 let base: string;
@@ -57,7 +59,10 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
     await page.click('form[action="/dashboard/keys"] button[type=submit]');
     const secret = (await page.locator('#new-key').textContent())?.trim() ?? '';
     expect(secret).toMatch(/^nrp_[A-Za-z0-9]{40}$/);
-    await page.screenshot({ path: '/tmp/netrep-dashboard-keys.png', fullPage: true });
+    await page.screenshot({
+      path: path.join(REPO, 'test-artifacts/screenshots/dashboard-member-keys.png'),
+      fullPage: true,
+    });
 
     const api = await fetch(`${base}/v1/blocklist/stats`, { headers: { 'x-api-key': secret } });
     expect(api.status).toBe(200);
@@ -142,7 +147,10 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
     await page.fill('input[name=expires_days]', '7');
     await page.click('form[action="/dashboard/blocklist/list"] button');
     await expect(page.locator('[role=status]').textContent()).resolves.toContain('Listed 203.0.113.9');
-    await page.screenshot({ path: '/tmp/netrep-dashboard-blocklist.png', fullPage: true });
+    await page.screenshot({
+      path: path.join(REPO, 'test-artifacts/screenshots/dashboard-admin-blocklist.png'),
+      fullPage: true,
+    });
     const check = (await (await fetch(`${base}/v1/public/blocklist/ip/203.0.113.9`)).json()) as {
       data: unknown;
     };
@@ -152,6 +160,44 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
     });
     await page.locator('tr', { hasText: '203.0.113.9' }).locator('button.danger').click();
     await expect(page.locator('[role=status]').textContent()).resolves.toContain('Delisted 203.0.113.9');
+    await page.close();
+  });
+
+  it('password change: forged, hostile and malformed posts change nothing', async () => {
+    const page = await browser.newPage();
+    await signIn(page, MEMBER);
+    const csrf = await page.locator('input[name=_csrf]').first().inputValue();
+    const post = (form: Record<string, string>) =>
+      page.request.post(`${base}/dashboard/password`, { form, maxRedirects: 0 });
+    // No CSRF token: back to sign-in.
+    const forged = await post({
+      current: MEMBER.password,
+      password: 'x-new-password',
+      confirm: 'x-new-password',
+    });
+    expect(forged.status()).toBe(303);
+    for (const [form, text] of [
+      [{ current: MEMBER.password, password: 'y'.repeat(201), confirm: 'y'.repeat(201) }, 'at most 200'],
+      [{ current: MEMBER.password, password: 'short', confirm: 'short' }, 'at least 8'],
+      [
+        { current: '<script>alert(1)</script>', password: 'long-enough-1', confirm: 'long-enough-1' },
+        'wrong',
+      ],
+      [{ current: MEMBER.password }, 'at least 8'],
+    ] as const) {
+      const res = await post({ _csrf: csrf, ...form });
+      expect(res.status(), text).toBe(400);
+      expect(res.headers()['content-type']).toContain('text/html');
+      expect(await res.text()).toContain(text);
+    }
+    // The password is unchanged: it still signs in, and no change is asked for.
+    expect(
+      (await t.app.services.accounts.verifyLogin(MEMBER.email, MEMBER.password))?.mustChangePassword,
+    ).toBe(false);
+    // A revoke confirmation for a key that is not there, or not a number: 404 / 400, no 5xx.
+    expect((await page.request.get(`${base}/dashboard/keys/999999/revoke`)).status()).toBe(404);
+    expect((await page.request.get(`${base}/dashboard/keys/abc/revoke`)).status()).toBe(404);
+    expect((await page.request.get(`${base}/dashboard/keys/${'9'.repeat(40)}/revoke`)).status()).toBe(400);
     await page.close();
   });
 
