@@ -12,7 +12,13 @@ import type { Store } from '../store/index.ts';
 import { nextAttemptAt, type RetryPolicy } from './retry.ts';
 import { type SendRequest, type SendResult, sendWebhook } from './send.ts';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureOf } from './signature.ts';
-import { type AttemptRow, createWebhookStore, type EventRow, type WebhookStore } from './store.ts';
+import {
+  type AttemptRow,
+  createWebhookStore,
+  type EventRow,
+  type WebhookStore,
+  type WebhookWriter,
+} from './store.ts';
 import { type ResolveHost, resolveTarget } from './target.ts';
 import {
   type CreatedWebhookAnswer,
@@ -119,9 +125,16 @@ export function createWebhooks(options: WebhooksOptions) {
   const guard = (url: unknown) =>
     resolveTarget(url, { resolve: options.resolveHost, allowPrivate: options.allowPrivate });
 
-  /** Stores events (each once per origin) with their outbox rows, in one transaction. */
-  async function emit(events: readonly NewEvent[], onlyWebhook?: number): Promise<string[]> {
-    if (events.length === 0) return [];
+  /**
+   * Stores events (each once per origin) with their outbox rows in one transaction, together
+   * with `also` (a cursor moved, a saved state updated), so none is lost or doubled by a crash.
+   */
+  async function emit(
+    events: readonly NewEvent[],
+    options: { onlyWebhook?: number; also?: (w: WebhookWriter) => Promise<void> } = {},
+  ): Promise<string[]> {
+    const { onlyWebhook, also } = options;
+    if (events.length === 0 && !also) return [];
     const now = clock();
     return await store.transaction(async (w) => {
       const stored: string[] = [];
@@ -140,6 +153,7 @@ export function createWebhooks(options: WebhooksOptions) {
         };
         if (await w.addEvent(row, onlyWebhook)) stored.push(id);
       }
+      await also?.(w);
       return stored;
     });
   }
@@ -276,7 +290,7 @@ export function createWebhooks(options: WebhooksOptions) {
             occurredAt: now,
           },
         ],
-        id,
+        { onlyWebhook: id },
       );
       return { event_id: eventId as string };
     },
