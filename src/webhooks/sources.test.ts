@@ -45,14 +45,14 @@ describe.each(STORE_KINDS)('event sources (%s)', (kind) => {
     await handle?.cleanup();
   });
 
-  const setup = () => {
+  const setup = (maxAttempts = 7) => {
     const clock = createManualClock('2026-06-15T12:00:00Z');
     const webhooks = createWebhooks({
       store: handle.store,
       clock,
       resolveHost: async () => [],
       allowPrivate: true,
-      retry: { baseMs: 1000, maxAttempts: 7 },
+      retry: { baseMs: 1000, maxAttempts },
       random: () => 0.5,
     });
     const answers = new Map<string, SavedIpLookup>();
@@ -117,4 +117,25 @@ describe.each(STORE_KINDS)('event sources (%s)', (kind) => {
       expect(JSON.parse((bodies[0] as { body: string }).body).id).toBe(ping?.event_id);
     },
   );
+
+  it.skipIf(skip)('a delivery that keeps failing is dead after the last attempt', async () => {
+    const { clock, webhooks } = setup(3);
+    const closed = http.createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    const hook = await webhooks.createHook(7, `http://127.0.0.1:${port}/`, undefined);
+    const ping = await webhooks.ping(7, hook.id);
+    for (let i = 0; i < 5; i++) {
+      await webhooks.deliverDue();
+      clock.advance(60_000);
+    }
+    const log = await webhooks.deliveries(7, hook.id, 10, 0);
+    expect(log?.map((a) => [a.attempt, a.status, a.next_attempt_at === null])).toEqual([
+      [3, 'dead', true],
+      [2, 'failed', false],
+      [1, 'failed', false],
+    ]);
+    expect(await webhooks.store.deliveryStatus(hook.id, ping?.event_id as string)).toBe('dead');
+  });
 });

@@ -33,8 +33,11 @@ import {
 
 /** Spec §6: events (graduations among them) are kept 30 days. */
 export const EVENT_RETENTION_MS = 30 * DAY_MS;
-/** A claimed delivery is someone's for this long; past it, a killed worker's row is due again. */
-export const DELIVERY_LEASE_MS = 60_000;
+/**
+ * A claimed delivery is its worker's for this long (more than a DNS check and the 5 s send);
+ * past it, the row of a worker that died mid-send is due again.
+ */
+export const DELIVERY_LEASE_MS = 20_000;
 const MIN_SECRET = 16;
 const MAX_SECRET = 256;
 
