@@ -10,6 +10,7 @@ import { adminKeyRoutes } from './admin-keys.ts';
 import { asnRoutes } from './asn.ts';
 import { blocklistRoutes } from './blocklist.ts';
 import { dashboardRoutes } from './dashboard.ts';
+import { dashboardWebhookRoutes } from './dashboard-webhooks.ts';
 import { emailDomainRoutes } from './email-domain.ts';
 import { emailReputationRoutes } from './email-reputation.ts';
 import { feedRoutes } from './feeds.ts';
@@ -37,4 +38,5 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   adminDatasetRoutes,
   savedIpRoutes,
   webhookRoutes,
+  dashboardWebhookRoutes,
 ];
