@@ -96,9 +96,14 @@ export function createEventSources(options: EventSourcesOptions) {
         ),
       );
       const last = (changes.at(-1) as { id: number }).id;
-      cursor = Math.max(cursor, last);
-      const position = cursor;
-      await webhooks.emit(events, { also: (w) => w.setCursor(BLOCKLIST_CURSOR, position) });
+      const known = await store.knownOrigins(events.map((e) => e.origin));
+      const fresh = events.filter((e) => !known.has(e.origin));
+      // The re-read window alone, with nothing new in it, writes nothing.
+      if (fresh.length > 0 || last > cursor) {
+        cursor = Math.max(cursor, last);
+        const position = cursor;
+        await webhooks.emit(fresh, { also: (w) => w.setCursor(BLOCKLIST_CURSOR, position) });
+      }
       from = last;
       if (changes.length < PAGE) return;
     }

@@ -131,6 +131,8 @@ export interface WebhookStore {
   attempts(webhookId: number, limit: number, offset: number): Promise<AttemptRow[]>;
 
   cursor(name: string): Promise<number | null>;
+  /** The origins among these that already have an event. */
+  knownOrigins(origins: readonly string[]): Promise<Set<string>>;
   /**
    * Marks up to `limit` pending deliveries due at `now` as taken until `leaseUntil` and returns
    * them; on PostgreSQL concurrent workers skip each other's rows (FOR UPDATE SKIP LOCKED). A
@@ -353,6 +355,15 @@ export function createWebhookStore(db: Kysely<Database>, dialect: DialectName): 
         .where('name', '=', name)
         .executeTakeFirst();
       return r ? Number(r.position) : null;
+    },
+    async knownOrigins(origins) {
+      if (origins.length === 0) return new Set();
+      const rows = await db
+        .selectFrom('webhook_events')
+        .select('origin')
+        .where('origin', 'in', [...origins])
+        .execute();
+      return new Set(rows.map((r) => r.origin));
     },
     async claimDue(now, leaseUntil, limit) {
       const ids = await db.transaction().execute(async (trx) => {
