@@ -138,4 +138,44 @@ describe.each(STORE_KINDS)('event sources (%s)', (kind) => {
     ]);
     expect(await webhooks.store.deliveryStatus(hook.id, ping?.event_id as string)).toBe('dead');
   });
+
+  it.skipIf(skip)(
+    'a blocklist event committed late under the cursor is still turned into one event',
+    async () => {
+      const { webhooks, sources } = setup();
+      await webhooks.createHook(7, url, undefined);
+      await webhooks.saveIp(7, 'pro', '45.33.32.156', null);
+      const event = (id: number, ip: string) => ({
+        id,
+        ip,
+        subnet24: null,
+        action: 'listed',
+        type: 'spam',
+        reason: 'test',
+        return_code: '127.0.0.2',
+        listed_at: 1,
+        expires_at: null,
+        delisted_at: null,
+        performed_at: 1,
+        actor: 'test',
+      });
+      const db = handle.store.db;
+      // Ids 1 and 3 commit first; 2 (the saved address) commits after the cursor passed 3.
+      await db
+        .insertInto('blocklist_events')
+        .values([event(1, '45.33.1.1'), event(3, '45.33.1.3')])
+        .execute();
+      await sources.collect();
+      expect(await webhooks.store.cursor('blocklist_events')).toBe(3);
+      await db.insertInto('blocklist_events').values(event(2, '45.33.32.156')).execute();
+      await sources.collect();
+      await sources.collect();
+      expect(await webhooks.deliverDue()).toBe(1);
+      expect(JSON.parse((bodies[0] as { body: string }).body)).toMatchObject({
+        entity: '45.33.32.156',
+        source_key: 'blocklist',
+      });
+      expect(await webhooks.deliverDue()).toBe(0);
+    },
+  );
 });
