@@ -9,6 +9,7 @@ import { createBlocklist } from './blocklist/index.ts';
 import type { Config } from './config.ts';
 import { type Clock, systemClock } from './core/clock.ts';
 import { createDnsClient } from './core/dns/index.ts';
+import { parseIp } from './core/ip.ts';
 import { parseHostPort } from './core/listen.ts';
 import {
   type BlocklistMirror,
@@ -32,7 +33,7 @@ import { createReputation, type IntelFacts, type ListingFacts } from './reputati
 import { migrate, openStore, ping, type Store, sqliteDataVersion } from './store/index.ts';
 import { createTelemetry } from './telemetry/index.ts';
 import { createWarmup } from './warmup/index.ts';
-import { createWebhooks, hostResolverOf } from './webhooks/index.ts';
+import { createChangeLog, createEventSources, createWebhooks, hostResolverOf } from './webhooks/index.ts';
 import { type ExpiryWorker, startExpiryWorker } from './worker/blocklist-expiry.ts';
 import { registerDatasetMetrics } from './worker/dataset-metrics.ts';
 import {
@@ -206,7 +207,17 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     intel: options.intelFacts ?? intelFactsOf(() => intelRuntime.current()),
     onEvidenceRecorded: () => void trapSet.refresh(),
   });
-  const warmup = createWarmup({ store, clock, reputation });
+  const warmup = createWarmup({
+    store,
+    clock,
+    reputation,
+    // Graduations reach the classifying key owner's webhooks as `email_pool` events (spec §6).
+    onGraduation: (events) => {
+      eventSources
+        .emitGraduations(events)
+        .catch((err: unknown) => http.log.warn({ err }, 'graduation events'));
+    },
+  });
   const webhooks = createWebhooks({
     store,
     clock,
@@ -215,6 +226,17 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     allowPrivate: config.webhookAllowPrivate,
     retry: { baseMs: config.webhookRetryBaseMs, maxAttempts: config.webhookMaxAttempts },
     random: Math.random,
+  });
+  const eventSources = createEventSources({
+    webhooks,
+    changeLog: createChangeLog(store.db),
+    lookup: (ip) => {
+      const parsed = parseIp(ip);
+      const answer = parsed ? intelRuntime.current()?.lookup(parsed) : null;
+      return answer ? { threat_level: answer.threat.level, flags: answer.netrep } : null;
+    },
+    datasetVersion: () => intelRuntime.current()?.datasetVersion ?? null,
+    clock,
   });
   void trapSet.refresh();
   const services: HttpServices = {
@@ -287,7 +309,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     logger: http.log,
     ...options.datasetUpdate,
   });
-  const webhookWorker = startWebhookWorker({ webhooks, clock, scheduled, logger: http.log });
+  const webhookWorker = startWebhookWorker({
+    webhooks,
+    collect: () => eventSources.collect(),
+    clock,
+    scheduled,
+    logger: http.log,
+  });
   registerDatasetMetrics(metricsRegistry, {
     dataDir: config.dataDir,
     clock,

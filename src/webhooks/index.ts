@@ -8,6 +8,13 @@ export {
 } from './send.ts';
 export { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureOf, verifySignature } from './signature.ts';
 export {
+  createEventSources,
+  type EventSourcesOptions,
+  type GraduationInput,
+  type SavedIpLookup,
+} from './sources.ts';
+export { type ChangeLog, createChangeLog } from './store.ts';
+export {
   hostResolverOf,
   parseWebhookUrl,
   type ResolveHost,

@@ -131,6 +131,8 @@ export interface WebhookStore {
   attempts(webhookId: number, limit: number, offset: number): Promise<AttemptRow[]>;
 
   cursor(name: string): Promise<number | null>;
+  /** The origins among these that already have an event. */
+  knownOrigins(origins: readonly string[]): Promise<Set<string>>;
   /**
    * Marks up to `limit` pending deliveries due at `now` as taken until `leaseUntil` and returns
    * them; on PostgreSQL concurrent workers skip each other's rows (FOR UPDATE SKIP LOCKED). A
@@ -189,13 +191,11 @@ function writer(trx: Transaction<Database>): WebhookWriter {
         .insertInto('saved_ip_states')
         .values(row)
         .onConflict((oc) =>
-          oc
-            .column('ip')
-            .doUpdateSet({
-              state: row.state,
-              dataset_version: row.dataset_version,
-              updated_at: row.updated_at,
-            }),
+          oc.column('ip').doUpdateSet({
+            state: row.state,
+            dataset_version: row.dataset_version,
+            updated_at: row.updated_at,
+          }),
         )
         .execute();
     },
@@ -356,6 +356,15 @@ export function createWebhookStore(db: Kysely<Database>, dialect: DialectName): 
         .executeTakeFirst();
       return r ? Number(r.position) : null;
     },
+    async knownOrigins(origins) {
+      if (origins.length === 0) return new Set();
+      const rows = await db
+        .selectFrom('webhook_events')
+        .select('origin')
+        .where('origin', 'in', [...origins])
+        .execute();
+      return new Set(rows.map((r) => r.origin));
+    },
     async claimDue(now, leaseUntil, limit) {
       const ids = await db.transaction().execute(async (trx) => {
         const due = trx
@@ -449,6 +458,93 @@ export function createWebhookStore(db: Kysely<Database>, dialect: DialectName): 
         await trx.deleteFrom('webhook_deliveries').where('event_id', 'in', old).execute();
         await trx.deleteFrom('webhook_events').where('created_at', '<', before).execute();
       });
+    },
+  };
+}
+
+/**
+ * The change log: the append-only logs other modules keep in the same store (blocklist events
+ * listed, delisted, expired; pool graduation events). Each is committed in the transaction
+ * of its change, so reading them after a cursor turns every change into webhook events
+ * at least once, even when the process died right after the change.
+ */
+export interface BlocklistChange {
+  id: number;
+  ip: string;
+  action: string;
+  type: string;
+  reason: string;
+  returnCode: string;
+  expiresAt: number | null;
+  performedAt: number;
+}
+
+export interface GraduationChange {
+  id: number;
+  ownerId: number;
+  ip: string;
+  /** JSON of the aggregate classification fields. */
+  state: string;
+  occurredAt: number;
+}
+
+export interface ChangeLog {
+  lastBlocklistId(): Promise<number>;
+  blocklistAfter(id: number, limit: number): Promise<BlocklistChange[]>;
+  lastGraduationId(): Promise<number>;
+  graduationsAfter(id: number, limit: number): Promise<GraduationChange[]>;
+}
+
+export function createChangeLog(db: Kysely<Database>): ChangeLog {
+  return {
+    async lastBlocklistId() {
+      const r = await db
+        .selectFrom('blocklist_events')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .executeTakeFirst();
+      return Number(r?.id ?? 0);
+    },
+    async blocklistAfter(id, limit) {
+      const rows = await db
+        .selectFrom('blocklist_events')
+        .select(['id', 'ip', 'action', 'type', 'reason', 'return_code', 'expires_at', 'performed_at'])
+        .where('id', '>', id)
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return rows.map((r) => ({
+        id: Number(r.id),
+        ip: r.ip,
+        action: r.action,
+        type: r.type,
+        reason: r.reason,
+        returnCode: r.return_code,
+        expiresAt: r.expires_at === null ? null : Number(r.expires_at),
+        performedAt: Number(r.performed_at),
+      }));
+    },
+    async lastGraduationId() {
+      const r = await db
+        .selectFrom('graduation_events')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .executeTakeFirst();
+      return Number(r?.id ?? 0);
+    },
+    async graduationsAfter(id, limit) {
+      const rows = await db
+        .selectFrom('graduation_events')
+        .select(['id', 'owner_id', 'ip', 'state', 'occurred_at'])
+        .where('id', '>', id)
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return rows.map((r) => ({
+        id: Number(r.id),
+        ownerId: Number(r.owner_id),
+        ip: r.ip,
+        state: r.state,
+        occurredAt: Number(r.occurred_at),
+      }));
     },
   };
 }

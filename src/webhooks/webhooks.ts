@@ -12,7 +12,13 @@ import type { Store } from '../store/index.ts';
 import { nextAttemptAt, type RetryPolicy } from './retry.ts';
 import { type SendRequest, type SendResult, sendWebhook } from './send.ts';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureOf } from './signature.ts';
-import { type AttemptRow, createWebhookStore, type EventRow, type WebhookStore } from './store.ts';
+import {
+  type AttemptRow,
+  createWebhookStore,
+  type EventRow,
+  type WebhookStore,
+  type WebhookWriter,
+} from './store.ts';
 import { type ResolveHost, resolveTarget } from './target.ts';
 import {
   type CreatedWebhookAnswer,
@@ -27,8 +33,11 @@ import {
 
 /** Spec §6: events (graduations among them) are kept 30 days. */
 export const EVENT_RETENTION_MS = 30 * DAY_MS;
-/** A claimed delivery is someone's for this long; past it, a killed worker's row is due again. */
-export const DELIVERY_LEASE_MS = 60_000;
+/**
+ * A claimed delivery is its worker's for this long (more than a DNS check and the 5 s send);
+ * past it, the row of a worker that died mid-send is due again.
+ */
+export const DELIVERY_LEASE_MS = 20_000;
 const MIN_SECRET = 16;
 const MAX_SECRET = 256;
 
@@ -119,9 +128,16 @@ export function createWebhooks(options: WebhooksOptions) {
   const guard = (url: unknown) =>
     resolveTarget(url, { resolve: options.resolveHost, allowPrivate: options.allowPrivate });
 
-  /** Stores events (each once per origin) with their outbox rows, in one transaction. */
-  async function emit(events: readonly NewEvent[], onlyWebhook?: number): Promise<string[]> {
-    if (events.length === 0) return [];
+  /**
+   * Stores events (each once per origin) with their outbox rows in one transaction, together
+   * with `also` (a cursor moved, a saved state updated), so none is lost or doubled by a crash.
+   */
+  async function emit(
+    events: readonly NewEvent[],
+    options: { onlyWebhook?: number; also?: (w: WebhookWriter) => Promise<void> } = {},
+  ): Promise<string[]> {
+    const { onlyWebhook, also } = options;
+    if (events.length === 0 && !also) return [];
     const now = clock();
     return await store.transaction(async (w) => {
       const stored: string[] = [];
@@ -140,6 +156,7 @@ export function createWebhooks(options: WebhooksOptions) {
         };
         if (await w.addEvent(row, onlyWebhook)) stored.push(id);
       }
+      await also?.(w);
       return stored;
     });
   }
@@ -276,7 +293,7 @@ export function createWebhooks(options: WebhooksOptions) {
             occurredAt: now,
           },
         ],
-        id,
+        { onlyWebhook: id },
       );
       return { event_id: eventId as string };
     },

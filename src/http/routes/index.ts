@@ -11,6 +11,7 @@ import { asnRoutes } from './asn.ts';
 import { auditRoutes } from './audit.ts';
 import { blocklistRoutes } from './blocklist.ts';
 import { dashboardRoutes } from './dashboard.ts';
+import { dashboardWebhookRoutes } from './dashboard-webhooks.ts';
 import { emailDomainRoutes } from './email-domain.ts';
 import { emailReputationRoutes } from './email-reputation.ts';
 import { feedRoutes } from './feeds.ts';
@@ -41,4 +42,5 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   auditRoutes,
   savedIpRoutes,
   webhookRoutes,
+  dashboardWebhookRoutes,
 ];

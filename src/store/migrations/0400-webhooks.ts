@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { addIdColumn, bigIntType, type DialectName } from '../dialect.ts';
 
 /**
@@ -90,4 +90,12 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .addColumn('name', 'text', (c) => c.primaryKey())
     .addColumn('position', big, (c) => c.notNull())
     .execute();
+
+  // Changes from here on become events; the history before this migration is not replayed.
+  await sql`insert into webhook_cursors (name, position) select 'blocklist_events', coalesce(max(id), 0) from blocklist_events`.execute(
+    db,
+  );
+  await sql`insert into webhook_cursors (name, position) select 'graduation_events', coalesce(max(id), 0) from graduation_events`.execute(
+    db,
+  );
 }

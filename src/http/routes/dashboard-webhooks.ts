@@ -1,0 +1,166 @@
+/**
+ * Dashboard Settings → Webhooks and Saved IPs (CONTRACT §11) for the signed-in user: the same
+ * session cookie and per-session CSRF token as the rest of /dashboard, in its own scope so the
+ * API stays JSON-only. The saved-IP cap is that of the user's highest key tier.
+ */
+import crypto from 'node:crypto';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { TIER_NAMES, type TierName, type User } from '../../accounts/index.ts';
+import { isAppError } from '../../core/errors.ts';
+import { parseIp } from '../../core/ip.ts';
+import { type SavedIpView, webhooksPage } from '../../web/webhooks-page.ts';
+import type { HttpApp, HttpServices } from '../context.ts';
+
+const COOKIE = 'netrep_session';
+const LOG_ROWS = 10;
+
+function formField(body: unknown, name: string): string {
+  const v = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
+  return typeof v === 'string' ? v.trim() : '';
+}
+
+function sameToken(a: string, b: string): boolean {
+  const ba = Buffer.from(a);
+  const bb = Buffer.from(b);
+  return ba.length === bb.length && crypto.timingSafeEqual(ba, bb);
+}
+
+export function dashboardWebhookRoutes(app: HttpApp, services: HttpServices): void {
+  const { accounts, webhooks } = services;
+  type Session = { user: User; csrf: string };
+
+  const session = async (request: FastifyRequest, form: boolean): Promise<Session | null> => {
+    const token = request.cookies[COOKIE];
+    const s = token ? await accounts.session(token) : null;
+    if (!s || (form && !sameToken(formField(request.body, '_csrf'), s.csrf))) return null;
+    return s;
+  };
+
+  const tierOf = async (user: User): Promise<TierName> => {
+    const keys = await accounts.listKeys({ ownerId: user.id });
+    const rank = Math.max(0, ...keys.map((k) => TIER_NAMES.indexOf(k.tier)));
+    return TIER_NAMES[rank] ?? 'free';
+  };
+
+  const savedState = (ip: string): Pick<SavedIpView, 'listed' | 'threat_level'> => {
+    const parsed = parseIp(ip);
+    const answer = parsed ? services.intel.current()?.lookup(parsed) : null;
+    return { listed: services.listingFor(ip)?.type ?? null, threat_level: answer?.threat.level ?? null };
+  };
+
+  const render = async (
+    reply: FastifyReply,
+    s: Session,
+    extra: { created?: { url: string; secret: string }; error?: string; notice?: string } = {},
+    status = 200,
+  ) => {
+    const owner = s.user.id;
+    const hooks = await Promise.all(
+      (await webhooks.hooks(owner)).map(async (h) => ({
+        ...h,
+        attempts: (await webhooks.deliveries(owner, h.id, LOG_ROWS, 0)) ?? [],
+      })),
+    );
+    const saved = (await webhooks.savedIps(owner, 1000, 0)).items.map((i) => ({ ...i, ...savedState(i.ip) }));
+    const viewer = { email: s.user.email, role: s.user.role, csrf: s.csrf };
+    return reply
+      .code(status)
+      .header('cache-control', 'no-store')
+      .header(
+        'content-security-policy',
+        "default-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+      )
+      .header('x-frame-options', 'DENY')
+      .type('text/html; charset=utf-8')
+      .send(webhooksPage({ viewer, hooks, savedIps: saved, ...extra }));
+  };
+
+  const denied = (reply: FastifyReply) => reply.code(303).header('location', '/dashboard/login').send();
+  const back = (reply: FastifyReply) => reply.code(303).header('location', '/dashboard/webhooks').send();
+  /** Runs a form action; a domain refusal is shown on the page, anything else is a bug. */
+  const attempt = async (reply: FastifyReply, s: Session, work: () => Promise<FastifyReply>) => {
+    try {
+      return await work();
+    } catch (err) {
+      if (isAppError(err)) return render(reply, s, { error: err.message }, err.status);
+      throw err;
+    }
+  };
+  const route = { config: { access: { kind: 'none' as const } }, schema: { hide: true } };
+  const hookRoute = {
+    ...route,
+    schema: { hide: true, params: Type.Object({ id: Type.String({ pattern: '^[0-9]{1,15}$' }) }) },
+  };
+
+  app.register(async (plugin) => {
+    const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    await scope.register(cookie);
+    await scope.register(formbody, { bodyLimit: 16 * 1024 });
+
+    scope.get('/dashboard/webhooks', route, async (request, reply) => {
+      const s = await session(request, false);
+      return s ? render(reply, s) : denied(reply);
+    });
+
+    scope.post('/dashboard/webhooks', route, async (request, reply) => {
+      const s = await session(request, true);
+      if (!s) return denied(reply);
+      const secret = formField(request.body, 'secret');
+      return attempt(reply, s, async () => {
+        const hook = await webhooks.createHook(
+          s.user.id,
+          formField(request.body, 'url'),
+          secret || undefined,
+        );
+        return render(reply, s, { created: { url: hook.url, secret: hook.secret } });
+      });
+    });
+
+    scope.post('/dashboard/webhooks/:id/delete', hookRoute, async (request, reply) => {
+      const s = await session(request, true);
+      if (!s) return denied(reply);
+      if (!(await webhooks.removeHook(s.user.id, Number(request.params.id))))
+        return render(reply, s, { error: 'No such webhook.' }, 404);
+      return back(reply);
+    });
+
+    scope.post('/dashboard/webhooks/:id/test', hookRoute, async (request, reply) => {
+      const s = await session(request, true);
+      if (!s) return denied(reply);
+      const queued = await webhooks.ping(s.user.id, Number(request.params.id));
+      if (!queued) return render(reply, s, { error: 'No such webhook.' }, 404);
+      return render(reply, s, {
+        notice: `Test ping ${queued.event_id} queued; it appears in the log once sent.`,
+      });
+    });
+
+    scope.post('/dashboard/saved-ips', route, async (request, reply) => {
+      const s = await session(request, true);
+      if (!s) return denied(reply);
+      return attempt(reply, s, async () => {
+        const tier = await tierOf(s.user);
+        await webhooks.saveIp(
+          s.user.id,
+          tier,
+          formField(request.body, 'ip'),
+          formField(request.body, 'label'),
+        );
+        return back(reply);
+      });
+    });
+
+    scope.post('/dashboard/saved-ips/remove', route, async (request, reply) => {
+      const s = await session(request, true);
+      if (!s) return denied(reply);
+      return attempt(reply, s, async () => {
+        if (!(await webhooks.removeSavedIp(s.user.id, formField(request.body, 'ip'))))
+          return render(reply, s, { error: 'That address is not saved.' }, 404);
+        return back(reply);
+      });
+    });
+  });
+}

@@ -1,0 +1,89 @@
+/** Settings → Webhooks and Saved IPs (CONTRACT §11): create with the secret shown once, delivery log, test, saved addresses with their state. */
+import { esc, page } from './html.ts';
+
+export interface WebhooksViewer {
+  email: string;
+  role: string;
+  csrf: string;
+}
+
+export interface HookView {
+  id: number;
+  url: string;
+  created_at: string;
+  attempts: {
+    event_id: string;
+    attempt: number;
+    status: string;
+    response_code: number | null;
+    error: string | null;
+    attempted_at: string;
+  }[];
+}
+
+export interface SavedIpView {
+  ip: string;
+  label: string | null;
+  created_at: string;
+  listed: string | null;
+  threat_level: string | null;
+}
+
+const time = (iso: string) => iso.slice(0, 19).replace('T', ' ');
+
+function hookRow(h: HookView, csrf: string): string {
+  const log =
+    h.attempts.length === 0
+      ? '<p class="muted">No deliveries yet.</p>'
+      : `<table><thead><tr><th>Attempted (UTC)</th><th>Event</th><th>#</th><th>Status</th><th>Code</th><th>Error</th></tr></thead><tbody>${h.attempts
+          .map(
+            (a) =>
+              `<tr><td class="muted">${esc(time(a.attempted_at))}</td><td><code>${esc(a.event_id.slice(0, 8))}</code></td><td>${a.attempt}</td><td>${esc(a.status)}</td><td>${esc(a.response_code ?? '—')}</td><td class="muted">${esc(a.error ?? '')}</td></tr>`,
+          )
+          .join('')}</tbody></table>`;
+  return `<section data-hook-id="${h.id}"><h2><code>${esc(h.url)}</code></h2>
+<p class="muted">Created ${esc(time(h.created_at))} UTC · id ${h.id}</p>
+<form method="post" action="/dashboard/webhooks/${h.id}/test" style="display:inline">${csrf}<button type="submit">Send test ping</button></form>
+<form method="post" action="/dashboard/webhooks/${h.id}/delete" style="display:inline" onsubmit="return confirm('Delete this webhook and its delivery log?')">${csrf}<button class="danger" type="submit">Delete</button></form>
+<h3>Recent deliveries</h3>${log}</section>`;
+}
+
+export function webhooksPage(options: {
+  viewer: WebhooksViewer;
+  hooks: HookView[];
+  savedIps: SavedIpView[];
+  created?: { url: string; secret: string };
+  error?: string;
+  notice?: string;
+}): string {
+  const csrf = `<input type="hidden" name="_csrf" value="${esc(options.viewer.csrf)}">`;
+  const created = options.created
+    ? `<section aria-live="polite"><h2>New webhook for <code>${esc(options.created.url)}</code></h2>
+<p>Copy the signing secret now: it is shown only once. Verify <code>X-Netrep-Signature</code> with it.</p>
+<p class="secret" id="new-secret">${esc(options.created.secret)}</p></section>`
+    : '';
+  const saved = options.savedIps
+    .map(
+      (s) =>
+        `<tr><td><code>${esc(s.ip)}</code></td><td>${esc(s.label ?? '')}</td><td>${esc(s.listed ?? 'not listed')}</td><td>${esc(s.threat_level ?? '—')}</td><td class="muted">${esc(time(s.created_at))}</td>
+<td><form method="post" action="/dashboard/saved-ips/remove">${csrf}<input type="hidden" name="ip" value="${esc(s.ip)}"><button class="danger" type="submit">Remove</button></form></td></tr>`,
+    )
+    .join('\n');
+  const body = `<h1>Settings → Webhooks</h1>
+${options.error ? `<p class="error" role="alert">${esc(options.error)}</p>` : ''}
+${options.notice ? `<p class="secret" role="status">${esc(options.notice)}</p>` : ''}
+${created}
+<section><h2>Add a webhook</h2><form method="post" action="/dashboard/webhooks">${csrf}
+<label>URL <input type="text" name="url" maxlength="2048" required placeholder="https://hooks.example.com/netrep"></label>
+<label>Secret (empty: a random one) <input type="text" name="secret" maxlength="256" autocomplete="off"></label>
+<button type="submit">Create webhook</button></form>
+<p class="muted">Events: <code>saved_ip</code> (listing, delisting, threat level or flags after a dataset update) and <code>email_pool</code> (pool graduations). Loopback and private targets are refused.</p></section>
+${options.hooks.map((h) => hookRow(h, csrf)).join('\n')}
+<h1>Saved IPs</h1>
+<section><h2>Watch an address</h2><form method="post" action="/dashboard/saved-ips">${csrf}
+<label>IP address <input type="text" name="ip" required></label>
+<label>Label <input type="text" name="label" maxlength="100"></label>
+<button type="submit">Save</button></form></section>
+<section><h2>Saved addresses</h2>${options.savedIps.length === 0 ? '<p class="muted">No saved addresses.</p>' : `<table><thead><tr><th>IP</th><th>Label</th><th>Blocklist</th><th>Threat level</th><th>Saved (UTC)</th><th></th></tr></thead><tbody>${saved}</tbody></table>`}</section>`;
+  return page('Webhooks', body, options.viewer);
+}
