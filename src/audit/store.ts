@@ -141,6 +141,8 @@ export interface AuditStore {
     leaseMs: number,
     progress: unknown,
   ): Promise<{ cancelRequested: boolean } | null>;
+  /** The job's cancel flag (read between probes). */
+  cancelRequested(jobId: number): Promise<boolean>;
   /** Inserts unless one exists for the same job, target, kind and source; true when inserted. */
   insertObservation(o: NewObservation): Promise<boolean>;
   /** Ends a running job held by `worker`; false when the lease was lost. */
@@ -406,6 +408,15 @@ export function createAuditStore(store: Store): AuditStore {
         .where('id', '=', jobId)
         .executeTakeFirstOrThrow();
       return { cancelRequested: row.cancel_requested === 1 };
+    },
+
+    async cancelRequested(jobId) {
+      const row = await db
+        .selectFrom('audit_jobs')
+        .select('cancel_requested')
+        .where('id', '=', jobId)
+        .executeTakeFirst();
+      return row?.cancel_requested === 1;
     },
 
     async insertObservation(o) {
