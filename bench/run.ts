@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const ALL = ['lookup', 'cli-lookup', 'http', 'dnsbl', 'reputation', 'emailauth', 'headers', 'feeds'];
+const ALL = ['lookup', 'cli-lookup', 'http', 'dnsbl', 'reputation', 'emailauth', 'headers', 'feeds', 'audit'];
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const names = wanted.length > 0 ? wanted : ALL;
 let failed = 0;

@@ -37,8 +37,8 @@ export interface AuditRunnerOptions {
 export type RunEnd = 'succeeded' | 'failed' | 'cancelled' | 'lost';
 
 export interface AuditRunner {
-  /** Claims one due job and runs it to its end; null when none is due. */
-  runNext(): Promise<{ jobId: number; end: RunEnd } | null>;
+  /** Claims one due job (or only `jobId`) and runs it to its end; null when none is due. */
+  runNext(jobId?: number): Promise<{ jobId: number; end: RunEnd } | null>;
 }
 
 interface Probe {
@@ -209,8 +209,8 @@ export function createAuditRunner(options: AuditRunnerOptions): AuditRunner {
   }
 
   return {
-    async runNext() {
-      const claimed = await store.claim(worker, clock(), options.leaseMs);
+    async runNext(jobId) {
+      const claimed = await store.claim(worker, clock(), options.leaseMs, jobId);
       if (!claimed) return null;
       return { jobId: claimed.job.id, end: await run(claimed) };
     },

@@ -131,8 +131,11 @@ export interface AuditStore {
   cancelQueued(jobId: number, actor: string, now: number): Promise<boolean>;
   /** running → cancel_requested; returns false when the job was not running. */
   requestCancel(jobId: number, actor: string, now: number): Promise<boolean>;
-  /** Takes the oldest queued job, or a running one whose lease expired (SKIP LOCKED on PostgreSQL). */
-  claim(worker: string, now: number, leaseMs: number): Promise<Claimed | null>;
+  /**
+   * Takes the oldest queued job, or a running one whose lease expired (SKIP LOCKED on
+   * PostgreSQL); with `onlyJobId`, that job alone when it is due.
+   */
+  claim(worker: string, now: number, leaseMs: number, onlyJobId?: number): Promise<Claimed | null>;
   /** Renews the lease; null when this worker no longer holds the job, else its cancel flag. */
   heartbeat(
     jobId: number,
@@ -328,9 +331,9 @@ export function createAuditStore(store: Store): AuditStore {
       });
     },
 
-    async claim(worker, now, leaseMs) {
+    async claim(worker, now, leaseMs, onlyJobId) {
       return await db.transaction().execute(async (trx) => {
-        const due = trx
+        let due = trx
           .selectFrom('audit_jobs')
           .selectAll()
           .where((eb) =>
@@ -341,6 +344,7 @@ export function createAuditStore(store: Store): AuditStore {
           )
           .orderBy('id')
           .limit(1);
+        if (onlyJobId !== undefined) due = due.where('id', '=', onlyJobId);
         const found = await (supportsSkipLocked(dialect)
           ? due.forUpdate().skipLocked()
           : due

@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { settingsTable } from '../config.ts';
 import { registerAccountCommands } from './accounts.ts';
+import { registerAuditCommands } from './audit.ts';
 import { registerDatasetCommands } from './dataset.ts';
 import { registerDnsblCommands } from './dnsbl.ts';
 import { registerDomainCommands } from './domain.ts';
@@ -27,6 +28,7 @@ export function createProgram(): Command {
   registerDomainCommands(program);
   registerHeadersCommands(program);
   registerFeedsCommands(program);
+  registerAuditCommands(program);
   program
     .command('config')
     .description('print the table of NETREP_* settings')
