@@ -265,17 +265,19 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     logger: http.log,
   });
   const auditWorker = startAuditWorker({
-    runner: createAuditRunner({
-      store: createAuditStore(store),
-      dns: createDnsClient({ servers: config.dnsServers, timeoutMs: config.auditDnsTimeoutMs }),
-      clock,
-      ownZone: config.dnsblZone,
-      extraZones: config.auditZones,
-      concurrency: Math.max(1, config.auditConcurrency),
-      leaseMs: Math.max(1, config.auditLeaseSeconds) * 1000,
-      worker: `${os.hostname()}-${process.pid}-${crypto.randomBytes(3).toString('hex')}`,
-      recordFcrdns: (record) => reputation.recordFcrdns(record),
-    }),
+    runner: (stopping) =>
+      createAuditRunner({
+        store: createAuditStore(store),
+        dns: createDnsClient({ servers: config.dnsServers, timeoutMs: config.auditDnsTimeoutMs }),
+        clock,
+        ownZone: config.dnsblZone,
+        extraZones: config.auditZones,
+        concurrency: Math.max(1, config.auditConcurrency),
+        leaseMs: Math.max(1, config.auditLeaseSeconds) * 1000,
+        worker: `${os.hostname()}-${process.pid}-${crypto.randomBytes(3).toString('hex')}`,
+        recordFcrdns: (record) => reputation.recordFcrdns(record),
+        stopping,
+      }),
     scheduled,
     logger: http.log,
   });

@@ -30,11 +30,13 @@ export interface AuditRunnerOptions {
   cancelPollMs?: number;
   /** This worker's name in leases and event actors. */
   worker: string;
+  /** True once the process is shutting down: the job is left between probes, its lease released. */
+  stopping?: () => boolean;
   /** Stores an FCrDNS result where reputation reads it (CONTRACT §7). */
   recordFcrdns(record: FcrdnsRecord): Promise<void>;
 }
 
-export type RunEnd = 'succeeded' | 'failed' | 'cancelled' | 'lost';
+export type RunEnd = 'succeeded' | 'failed' | 'cancelled' | 'lost' | 'released';
 
 export interface AuditRunner {
   /** Claims one due job (or only `jobId`) and runs it to its end; null when none is due. */
@@ -51,6 +53,7 @@ export function createAuditRunner(options: AuditRunnerOptions): AuditRunner {
   const { store, dns, clock, worker } = options;
   const zones = [...new Set([options.ownZone, ...options.extraZones].map((z) => z.toLowerCase()))];
   const actor = `worker:${worker}`;
+  const stopping = options.stopping ?? (() => false);
 
   async function observe(p: Probe, jobId: number, untrusted: Map<string, string>): Promise<NewObservation> {
     const base = { jobId, targetId: p.target.id, address: p.target.target, kind: p.kind };
@@ -138,7 +141,7 @@ export function createAuditRunner(options: AuditRunnerOptions): AuditRunner {
       }
       let next = 0;
       const lane = async () => {
-        while (!cancel && !lost && next < todo.length) {
+        while (!cancel && !lost && !stopping() && next < todo.length) {
           const p = todo[next++] as Probe;
           const o = await observe(p, job.id, untrusted);
           if (lost) return;
@@ -152,6 +155,10 @@ export function createAuditRunner(options: AuditRunnerOptions): AuditRunner {
       clearInterval(timer);
       await beat();
       if (lost) return 'lost';
+      if (stopping() && progress.done < progress.planned && !cancel) {
+        await store.release(job.id, worker, clock(), progress);
+        return 'released';
+      }
       const facts = (await store.observations(job.id)).map((o) => ({
         address: o.address,
         kind: o.observation_kind,

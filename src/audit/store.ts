@@ -148,6 +148,8 @@ export interface AuditStore {
   cancelRequested(jobId: number): Promise<boolean>;
   /** Inserts unless one exists for the same job, target, kind and source; true when inserted. */
   insertObservation(o: NewObservation): Promise<boolean>;
+  /** Gives up the lease now (a worker shutting down), so another worker takes the job over at once. */
+  release(jobId: number, worker: string, now: number, progress: unknown): Promise<void>;
   /** Ends a running job held by `worker`; false when the lease was lost. */
   finish(
     jobId: number,
@@ -339,7 +341,7 @@ export function createAuditStore(store: Store): AuditStore {
           .where((eb) =>
             eb.or([
               eb('status', '=', 'queued'),
-              eb.and([eb('status', '=', 'running'), eb('lease_expires_at', '<', now)]),
+              eb.and([eb('status', '=', 'running'), eb('lease_expires_at', '<=', now)]),
             ]),
           )
           .orderBy('id')
@@ -441,6 +443,16 @@ export function createAuditStore(store: Store): AuditStore {
         .onConflict((oc) => oc.columns(['job_id', 'target_id', 'observation_kind', 'source_key']).doNothing())
         .executeTakeFirst();
       return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
+    },
+
+    async release(jobId, worker, now, progress) {
+      await db
+        .updateTable('audit_jobs')
+        .set({ lease_expires_at: now, progress: json(progress), updated_at: now })
+        .where('id', '=', jobId)
+        .where('status', '=', 'running')
+        .where('lease_owner', '=', worker)
+        .execute();
     },
 
     async finish(jobId, worker, end, now) {

@@ -11,6 +11,7 @@ import { createIntelTestApp, type IntelTestApp } from '../../test/helpers/intel-
 import { STORE_KINDS, skipStore } from '../../test/helpers/stores.ts';
 import { createAuditRunner, createAuditStore, dnsblQueryName } from '../audit/index.ts';
 import { createDnsClient } from '../core/dns/index.ts';
+import { startAuditWorker } from './audit.ts';
 
 type Json = ReturnType<typeof JSON.parse>;
 const OWN = 'bl.netrep.test';
@@ -273,4 +274,55 @@ describe.each(STORE_KINDS)('audit worker on %s', (kind) => {
     expect(r.events[3].actor).toMatch(/^worker:/);
     lists.setZone(listsZone());
   });
+
+  it.skipIf(skipStore(kind))(
+    'a stopping worker leaves its job between probes and releases the lease',
+    async () => {
+      const zone = listsZone();
+      for (let i = 0; i < 16; i++)
+        zone[dnsblQueryName(`203.0.113.${i + 32}`, 'clean.test') as string] = [{ type: 'TIMEOUT' }];
+      lists.setZone(zone);
+      const created = await call('POST', '/v1/audit/jobs', {
+        cidrs: ['203.0.113.32/28'],
+        dataset_version: version,
+        seed: 'stop',
+      });
+      const jobId = created.data.job.id as number;
+      const store = createAuditStore(t.app.store);
+      const options = {
+        store,
+        dns: createDnsClient({ servers: resolver.servers, timeoutMs: 300 }),
+        clock: t.clock,
+        ownZone: OWN,
+        extraZones: ZONES,
+        concurrency: 2,
+        leaseMs: 30_000,
+        recordFcrdns: async () => undefined,
+      };
+      const worker = startAuditWorker({
+        runner: (stopping) => createAuditRunner({ ...options, worker: 'leaving', stopping }),
+        scheduled: false,
+      });
+      const pass = worker.runOnce();
+      for (let i = 0; i < 200 && (await store.observations(jobId)).length === 0; i++)
+        await new Promise((r) => setTimeout(r, 20));
+      await worker.stop();
+      expect(await pass).toEqual([{ jobId, end: 'released' }]);
+      const left = await store.observations(jobId);
+      expect(left.length).toBeLessThan(16 * 6);
+      // No lease wait: another worker takes it over at once, at the same clock time.
+      lists.setZone(listsZone());
+      expect(await createAuditRunner({ ...options, worker: 'next' }).runNext()).toEqual({
+        jobId,
+        end: 'succeeded',
+      });
+      expect(await store.observations(jobId)).toHaveLength(16 * 6);
+      expect((await store.events(jobId)).map((e) => e.event_type)).toEqual([
+        'created',
+        'started',
+        'takeover',
+        'completed',
+      ]);
+    },
+  );
 });

@@ -13,7 +13,8 @@ export interface AuditWorker {
 }
 
 export function startAuditWorker(options: {
-  runner: AuditRunner;
+  /** Built with the worker's stop flag: a stopping worker leaves its job between probes. */
+  runner: (stopping: () => boolean) => AuditRunner;
   pollMs?: number;
   /** false: no timers (an API-only instance); runOnce still works. */
   scheduled?: boolean;
@@ -21,11 +22,12 @@ export function startAuditWorker(options: {
 }): AuditWorker {
   let running: Promise<{ jobId: number; end: RunEnd }[]> | null = null;
   let stopped = false;
+  const runner = options.runner(() => stopped);
 
   const pass = async () => {
     const ended: { jobId: number; end: RunEnd }[] = [];
     while (!stopped) {
-      const r = await options.runner.runNext();
+      const r = await runner.runNext();
       if (!r) break;
       ended.push(r);
     }
