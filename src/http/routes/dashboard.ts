@@ -22,6 +22,7 @@ import {
 import { listingAnswer } from '../../blocklist/index.ts';
 import { DAY_MS } from '../../core/clock.ts';
 import { isAppError } from '../../core/errors.ts';
+import { auditPage } from '../../web/audit-page.ts';
 import { blocklistPage, keysPage, loginPage, type Viewer } from '../../web/pages.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
 
@@ -173,6 +174,13 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
     scope.get('/dashboard/keys', { config: none, schema: hidden }, async (request, reply) => {
       const s = await current(request);
       return s ? renderKeys(reply, s) : denied(reply);
+    });
+
+    scope.get('/dashboard/audit', { config: none, schema: hidden }, async (request, reply) => {
+      const s = await current(request);
+      if (!s) return denied(reply);
+      const jobs = await services.audit.list(s.user.id, 50, 0);
+      return html(reply, auditPage({ viewer: viewerOf(s), jobs }));
     });
 
     scope.post('/dashboard/keys', { config: none, schema: hidden }, async (request, reply) => {
