@@ -325,4 +325,36 @@ describe.each(STORE_KINDS)('audit worker on %s', (kind) => {
       ]);
     },
   );
+
+  it.skipIf(skipStore(kind))(
+    'marks a job failed with its error_detail when a probe cannot be stored',
+    async () => {
+      const created = await call('POST', '/v1/audit/jobs', {
+        ips: ['192.0.2.9'],
+        dataset_version: version,
+        seed: 'fail',
+      });
+      const jobId = created.data.job.id as number;
+      const runner = createAuditRunner({
+        store: createAuditStore(t.app.store),
+        dns: createDnsClient({ servers: resolver.servers, timeoutMs: 300 }),
+        clock: t.clock,
+        ownZone: OWN,
+        extraZones: [],
+        concurrency: 1,
+        leaseMs: 30_000,
+        worker: 'failing',
+        recordFcrdns: async () => {
+          throw new Error('reputation store unavailable');
+        },
+      });
+      expect(await runner.runNext(jobId)).toEqual({ jobId, end: 'failed' });
+      const r = (await call('GET', `/v1/audit/jobs/${jobId}/result`)).data;
+      expect(r.job).toMatchObject({
+        status: 'failed',
+        error_detail: 'audit job failed: reputation store unavailable',
+      });
+      expect(r.events.at(-1)).toMatchObject({ event_type: 'failed', actor: 'worker:failing' });
+    },
+  );
 });
