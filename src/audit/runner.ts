@@ -14,6 +14,8 @@ import type { AuditStore, Claimed, NewObservation, TargetRow } from './store.ts'
 
 /** How long an observation stands for (its expires_at): listings change within hours. */
 export const OBSERVATION_TTL_MS = 3_600_000;
+/** Observations are written in batches of up to this many (and at least every cancel poll). */
+const FLUSH_AT = 100;
 
 export interface AuditRunnerOptions {
   store: AuditStore;
@@ -122,7 +124,17 @@ export function createAuditRunner(options: AuditRunnerOptions): AuditRunner {
     );
     timer.unref();
     // SERVICE-SPEC §3.4: a running job stops between bounded probes soon after a cancel request.
+    // Probed but not yet stored: a worker killed now loses at most these, which the next one probes again.
+    const buffer: NewObservation[] = [];
+    const flush = async () => {
+      const batch = buffer.splice(0);
+      await store.insertObservations(batch);
+    };
+    let flushError: unknown = null;
     const cancelPoll = setInterval(() => {
+      flush().catch((err: unknown) => {
+        flushError = err;
+      });
       store
         .cancelRequested(job.id)
         .then((flag) => {
@@ -145,13 +157,17 @@ export function createAuditRunner(options: AuditRunnerOptions): AuditRunner {
           const p = todo[next++] as Probe;
           const o = await observe(p, job.id, untrusted);
           if (lost) return;
-          await store.insertObservation(o);
+          buffer.push(o);
           progress.done++;
+          if (buffer.length >= FLUSH_AT) await flush();
         }
       };
       await Promise.all(
         Array.from({ length: Math.max(1, Math.min(options.concurrency, todo.length)) }, lane),
       );
+      clearInterval(cancelPoll);
+      await flush();
+      if (flushError) throw flushError;
       clearInterval(timer);
       await beat();
       if (lost) return 'lost';

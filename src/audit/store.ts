@@ -148,6 +148,8 @@ export interface AuditStore {
   cancelRequested(jobId: number): Promise<boolean>;
   /** Inserts unless one exists for the same job, target, kind and source; true when inserted. */
   insertObservation(o: NewObservation): Promise<boolean>;
+  /** The same for many in one statement; returns how many were inserted. */
+  insertObservations(list: readonly NewObservation[]): Promise<number>;
   /** Gives up the lease now (a worker shutting down), so another worker takes the job over at once. */
   release(jobId: number, worker: string, now: number, progress: unknown): Promise<void>;
   /** Ends a running job held by `worker`; false when the lease was lost. */
@@ -178,6 +180,29 @@ export function createAuditStore(store: Store): AuditStore {
     detail: json(e.detail),
     created_at: now,
   });
+
+  async function insertObservations(list: readonly NewObservation[]): Promise<number> {
+    if (list.length === 0) return 0;
+    const r = await db
+      .insertInto('audit_observations')
+      .values(
+        list.map((o) => ({
+          job_id: o.jobId,
+          target_id: o.targetId,
+          address: o.address,
+          observation_kind: o.kind,
+          source_key: o.sourceKey,
+          outcome: o.outcome,
+          raw_codes: JSON.stringify(o.rawCodes),
+          raw_provider_response: json(o.rawProviderResponse),
+          observed_at: o.observedAt,
+          expires_at: o.expiresAt,
+        })),
+      )
+      .onConflict((oc) => oc.columns(['job_id', 'target_id', 'observation_kind', 'source_key']).doNothing())
+      .executeTakeFirst();
+    return Number(r.numInsertedOrUpdatedRows ?? 0);
+  }
 
   return {
     async findReusable(ownerId, requestHash, now) {
@@ -425,24 +450,10 @@ export function createAuditStore(store: Store): AuditStore {
       return row?.cancel_requested === 1;
     },
 
+    insertObservations,
+
     async insertObservation(o) {
-      const r = await db
-        .insertInto('audit_observations')
-        .values({
-          job_id: o.jobId,
-          target_id: o.targetId,
-          address: o.address,
-          observation_kind: o.kind,
-          source_key: o.sourceKey,
-          outcome: o.outcome,
-          raw_codes: JSON.stringify(o.rawCodes),
-          raw_provider_response: json(o.rawProviderResponse),
-          observed_at: o.observedAt,
-          expires_at: o.expiresAt,
-        })
-        .onConflict((oc) => oc.columns(['job_id', 'target_id', 'observation_kind', 'source_key']).doNothing())
-        .executeTakeFirst();
-      return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
+      return (await insertObservations([o])) > 0;
     },
 
     async release(jobId, worker, now, progress) {
