@@ -100,7 +100,8 @@ async function runAudit(opts: RunOptions): Promise<void> {
       store,
       clock: systemClock,
       datasets: createDatasetVersions(config.dataDir),
-      probesPerAddress: () => new Set([config.dnsblZone, ...config.auditZones]).size + 1,
+      probesPerAddress: () =>
+        new Set([config.dnsblZone, ...config.auditZones].map((z) => z.toLowerCase())).size + 1,
     });
     const ownerId = await ownerOf(ctx, opts.owner);
     const asns = opts.asn.map((a) => {
