@@ -2,9 +2,16 @@
  * The composition root: the only file that sees every module. createApp(config) opens the
  * store, applies migrations, connects Redis, builds the domain services and the HTTP app.
  */
+import crypto from 'node:crypto';
+import os from 'node:os';
 import { Redis } from 'ioredis';
 import { createAccounts, parseQuotaOverrides } from './accounts/index.ts';
-import { createAuditJobs, createAuditStore, createDatasetVersions } from './audit/index.ts';
+import {
+  createAuditJobs,
+  createAuditRunner,
+  createAuditStore,
+  createDatasetVersions,
+} from './audit/index.ts';
 import { createBlocklist } from './blocklist/index.ts';
 import type { Config } from './config.ts';
 import { type Clock, systemClock } from './core/clock.ts';
@@ -34,6 +41,7 @@ import { migrate, openStore, ping, type Store, sqliteDataVersion } from './store
 import { createTelemetry } from './telemetry/index.ts';
 import { createWarmup } from './warmup/index.ts';
 import { createChangeLog, createEventSources, createWebhooks, hostResolverOf } from './webhooks/index.ts';
+import { type AuditWorker, startAuditWorker } from './worker/audit.ts';
 import { type ExpiryWorker, startExpiryWorker } from './worker/blocklist-expiry.ts';
 import { registerDatasetMetrics } from './worker/dataset-metrics.ts';
 import {
@@ -86,6 +94,8 @@ export interface App {
   blocklistMirror: BlocklistMirror;
   /** Records due expiries every second; `runOnce()` for tests that move the clock. */
   blocklistExpiry: ExpiryWorker;
+  /** Claims and runs audit jobs (tests call runOnce). */
+  auditWorker: AuditWorker;
   /** The daily FCrDNS check of recent senders (tests call runOnce). */
   fcrdns: FcrdnsWorker;
   /** Builds each feed's snapshot once per UTC day; `runOnce()` for tests that move the clock. */
@@ -260,7 +270,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       clock,
       datasets: createDatasetVersions(config.dataDir),
       // One probe per zone (the own zone plus NETREP_AUDIT_ZONES) and one FCrDNS check.
-      probesPerAddress: () => 2 + config.auditZones.length,
+      probesPerAddress: () =>
+        new Set([config.dnsblZone, ...config.auditZones].map((z) => z.toLowerCase())).size + 1,
     }),
     webhooks,
   };
@@ -288,6 +299,23 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     reputation,
     dns: services.dns,
     clock,
+    logger: http.log,
+  });
+  const auditWorker = startAuditWorker({
+    runner: (stopping) =>
+      createAuditRunner({
+        store: createAuditStore(store),
+        dns: createDnsClient({ servers: config.dnsServers, timeoutMs: config.auditDnsTimeoutMs }),
+        clock,
+        ownZone: config.dnsblZone,
+        extraZones: config.auditZones,
+        concurrency: Math.max(1, config.auditConcurrency),
+        leaseMs: Math.max(1, config.auditLeaseSeconds) * 1000,
+        worker: `${os.hostname()}-${process.pid}-${crypto.randomBytes(3).toString('hex')}`,
+        recordFcrdns: (record) => reputation.recordFcrdns(record),
+        stopping,
+      }),
+    scheduled,
     logger: http.log,
   });
   const feedsSources = createFeedSources({ dataDir: config.dataDir, store });
@@ -368,6 +396,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     },
     blocklistMirror,
     blocklistExpiry,
+    auditWorker,
     fcrdns,
     feedsWorker,
     datasetUpdater,
@@ -385,6 +414,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await metricsListener?.close();
       await http.close();
       await blocklistExpiry.stop();
+      await auditWorker.stop();
       await fcrdns.stop();
       await feedsWorker.stop();
       await datasetUpdater.stop();

@@ -72,6 +72,26 @@ export const SETTINGS = {
     default: '',
     description: 'Extra DNSBL zones the audit worker probes (the own zone is always included).',
   },
+  auditConcurrency: {
+    env: 'NETREP_AUDIT_CONCURRENCY',
+    kind: 'int',
+    default: '16',
+    description: 'Audit probes one worker runs at a time (DNSBL and FCrDNS), across its current job.',
+  },
+  auditLeaseSeconds: {
+    env: 'NETREP_AUDIT_LEASE_SECONDS',
+    kind: 'int',
+    default: '30',
+    description:
+      'Lease of a running audit job, renewed every third of it through heartbeat_at; a job whose worker died is taken over after it expires.',
+  },
+  auditDnsTimeoutMs: {
+    env: 'NETREP_AUDIT_DNS_TIMEOUT_MS',
+    kind: 'int',
+    default: '2000',
+    description:
+      'Per-try timeout of an audit DNS probe (two tries); a probe that gets no answer is a `timeout` observation.',
+  },
   trustedProxies: {
     env: 'NETREP_TRUSTED_PROXIES',
     kind: 'list',

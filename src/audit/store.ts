@@ -131,8 +131,11 @@ export interface AuditStore {
   cancelQueued(jobId: number, actor: string, now: number): Promise<boolean>;
   /** running → cancel_requested; returns false when the job was not running. */
   requestCancel(jobId: number, actor: string, now: number): Promise<boolean>;
-  /** Takes the oldest queued job, or a running one whose lease expired (SKIP LOCKED on PostgreSQL). */
-  claim(worker: string, now: number, leaseMs: number): Promise<Claimed | null>;
+  /**
+   * Takes the oldest queued job, or a running one whose lease expired (SKIP LOCKED on
+   * PostgreSQL); with `onlyJobId`, that job alone when it is due.
+   */
+  claim(worker: string, now: number, leaseMs: number, onlyJobId?: number): Promise<Claimed | null>;
   /** Renews the lease; null when this worker no longer holds the job, else its cancel flag. */
   heartbeat(
     jobId: number,
@@ -141,8 +144,14 @@ export interface AuditStore {
     leaseMs: number,
     progress: unknown,
   ): Promise<{ cancelRequested: boolean } | null>;
+  /** The job's cancel flag (read between probes). */
+  cancelRequested(jobId: number): Promise<boolean>;
   /** Inserts unless one exists for the same job, target, kind and source; true when inserted. */
   insertObservation(o: NewObservation): Promise<boolean>;
+  /** The same for many in one statement; returns how many were inserted. */
+  insertObservations(list: readonly NewObservation[]): Promise<number>;
+  /** Gives up the lease now (a worker shutting down), so another worker takes the job over at once. */
+  release(jobId: number, worker: string, now: number, progress: unknown): Promise<void>;
   /** Ends a running job held by `worker`; false when the lease was lost. */
   finish(
     jobId: number,
@@ -171,6 +180,29 @@ export function createAuditStore(store: Store): AuditStore {
     detail: json(e.detail),
     created_at: now,
   });
+
+  async function insertObservations(list: readonly NewObservation[]): Promise<number> {
+    if (list.length === 0) return 0;
+    const r = await db
+      .insertInto('audit_observations')
+      .values(
+        list.map((o) => ({
+          job_id: o.jobId,
+          target_id: o.targetId,
+          address: o.address,
+          observation_kind: o.kind,
+          source_key: o.sourceKey,
+          outcome: o.outcome,
+          raw_codes: JSON.stringify(o.rawCodes),
+          raw_provider_response: json(o.rawProviderResponse),
+          observed_at: o.observedAt,
+          expires_at: o.expiresAt,
+        })),
+      )
+      .onConflict((oc) => oc.columns(['job_id', 'target_id', 'observation_kind', 'source_key']).doNothing())
+      .executeTakeFirst();
+    return Number(r.numInsertedOrUpdatedRows ?? 0);
+  }
 
   return {
     async findReusable(ownerId, requestHash, now) {
@@ -326,19 +358,20 @@ export function createAuditStore(store: Store): AuditStore {
       });
     },
 
-    async claim(worker, now, leaseMs) {
+    async claim(worker, now, leaseMs, onlyJobId) {
       return await db.transaction().execute(async (trx) => {
-        const due = trx
+        let due = trx
           .selectFrom('audit_jobs')
           .selectAll()
           .where((eb) =>
             eb.or([
               eb('status', '=', 'queued'),
-              eb.and([eb('status', '=', 'running'), eb('lease_expires_at', '<', now)]),
+              eb.and([eb('status', '=', 'running'), eb('lease_expires_at', '<=', now)]),
             ]),
           )
           .orderBy('id')
           .limit(1);
+        if (onlyJobId !== undefined) due = due.where('id', '=', onlyJobId);
         const found = await (supportsSkipLocked(dialect)
           ? due.forUpdate().skipLocked()
           : due
@@ -408,24 +441,29 @@ export function createAuditStore(store: Store): AuditStore {
       return { cancelRequested: row.cancel_requested === 1 };
     },
 
-    async insertObservation(o) {
-      const r = await db
-        .insertInto('audit_observations')
-        .values({
-          job_id: o.jobId,
-          target_id: o.targetId,
-          address: o.address,
-          observation_kind: o.kind,
-          source_key: o.sourceKey,
-          outcome: o.outcome,
-          raw_codes: JSON.stringify(o.rawCodes),
-          raw_provider_response: json(o.rawProviderResponse),
-          observed_at: o.observedAt,
-          expires_at: o.expiresAt,
-        })
-        .onConflict((oc) => oc.columns(['job_id', 'target_id', 'observation_kind', 'source_key']).doNothing())
+    async cancelRequested(jobId) {
+      const row = await db
+        .selectFrom('audit_jobs')
+        .select('cancel_requested')
+        .where('id', '=', jobId)
         .executeTakeFirst();
-      return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
+      return row?.cancel_requested === 1;
+    },
+
+    insertObservations,
+
+    async insertObservation(o) {
+      return (await insertObservations([o])) > 0;
+    },
+
+    async release(jobId, worker, now, progress) {
+      await db
+        .updateTable('audit_jobs')
+        .set({ lease_expires_at: now, progress: json(progress), updated_at: now })
+        .where('id', '=', jobId)
+        .where('status', '=', 'running')
+        .where('lease_owner', '=', worker)
+        .execute();
     },
 
     async finish(jobId, worker, end, now) {

@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { settingsInEffect, settingsTable } from '../config.ts';
 import { registerAccountCommands } from './accounts.ts';
+import { registerAuditCommands } from './audit.ts';
 import { registerDatasetCommands } from './dataset.ts';
 import { registerDnsblCommands } from './dnsbl.ts';
 import { registerDomainCommands } from './domain.ts';
@@ -35,6 +36,7 @@ export function createProgram(): Command {
   registerDomainCommands(program);
   registerHeadersCommands(program);
   registerFeedsCommands(program);
+  registerAuditCommands(program);
   program
     .command('config')
     .description('print each NETREP_* setting in effect (environment, .env or default); secrets hidden')

@@ -103,7 +103,7 @@ export function registerServeCommands(program: Command): void {
   program
     .command('worker')
     .description(
-      'run only the background workers (blocklist expiry, daily feeds, FCrDNS) on the shared store',
+      'run only the background workers (blocklist expiry, daily feeds, FCrDNS, audit jobs) on the shared store',
     )
     .action(async () => {
       // No HTTP listener and no DNSBL server: API instances serve, this process works.

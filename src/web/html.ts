@@ -59,7 +59,7 @@ export function page(
   nav?: { email: string; role: string; csrf: string },
 ): string {
   const header = nav
-    ? `<header><strong>netrep</strong><a href="/dashboard/keys">API keys</a><a href="/dashboard/webhooks">Webhooks</a>${
+    ? `<header><strong>netrep</strong><a href="/dashboard/keys">API keys</a><a href="/dashboard/webhooks">Webhooks</a><a href="/dashboard/audit">Audit jobs</a>${
         nav.role === 'admin' ? '<a href="/dashboard/blocklist">Blocklist</a>' : ''
       }<a href="/dashboard/password">Password</a><a href="/">Tools</a><a href="/docs">API docs</a><span class="muted" style="color:#cfd8e3">${esc(nav.email)} (${esc(nav.role)})</span>
       <form method="post" action="/dashboard/logout" style="margin:0"><input type="hidden" name="_csrf" value="${esc(nav.csrf)}"><button>Sign out</button></form></header>`

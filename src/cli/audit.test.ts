@@ -1,0 +1,76 @@
+/**
+ * `netrep audit run` and `netrep audit show` (the real binary) on a SQLite store with a built
+ * dataset, probing through a real DNS server on 127.0.0.1.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startZoneServer, type ZoneServer } from '../../test/helpers/dns-zone-server.ts';
+import { createIntelTestApp, type IntelTestApp } from '../../test/helpers/intel-app.ts';
+import { runNetrepAsync } from '../../test/helpers/process.ts';
+import { dnsblQueryName } from '../audit/index.ts';
+
+const OWN = 'bl.netrep.test';
+
+describe('netrep audit', () => {
+  let t: IntelTestApp;
+  let dns: ZoneServer;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    dns = await startZoneServer({
+      [dnsblQueryName('127.0.0.2', OWN) as string]: [{ type: 'A', data: '127.0.0.2' }],
+      [dnsblQueryName('127.0.0.2', 'other.test') as string]: [{ type: 'A', data: '127.0.0.2' }],
+      [dnsblQueryName('192.0.2.2', 'other.test') as string]: [{ type: 'A', data: '127.0.0.3' }],
+    });
+    t = await createIntelTestApp('sqlite', { config: { workers: false } });
+    env = {
+      NETREP_DATA_DIR: t.handle.dataDir,
+      NETREP_DATABASE_URL: '',
+      NETREP_DNS_SERVERS: dns.servers.join(','),
+      NETREP_DNSBL_ZONE: OWN,
+      NETREP_AUDIT_ZONES: 'other.test',
+      NETREP_AUDIT_DNS_TIMEOUT_MS: '300',
+    };
+  }, 120_000);
+  afterAll(async () => {
+    await t?.close();
+    await dns?.close();
+  });
+
+  it('runs a job here and prints the result as JSON, then shows it as a table', async () => {
+    const r = await runNetrepAsync(
+      ['audit', 'run', '--cidr', '192.0.2.0/30', '--seed', 'cli', '--acceptance', '--format', 'json'],
+      env,
+    );
+    expect(r.stderr).not.toMatch(/Error/);
+    const { data } = JSON.parse(r.stdout);
+    expect(data.job.status).toBe('succeeded');
+    expect(data.observations).toHaveLength(4 * 3);
+    expect(data.job.final_interpretation.zones['other.test'].listed).toBe(1);
+    expect(data.job.final_interpretation.acceptance.gate).toBe('fail');
+    expect(r.status).toBe(0);
+
+    const show = await runNetrepAsync(['audit', 'show', String(data.job.id), '--format', 'table'], env);
+    expect(show.status).toBe(0);
+    expect(show.stdout).toContain(`job ${data.job.id}  succeeded`);
+    expect(show.stdout).toMatch(/other\.test\s+1\s+3\s+0\s+0/);
+    expect(show.stdout).toContain('gate: fail');
+  });
+
+  it('refuses what the route refuses, with its code', async () => {
+    const bad = await runNetrepAsync(
+      ['audit', 'run', '--ip', '192.0.2.1', '--seed', 's', '--max-samples', '0'],
+      env,
+    );
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain('INVALID_BODY');
+    const version = await runNetrepAsync(
+      ['audit', 'run', '--ip', '192.0.2.1', '--seed', 's', '--dataset-version', '99'],
+      env,
+    );
+    expect(version.stderr).toContain('DATASET_VERSION_UNAVAILABLE');
+    const big = await runNetrepAsync(['audit', 'run', '--cidr', '10.0.0.0/8', '--seed', 's'], env);
+    expect(big.stderr).toContain('POPULATION_TOO_LARGE');
+    const missing = await runNetrepAsync(['audit', 'show', '424242'], env);
+    expect(missing.status).toBe(1);
+  });
+});

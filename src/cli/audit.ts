@@ -1,0 +1,229 @@
+/**
+ * `netrep audit run` and `netrep audit show ID` (issue 16): the same job as POST /v1/audit/jobs,
+ * created for a user of the local store and run in this process by the audit runner (a worker
+ * of `netrep serve` may take part; the command then waits for the job to end). A progress bar
+ * on a terminal, then the result as JSON (default when piped) or a short table.
+ */
+import { Value } from '@sinclair/typebox/value';
+import { SingleBar } from 'cli-progress';
+import type { Command } from 'commander';
+import {
+  type AuditResult,
+  CreateAuditJobBody,
+  createAuditJobs,
+  createAuditRunner,
+  createAuditStore,
+  createDatasetVersions,
+} from '../audit/index.ts';
+import { systemClock } from '../core/clock.ts';
+import { createDnsClient } from '../core/dns/index.ts';
+import { isAppError } from '../core/errors.ts';
+import { listDatasetVersions } from '../dataset/index.ts';
+import { createReputationStore } from '../reputation/index.ts';
+import { type CliContext, fail, withContext } from './context.ts';
+
+type Format = 'json' | 'table';
+
+interface RunOptions {
+  target: string[];
+  ip: string[];
+  cidr: string[];
+  asn: string[];
+  datasetVersion?: string;
+  seed: string;
+  maxSamples?: string;
+  maxPopulation?: string;
+  freshnessSeconds?: string;
+  acceptance?: boolean;
+  owner?: string;
+  format?: Format;
+}
+
+const int = (v: string | undefined, name: string): number | undefined => {
+  if (v === undefined) return undefined;
+  if (!/^\d{1,16}$/.test(v)) fail(`${name} must be a whole number, got ${JSON.stringify(v)}`);
+  return Number(v);
+};
+
+async function ownerOf(ctx: CliContext, email: string | undefined): Promise<number> {
+  if (email) {
+    const user = await ctx.accounts.findUser(email);
+    if (!user) fail(`no user ${email} (create one with netrep users create)`);
+    return user.id;
+  }
+  const admin = (await ctx.accounts.listUsers()).find((u) => u.role === 'admin');
+  if (!admin) fail('no administrator yet: start the server once, or run netrep users create --role admin');
+  return admin.id;
+}
+
+/** A short table: one line per zone, the FCrDNS counts and the gate. */
+export function resultTable(result: AuditResult): string {
+  const job = result.job;
+  const fi = (job.final_interpretation ?? {}) as {
+    zones?: Record<string, Record<string, number>>;
+    fcrdns?: Record<string, number>;
+    acceptance?: { gate: string; reasons: string[] };
+  };
+  const lines = [
+    `job ${job.id}  ${job.status}  dataset v${job.dataset_version}  seed ${JSON.stringify(job.seed)}  ${result.targets.length} addresses`,
+    `${'zone'.padEnd(32)} ${'listed'.padStart(7)} ${'clean'.padStart(7)} ${'error'.padStart(7)} ${'timeout'.padStart(7)}`,
+  ];
+  for (const [zone, c] of Object.entries(fi.zones ?? {})) {
+    const col = (k: string) => String(c[k] ?? 0).padStart(7);
+    lines.push(`${zone.padEnd(32)} ${col('listed')} ${col('not_listed')} ${col('error')} ${col('timeout')}`);
+  }
+  if (fi.fcrdns)
+    lines.push(
+      `fcrdns: pass ${fi.fcrdns.pass ?? 0}, fail ${fi.fcrdns.fail ?? 0}, unknown ${fi.fcrdns.unknown ?? 0}`,
+    );
+  if (fi.acceptance) lines.push(`gate: ${fi.acceptance.gate} (${fi.acceptance.reasons.join('; ')})`);
+  if (job.error_detail) lines.push(`error: ${job.error_detail}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function print(result: AuditResult, format: Format): void {
+  process.stdout.write(format === 'table' ? resultTable(result) : `${JSON.stringify({ data: result })}\n`);
+}
+
+const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
+
+async function runAudit(opts: RunOptions): Promise<void> {
+  const format: Format = opts.format ?? (process.stdout.isTTY ? 'table' : 'json');
+  if (format !== 'json' && format !== 'table') fail(`--format must be json or table, got ${String(format)}`);
+  await withContext(async (ctx) => {
+    const { config } = ctx;
+    const newest = listDatasetVersions(config.dataDir).at(-1)?.version;
+    const datasetVersion = int(opts.datasetVersion, '--dataset-version') ?? newest;
+    if (datasetVersion === undefined) fail('no dataset version is held here: run netrep dataset build first');
+    const store = createAuditStore(ctx.store);
+    const jobs = createAuditJobs({
+      store,
+      clock: systemClock,
+      datasets: createDatasetVersions(config.dataDir),
+      probesPerAddress: () =>
+        new Set([config.dnsblZone, ...config.auditZones].map((z) => z.toLowerCase())).size + 1,
+    });
+    const ownerId = await ownerOf(ctx, opts.owner);
+    const asns = opts.asn.map((a) => {
+      const n = Number(a.replace(/^AS/i, ''));
+      return Number.isFinite(n) ? n : -1;
+    });
+    const body = {
+      ...(opts.target.length ? { targets: opts.target } : {}),
+      ...(opts.ip.length ? { ips: opts.ip } : {}),
+      ...(opts.cidr.length ? { cidrs: opts.cidr } : {}),
+      ...(asns.length ? { asns } : {}),
+      dataset_version: datasetVersion,
+      seed: opts.seed,
+      ...(opts.maxSamples ? { max_samples: int(opts.maxSamples, '--max-samples') } : {}),
+      ...(opts.maxPopulation ? { max_population: int(opts.maxPopulation, '--max-population') } : {}),
+      ...(opts.freshnessSeconds
+        ? { freshness_seconds: int(opts.freshnessSeconds, '--freshness-seconds') }
+        : {}),
+      ...(opts.acceptance ? { acceptance: true } : {}),
+    };
+    // The route's own schema: the same limits as POST /v1/audit/jobs.
+    const issue = Value.Errors(CreateAuditJobBody, body).First();
+    if (issue) fail(`INVALID_BODY: ${issue.path || 'body'} ${issue.message}`);
+    let created: Awaited<ReturnType<typeof jobs.create>>;
+    try {
+      created = await jobs.create(body as CreateAuditJobBody, { ownerId, keyId: null });
+    } catch (err) {
+      if (isAppError(err)) fail(`${err.code}: ${err.message}`);
+      throw err;
+    }
+    const jobId = created.job.id;
+    if (created.reused)
+      process.stderr.write(
+        `reusing succeeded job ${jobId} (fresh until ${created.job.freshness_expires_at})\n`,
+      );
+    const runner = createAuditRunner({
+      store,
+      dns: createDnsClient({ servers: config.dnsServers, timeoutMs: config.auditDnsTimeoutMs }),
+      clock: systemClock,
+      ownZone: config.dnsblZone,
+      extraZones: config.auditZones,
+      concurrency: Math.max(1, config.auditConcurrency),
+      leaseMs: Math.max(1, config.auditLeaseSeconds) * 1000,
+      worker: `cli-${process.pid}`,
+      recordFcrdns: (record) => createReputationStore(ctx.store).saveFcrdns(record),
+    });
+    const bar = process.stderr.isTTY
+      ? new SingleBar({
+          format: 'audit {bar} {value}/{total} probes  {status}',
+          hideCursor: true,
+          stream: process.stderr,
+        })
+      : null;
+    const planned = (created.job.progress as { planned?: number }).planned ?? 0;
+    bar?.start(planned, 0, { status: created.job.status });
+    const tick = setInterval(() => {
+      void store.job(jobId, null).then((row) => {
+        if (!row) return;
+        const p = JSON.parse(row.progress) as { done?: number };
+        bar?.update(p.done ?? 0, { status: row.status });
+        if (!bar)
+          process.stderr.write(`[audit] job ${jobId} ${row.status} ${p.done ?? 0}/${planned} probes\n`);
+      });
+    }, 1000);
+    try {
+      for (;;) {
+        const row = await store.job(jobId, null);
+        if (!row || TERMINAL.has(row.status)) break;
+        // Ours to run when queued or abandoned; else another worker holds it: wait for it.
+        if (!(await runner.runNext(jobId))) await new Promise((r) => setTimeout(r, 500));
+      }
+    } finally {
+      clearInterval(tick);
+      bar?.stop();
+    }
+    const result = await jobs.result(jobId, ownerId);
+    if (!result) fail(`job ${jobId} vanished`);
+    print(result, format);
+    if (result.job.status !== 'succeeded') process.exitCode = 1;
+  });
+}
+
+export function registerAuditCommands(program: Command): void {
+  const audit = program.command('audit').description('reproducible DNSBL and FCrDNS audit jobs');
+  const collect = (v: string, prev: string[]) => [...prev, ...v.split(',').filter(Boolean)];
+  audit
+    .command('run')
+    .description('create an audit job (as POST /v1/audit/jobs) and run it here; prints the result')
+    .option('--target <t>', 'IP, CIDR or ASN (repeatable, comma-separated)', collect, [])
+    .option('--ip <ip>', 'IP address (repeatable)', collect, [])
+    .option('--cidr <cidr>', 'CIDR network (repeatable)', collect, [])
+    .option('--asn <asn>', 'ASN, expanded to the dataset version’s prefixes (repeatable)', collect, [])
+    .option('--dataset-version <n>', 'pinned dataset version (default: the newest held here)')
+    .requiredOption('--seed <seed>', 'deterministic sampling seed')
+    .option('--max-samples <n>', 'sample size cap 1-10000 (default 256)')
+    .option('--max-population <n>', 'largest population accepted (default 1000000)')
+    .option('--freshness-seconds <n>', 'reuse window 1-86400 of the job')
+    .option('--acceptance', 'add the pass/review/fail acceptance gate')
+    .option('--owner <email>', 'owning user (default: the first administrator)')
+    .option('--format <format>', 'json or table (default: table on a terminal, else json)')
+    .action(runAudit);
+  audit
+    .command('show')
+    .description('print the full result of an audit job')
+    .argument('<id>', 'job id')
+    .option('--format <format>', 'json or table (default: table on a terminal, else json)')
+    .action(async (id: string, opts: { format?: Format }) => {
+      const jobId = int(id, 'id') as number;
+      const format: Format = opts.format ?? (process.stdout.isTTY ? 'table' : 'json');
+      await withContext(async (ctx) => {
+        const store = createAuditStore(ctx.store);
+        const row = await store.job(jobId, null);
+        if (!row) fail(`no audit job ${jobId}`);
+        const jobs = createAuditJobs({
+          store,
+          clock: systemClock,
+          datasets: createDatasetVersions(ctx.config.dataDir),
+          probesPerAddress: () => 0,
+        });
+        const result = await jobs.result(jobId, row.owner_id);
+        if (!result) fail(`no audit job ${jobId}`);
+        print(result, format);
+      });
+    });
+}
