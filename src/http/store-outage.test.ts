@@ -64,6 +64,13 @@ const SQLITE_LOCKED: Record<string, OnOutage> = {
   'POST /v1/admin/evidence': 'STORE_UNAVAILABLE',
 };
 
+/** Keyed routes whose handler reads reputation evidence: past authentication, EVIDENCE_UNAVAILABLE. */
+const HANDLER_EVIDENCE = new Set([
+  '/v1/email/ip/:ip/neighbors',
+  '/v1/email/ip/:ip/warmup',
+  '/v1/email/pool/classify',
+]);
+
 /** One valid request per route of the table; the test fails when a route has none. */
 function cases(keyId: number): Case[] {
   return routeCases(keyId).map((c) => ({
@@ -310,6 +317,46 @@ describe.skipIf(skipStore('postgres'))('store outage on PostgreSQL (a TCP proxy 
     }
     expect(undocumented).toEqual([]);
     expect(checked).toBeGreaterThanOrEqual(30);
+  }, 180_000);
+
+  it('with the key still in the auth cache, the handlers (own store calls) answer 503 too, never 500', async () => {
+    // The cache holds a key for a second: each route is called once to cache it, then again with
+    // the store cut, so the request passes authentication and fails inside the handler.
+    const key = await t.key(everything);
+    const keyId = (await t.app.services.accounts.listKeys({ ownerId: t.adminId }))[0]?.id ?? 1;
+    const problems: string[] = [];
+    let handlerOutages = 0;
+    for (const c of cases(keyId)) {
+      const before = await retryUntil(
+        () => call(t, c, key),
+        (r) => r.status < 500,
+      );
+      proxy.cut();
+      const during = await call(t, c, key);
+      proxy.restore();
+      const after = await retryUntil(
+        () => call(t, c, key),
+        (r) => r.status < 500,
+      );
+      const name = `${c.method} ${c.path}`;
+      // Past authentication, the routes built on reputation evidence say so (documented on them).
+      // (A cache entry that expired in between fails authentication first: STORE_UNAVAILABLE.)
+      const wanted: (string | undefined)[] =
+        c.outage === 'same'
+          ? []
+          : HANDLER_EVIDENCE.has(c.route)
+            ? ['EVIDENCE_UNAVAILABLE', c.outage]
+            : [c.outage];
+      const asBefore = during.status === before.status;
+      const outage = during.status === 503 && wanted.includes(during.code);
+      if (outage && c.outage === 'STORE_UNAVAILABLE' && !c.anonymous) handlerOutages += 1;
+      if (!asBefore && !outage) problems.push(`${name}: during ${during.status} ${during.code ?? ''}`);
+      if (after.status !== before.status)
+        problems.push(`${name}: after ${after.status}, before ${before.status}`);
+    }
+    expect(problems).toEqual([]);
+    // Blocklist, telemetry, evidence, admin writes...: the handler itself met the outage.
+    expect(handlerOutages).toBeGreaterThanOrEqual(8);
   }, 180_000);
 });
 
