@@ -3,7 +3,7 @@
  * input through app.inject: unicode, NUL, encoded junk, huge and negative numbers in every path
  * parameter; the same and duplicates in every query parameter; every body field replaced by each
  * wrong JSON type, removed, or its list blown up; whole bodies that are not objects, not JSON,
- * deeply nested, of the wrong content type. No answer may be a 5xx; a 4xx must be the error
+ * deeply nested, of the wrong content type; malformed, near-miss, huge and repeated API keys. No answer may be a 5xx; a 4xx must be the error
  * envelope with a code from the closed table, of that status, that /openapi.json documents for
  * the operation; a 2xx/3xx (input the route tolerates) is counted. The suite prints its case count.
  */
@@ -117,6 +117,28 @@ const RAW_BODIES = [
   'NaN',
 ];
 
+/** Bad X-API-Key headers: malformed, near misses of the key format, huge, repeated. */
+const BAD_KEYS: (string | string[])[] = [
+  '',
+  ' ',
+  'null',
+  '0',
+  '-1',
+  '[]',
+  "' or 1=1--",
+  '%00',
+  'Bearer nrp_x',
+  `nrp_${'0'.repeat(40)}`,
+  `nrp_${'A'.repeat(39)}`,
+  `nrp_${'A'.repeat(41)}`,
+  `NRP_${'A'.repeat(40)}`,
+  `nrp_${'A'.repeat(39)}-`,
+  `nrp_${'A'.repeat(8000)}`,
+  'x'.repeat(16_000),
+  [`nrp_${'A'.repeat(40)}`, `nrp_${'B'.repeat(40)}`],
+  ['', ''],
+];
+
 /** Fields the dashboard's forms post (the dashboard is not in /openapi.json). */
 const DASHBOARD_BODY = {
   email: 'a@example.test',
@@ -146,6 +168,8 @@ interface HostileCase {
   url: string;
   payload?: string;
   contentType?: string;
+  /** An X-API-Key header in place of the suite's valid key. */
+  apiKey?: string | string[];
 }
 
 /** Every path to a leaf of a JSON value, with the first item standing for a list's items. */
@@ -240,6 +264,7 @@ function casesFor(
     out.push(at(`${path}?${q}=${'9'.repeat(400)}`));
   }
   if (route.startsWith('/dashboard')) out.push(at(`${path}?a=1&a=2&b=%00`));
+  for (const apiKey of BAD_KEYS) out.push({ ...at(path), apiKey });
   if (base === undefined) return out;
 
   // Body: each field given each wrong JSON value, removed; each list emptied and blown up.
@@ -340,7 +365,7 @@ describe('hostile input on every route', () => {
         url: c.url,
         remoteAddress: `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`,
         headers: {
-          'x-api-key': keys[n % keys.length] as string,
+          'x-api-key': c.apiKey ?? (keys[n % keys.length] as string),
           ...(c.payload === undefined ? {} : { 'content-type': c.contentType ?? 'application/json' }),
         },
         ...(c.payload === undefined ? {} : { payload: c.payload }),
