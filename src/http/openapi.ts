@@ -68,7 +68,7 @@ const TAGS = [
 ];
 
 /** Codes every route of a kind can answer, from its access and the parts it validates. */
-function sharedCodes(access: Access, schema: Record<string, unknown>): ErrorCode[] {
+function sharedCodes(access: Access, schema: Record<string, unknown>, takesBody: boolean): ErrorCode[] {
   const codes: ErrorCode[] = [];
   if (access.kind === 'key') {
     codes.push('UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMIT_EXCEEDED');
@@ -77,7 +77,8 @@ function sharedCodes(access: Access, schema: Record<string, unknown>): ErrorCode
     codes.push('STORE_UNAVAILABLE');
   }
   if (access.kind === 'public') codes.push('RATE_LIMIT_EXCEEDED');
-  if (schema.body !== undefined) codes.push('INVALID_BODY', 'PAYLOAD_TOO_LARGE');
+  // A POST or DELETE is parsed as JSON even without a body schema: a malformed one is INVALID_BODY.
+  if (schema.body !== undefined || takesBody) codes.push('INVALID_BODY', 'PAYLOAD_TOO_LARGE');
   if (schema.params !== undefined || schema.querystring !== undefined) codes.push('INVALID_PARAMETER');
   return codes;
 }
@@ -107,6 +108,7 @@ function transformRoute(
   schema: Record<string, unknown>,
   access: Access,
   envelope: boolean,
+  takesBody = false,
 ): Record<string, unknown> {
   const s = { ...schema };
   const examples = s.examples as OperationExamples | undefined;
@@ -131,7 +133,7 @@ function transformRoute(
   operations.set(operationId, {
     access,
     envelope,
-    codes: [...new Set([...sharedCodes(access, s), ...codes])],
+    codes: [...new Set([...sharedCodes(access, s, takesBody), ...codes])],
     ...(examples ? { examples } : {}),
   });
   return s;
@@ -165,6 +167,7 @@ export function swaggerOptions(settings: OpenapiSettings): SwaggerOptions {
         (schema ?? {}) as Record<string, unknown>,
         route.config?.access ?? { kind: 'none' },
         route.config?.envelope !== false,
+        [route.method].flat().some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH' || m === 'DELETE'),
       );
       return { schema: s as typeof schema, url };
     },

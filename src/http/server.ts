@@ -20,6 +20,7 @@ import { limitConnections } from './connection-limit.ts';
 import type { HttpApp, HttpServices, RouteModule } from './context.ts';
 import { type FastFront, installFastFront } from './fast-front.ts';
 import { createFastLookup, type FastHandler, type FastLookup, fastHandlerOf } from './fast-lookup.ts';
+import { finiteParams } from './finite-params.ts';
 import { DOCS_UI_OPTIONS, packageVersion, serverUrlOf, swaggerOptions } from './openapi.ts';
 import { registerAccess } from './plugins/access.ts';
 import { registerEnvelope } from './plugins/envelope.ts';
@@ -132,7 +133,7 @@ export async function buildHttp(options: BuildHttpOptions): Promise<HttpApp> {
     new Ajv({ coerceTypes: false, removeAdditional: false, useDefaults: true, verbose: true }),
   );
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? strict : coercing).compile(schema),
+    httpPart === 'body' ? strict.compile(schema) : finiteParams(coercing.compile(schema)),
   );
   app.addSchema(ErrorEnvelope);
   await app.register(
