@@ -13,33 +13,17 @@
  * (src/http/fast-lookup.ts).
  * Run: node --import tsx bench/http.ts
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { systemClock } from '../src/core/clock.ts';
-import { seededRandom as prng } from '../src/core/random.ts';
-import {
-  buildDataset,
-  formatAddr,
-  listDatasetVersions,
-  loadSnapshot,
-  npmDataDir,
-  parseAsnCsv,
-} from '../src/dataset/index.ts';
+import { listDatasetVersions, loadSnapshot, npmDataDir } from '../src/dataset/index.ts';
 import { createIntel } from '../src/intel/index.ts';
 import { probeBackends, TEST_POSTGRES_URL } from '../test/helpers/backends.ts';
 import { pgUrlWithSchema } from '../test/helpers/process.ts';
 import { createSchema, dropSchema } from '../test/helpers/stores.ts';
+import { benchDataDir, realAddresses, rssMb, waitListening } from './served.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CONNECTIONS = 50;
@@ -70,29 +54,6 @@ if (process.argv[2] === '--minimal') {
   await minimalServer(process.argv.slice(3));
 } else {
   await main();
-}
-
-function waitListening(child: ChildProcess, what: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`${what} did not start:\n${out}`)), 120_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m?.[1]) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${what} exited with ${code}:\n${out}`)));
-  });
-}
-
-function rssMb(pid: number | undefined): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
 interface WrkResult {
@@ -156,14 +117,7 @@ async function main(): Promise<void> {
 
   // The dataset: the lookup bench's snapshot when there is one, else a fresh npm build.
   const dataDir = path.join(work, 'data');
-  mkdirSync(dataDir, { recursive: true });
-  const lookupData = path.join(tmpdir(), 'netrep-bench-lookup', 'data');
-  if (listDatasetVersions(lookupData).length > 0) {
-    symlinkSync(path.join(lookupData, 'datasets'), path.join(dataDir, 'datasets'));
-  } else {
-    process.stderr.write('building a snapshot from the npm packages...\n');
-    await buildDataset({ dataDir, clock: systemClock });
-  }
+  await benchDataDir(dataDir);
   const snapshotDir = listDatasetVersions(dataDir).at(-1)?.dir as string;
   const t0 = performance.now();
   const snapshot = loadSnapshot(snapshotDir);
@@ -171,19 +125,7 @@ async function main(): Promise<void> {
   const loadMs = performance.now() - t0;
 
   // Random real addresses: inside ip-location-db ASN rows (fixed seed), one in five IPv6.
-  const rand = prng(7);
-  const rows = {
-    4: parseAsnCsv(readFileSync(path.join(npmDataDir(), 'asn/asn-ipv4.csv'))).rows,
-    6: parseAsnCsv(readFileSync(path.join(npmDataDir(), 'asn/asn-ipv6.csv'))).rows,
-  };
-  const ips: string[] = [];
-  while (ips.length < IPS) {
-    const family = rand() < 0.2 ? 6 : 4;
-    const list = rows[family];
-    const r = list[Math.floor(rand() * list.length)];
-    if (!r) continue;
-    ips.push(formatAddr(family, r.start + (BigInt(Math.floor(rand() * 2 ** 52)) % (r.end - r.start + 1n))));
-  }
+  const ips = realAddresses(IPS, 7);
   const ipsFile = path.join(work, 'ips.txt');
   writeFileSync(ipsFile, `${ips.join('\n')}\n`);
 

@@ -10,26 +10,19 @@
  * keyed `GET /v1/ip/{ip}`, `POST /v1/ip/batch` (100 addresses), reputation of public addresses,
  * `GET /v1/blocklist/ip/{ip}`, telemetry ingest (100 observations) and evidence ingest (20 events)
  * to addresses that keep changing (so the store grows), an administrator listing now and then,
- * and DNSBL queries over UDP. Each row also gives the machine's 1-minute load average, since a
- * shared VM's neighbours move p99 more than the server does. Every answer must be 2xx (DNS: NOERROR or NXDOMAIN).
+ * and DNSBL queries over UDP. Every answer must be 2xx (DNS: NOERROR or NXDOMAIN). Each row
+ * also gives the machine's 1-minute load average, since a shared VM's neighbours move p99 more
+ * than the server does.
  * Run: `npm run bench -- soak` (5 minutes; BENCH_SOAK_MINUTES=1 for a short run).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import dgram from 'node:dgram';
-import { mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import dnsPacket from 'dns-packet';
-import { systemClock } from '../src/core/clock.ts';
-import { seededRandom } from '../src/core/random.ts';
-import {
-  buildDataset,
-  formatAddr,
-  listDatasetVersions,
-  npmDataDir,
-  parseAsnCsv,
-} from '../src/dataset/index.ts';
+import { benchDataDir, realAddresses, rssMb, waitListening } from './served.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MINUTES = Number(process.env.BENCH_SOAK_MINUTES ?? 5);
@@ -40,11 +33,6 @@ interface Kind {
   name: string;
   inFlight: number;
   send: (i: number) => Promise<boolean>;
-}
-
-function rssMb(pid: number | undefined): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
 function p99(latencies: number[]): number {
@@ -61,36 +49,11 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Random real addresses inside ip-location-db ASN rows (fixed seed), one in five IPv6. */
-function realAddresses(count: number): string[] {
-  const rand = seededRandom(11);
-  const rows = {
-    4: parseAsnCsv(readFileSync(path.join(npmDataDir(), 'asn/asn-ipv4.csv'))).rows,
-    6: parseAsnCsv(readFileSync(path.join(npmDataDir(), 'asn/asn-ipv6.csv'))).rows,
-  };
-  const ips: string[] = [];
-  while (ips.length < count) {
-    const family = rand() < 0.2 ? 6 : 4;
-    const list = rows[family];
-    const r = list[Math.floor(rand() * list.length)];
-    if (!r) continue;
-    ips.push(formatAddr(family, r.start + (BigInt(Math.floor(rand() * 2 ** 52)) % (r.end - r.start + 1n))));
-  }
-  return ips;
-}
-
 async function main(): Promise<void> {
   const work = path.join(tmpdir(), 'netrep-bench-soak');
   rmSync(work, { recursive: true, force: true });
   const dataDir = path.join(work, 'data');
-  mkdirSync(dataDir, { recursive: true });
-  const lookupData = path.join(tmpdir(), 'netrep-bench-lookup', 'data');
-  if (listDatasetVersions(lookupData).length > 0) {
-    symlinkSync(path.join(lookupData, 'datasets'), path.join(dataDir, 'datasets'));
-  } else {
-    process.stderr.write('building a snapshot from the npm packages...\n');
-    await buildDataset({ dataDir, clock: systemClock });
-  }
+  await benchDataDir(dataDir);
   const dnsPort = await freePort();
   const env = {
     ...process.env,
@@ -112,21 +75,7 @@ async function main(): Promise<void> {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
-  const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`netrep did not start:\n${out}`)), 180_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m?.[1]) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    };
-    server.stdout?.on('data', onData);
-    server.stderr?.on('data', onData);
-    server.once('exit', (code) => reject(new Error(`netrep exited with ${code}:\n${out}`)));
-  });
+  const base = await waitListening(server, 'netrep serve');
   const dns = dgram.createSocket('udp4');
   try {
     const key = (permissions: string, ...extra: string[]) =>
@@ -153,7 +102,7 @@ async function main(): Promise<void> {
     const writer = key('telemetry:write', '--feature', 'telemetry_ingest');
     const admin = key('admin');
 
-    const ips = realAddresses(20_000);
+    const ips = realAddresses(20_000, 11);
     const v4 = ips.filter((ip) => !ip.includes(':'));
     let fresh = 0;
     const freshIp = () => {
