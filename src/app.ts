@@ -228,6 +228,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         .catch((err: unknown) => http.log.warn({ err }, 'graduation events'));
     },
   });
+  // A saved IP's compared answer: its baseline when saved, then diffed per dataset version.
+  const savedIpLookup = (ip: string) => {
+    const parsed = parseIp(ip);
+    const answer = parsed ? intelRuntime.current()?.lookup(parsed) : null;
+    return answer ? { threat_level: answer.threat.level, flags: answer.netrep } : null;
+  };
   const webhooks = createWebhooks({
     store,
     clock,
@@ -236,15 +242,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     allowPrivate: config.webhookAllowPrivate,
     retry: { baseMs: config.webhookRetryBaseMs, maxAttempts: config.webhookMaxAttempts },
     random: Math.random,
+    lookup: savedIpLookup,
+    datasetVersion: () => intelRuntime.current()?.datasetVersion ?? null,
   });
   const eventSources = createEventSources({
     webhooks,
     changeLog: createChangeLog(store.db),
-    lookup: (ip) => {
-      const parsed = parseIp(ip);
-      const answer = parsed ? intelRuntime.current()?.lookup(parsed) : null;
-      return answer ? { threat_level: answer.threat.level, flags: answer.netrep } : null;
-    },
+    lookup: savedIpLookup,
     datasetVersion: () => intelRuntime.current()?.datasetVersion ?? null,
     clock,
   });

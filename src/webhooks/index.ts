@@ -11,7 +11,6 @@ export {
   createEventSources,
   type EventSourcesOptions,
   type GraduationInput,
-  type SavedIpLookup,
 } from './sources.ts';
 export { type ChangeLog, createChangeLog } from './store.ts';
 export {

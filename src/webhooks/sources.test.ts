@@ -9,8 +9,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestStore, STORE_KINDS, skipStore, type TestStoreHandle } from '../../test/helpers/stores.ts';
 import { createManualClock } from '../core/clock.ts';
 import { verifySignature } from './signature.ts';
-import { createEventSources, type SavedIpLookup } from './sources.ts';
+import { createEventSources } from './sources.ts';
 import { createChangeLog } from './store.ts';
+import type { SavedIpLookup } from './types.ts';
 import { createWebhooks, DELIVERY_LEASE_MS } from './webhooks.ts';
 
 const flags = { is_datacenter: false, is_tor_exit: false };

@@ -4,11 +4,14 @@
  * - `saved_ip` / `dataset`: a saved address whose threat level or flags differ in a newly
  *   loaded dataset version (each address's last state is kept and diffed once per version);
  * - `email_pool`: a pool graduation, to the owner of the key that classified.
+ * An address saved while nobody watched it gets its baseline at once (`saveIp`), so its first
+ * change after saving is an event too.
  * Each pass moves its cursor in the transaction that stores its events; origins make a repeated
  * pass (a crash, a second worker) store nothing twice.
  */
 import { type Clock, toIso } from '../core/clock.ts';
 import type { ChangeLog } from './store.ts';
+import type { SavedIpLookup } from './types.ts';
 import type { NewEvent, Webhooks } from './webhooks.ts';
 
 const PAGE = 500;
@@ -20,12 +23,6 @@ const REREAD = 100;
 const BLOCKLIST_CURSOR = 'blocklist_events';
 const GRADUATION_CURSOR = 'graduation_events';
 const DATASET_CURSOR = 'dataset_version';
-
-/** The lookup fields a `saved_ip` dataset event compares. */
-export interface SavedIpLookup {
-  threat_level: string;
-  flags: Record<string, unknown>;
-}
 
 export interface EventSourcesOptions {
   webhooks: Pick<Webhooks, 'emit' | 'store'>;

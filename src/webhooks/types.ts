@@ -79,3 +79,9 @@ export const EventPayload = Type.Object(
   { description: 'The JSON body POSTed to a webhook.' },
 );
 export type EventPayload = Static<typeof EventPayload>;
+
+/** The lookup fields a `saved_ip` dataset event compares (a saved IP's state per dataset version). */
+export interface SavedIpLookup {
+  threat_level: string;
+  flags: Record<string, unknown>;
+}

@@ -28,6 +28,7 @@ import {
   MAX_WEBHOOKS,
   SAVED_IP_CAPS,
   type SavedIpAnswer,
+  type SavedIpLookup,
   type WebhookAnswer,
 } from './types.ts';
 
@@ -55,6 +56,12 @@ export interface WebhooksOptions {
   newId?: () => string;
   /** The HTTP attempt (tests may count them; default: sendWebhook). */
   send?: (req: SendRequest) => Promise<SendResult>;
+  /**
+   * The serving dataset's answer for an address and its version (the event sources' own): an
+   * address nobody watched gets its baseline when it is saved, so its first change is an event.
+   */
+  lookup?: (ip: string) => SavedIpLookup | null;
+  datasetVersion?: () => number | null;
 }
 
 export interface NewEvent {
@@ -205,6 +212,20 @@ export function createWebhooks(options: WebhooksOptions) {
     return ok;
   }
 
+  /**
+   * Records the serving answer as the baseline of an address nobody watches yet (replacing any
+   * state left from an earlier watch). A watched address keeps the state the event sources keep,
+   * which may still be a previous version's pending its diff.
+   */
+  async function recordBaseline(ip: string): Promise<void> {
+    const version = options.datasetVersion?.() ?? null;
+    const answer = version === null ? null : (options.lookup?.(ip) ?? null);
+    if (version === null || answer === null) return;
+    if ((await store.ownersOf([ip])).has(ip)) return;
+    const row = { ip, state: JSON.stringify(answer), dataset_version: version, updated_at: clock() };
+    await store.transaction((w) => w.putSavedIpState(row));
+  }
+
   return {
     async saveIp(ownerId: number, tier: TierName, rawIp: unknown, rawLabel: unknown): Promise<SavedIpAnswer> {
       const ip = parseIp(rawIp)?.address;
@@ -220,6 +241,8 @@ export function createWebhooks(options: WebhooksOptions) {
             `saved IP limit reached: the ${tier} tier keeps at most ${cap} saved IPs; remove one first`,
           );
       }
+      // Before the saved row: a crash in between leaves a state nobody watches, replaced next time.
+      if (!existing) await recordBaseline(ip);
       const row = {
         owner_id: ownerId,
         ip,
