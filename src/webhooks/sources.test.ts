@@ -48,6 +48,8 @@ describe.each(STORE_KINDS)('event sources (%s)', (kind) => {
 
   const setup = (maxAttempts = 7) => {
     const clock = createManualClock('2026-06-15T12:00:00Z');
+    const answers = new Map<string, SavedIpLookup>();
+    let version: number | null = 1;
     const webhooks = createWebhooks({
       store: handle.store,
       clock,
@@ -55,9 +57,9 @@ describe.each(STORE_KINDS)('event sources (%s)', (kind) => {
       allowPrivate: true,
       retry: { baseMs: 1000, maxAttempts },
       random: () => 0.5,
+      lookup: (ip) => answers.get(ip) ?? null,
+      datasetVersion: () => version,
     });
-    const answers = new Map<string, SavedIpLookup>();
-    let version: number | null = 1;
     const sources = createEventSources({
       webhooks,
       changeLog: createChangeLog(handle.store.db),
@@ -101,6 +103,40 @@ describe.each(STORE_KINDS)('event sources (%s)', (kind) => {
     await sources.collect();
     expect(await webhooks.deliverDue()).toBe(0);
   });
+
+  it.skipIf(skip)(
+    'a saved address has its baseline when saved; a change while nobody watched sends nothing',
+    async () => {
+      const { webhooks, sources, answers, setVersion } = setup();
+      await webhooks.createHook(7, url, undefined);
+      await webhooks.createHook(8, url, undefined);
+      await sources.collect(); // version 1 checked before anything is saved
+      answers.set('45.33.32.156', { threat_level: 'low', flags });
+      await webhooks.saveIp(7, 'pro', '45.33.32.156', null);
+      expect(
+        JSON.parse((await webhooks.store.savedIpStates(['45.33.32.156'])).get('45.33.32.156')?.state ?? ''),
+      ).toEqual({ threat_level: 'low', flags });
+      // Saved again (a new label) or by another owner: the kept state is not replaced.
+      answers.set('45.33.32.156', { threat_level: 'medium', flags });
+      await webhooks.saveIp(7, 'pro', '45.33.32.156', 'again');
+      await webhooks.saveIp(8, 'pro', '45.33.32.156', null);
+      setVersion(2);
+      await sources.collect();
+      expect(await webhooks.deliverDue()).toBe(2); // the first change after saving: one per owner
+      expect(bodies.map((b) => JSON.parse(b.body).state.previous.threat_level)).toEqual(['low', 'low']);
+
+      // Removed, changed while nobody watched, saved again: the new baseline is the serving answer.
+      await webhooks.removeSavedIp(7, '45.33.32.156');
+      await webhooks.removeSavedIp(8, '45.33.32.156');
+      setVersion(3);
+      answers.set('45.33.32.156', { threat_level: 'high', flags });
+      await sources.collect();
+      await webhooks.saveIp(7, 'pro', '45.33.32.156', null);
+      setVersion(4); // the same answer as version 3
+      await sources.collect();
+      expect(await webhooks.deliverDue()).toBe(0);
+    },
+  );
 
   it.skipIf(skip)(
     'a delivery claimed by a worker that died is sent after the lease, same event id',
