@@ -410,7 +410,7 @@ describe('hostile input on every route', () => {
     }
     const api = all.filter((c) => c.envelope).length;
     process.stdout.write(
-      `hostile-input suite: ${all.length} cases over ${t.app.http.routeList.length} routes (${api} on the JSON API, ${all.length - api} on the dashboard); answers by status ${JSON.stringify(Object.fromEntries(tally))}\n`,
+      `hostile-input suite: ${all.length} cases over ${t.app.http.routeList.length} routes (${api} on the JSON API, ${all.length - api} on the dashboard and tool pages); answers by status ${JSON.stringify(Object.fromEntries(tally))}\n`,
     );
     expect(api).toBeGreaterThanOrEqual(5000);
     // One example per kind of failure (status, code, route) keeps the report readable.
