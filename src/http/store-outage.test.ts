@@ -166,7 +166,8 @@ function routeCases(keyId: number, datasetVersion: number): Case[] {
     keyed('POST', '/v1/admin/datasets/reload', '/v1/admin/datasets/reload'),
     open('GET', '/dashboard', '/dashboard', 'same'),
     open('GET', '/dashboard/login', '/dashboard/login', 'same'),
-    open('POST', '/dashboard/login', '/dashboard/login', 'STORE_UNAVAILABLE', {
+    // The sign-in reads the store: a 503 page that says to retry (not the JSON envelope).
+    open('POST', '/dashboard/login', '/dashboard/login', 'HTML_503', {
       email: 'nobody@example.test',
       password: 'x',
     }),
@@ -409,6 +410,74 @@ describe.skipIf(skipStore('postgres'))('store outage on PostgreSQL (a TCP proxy 
     expect(problems).toEqual([]);
     // Blocklist, telemetry, evidence, admin writes...: the handler itself met the outage.
     expect(handlerOutages).toBeGreaterThanOrEqual(8);
+  }, 180_000);
+});
+
+describe.skipIf(skipStore('postgres'))('store outage on PostgreSQL: the signed-in dashboard', () => {
+  let proxy: TcpProxy;
+  let handle: TestStoreHandle;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    const u = new URL(TEST_POSTGRES_URL);
+    proxy = await startTcpProxy({ host: u.hostname, port: Number(u.port || 5432) });
+    u.host = `127.0.0.1:${proxy.port}`;
+    handle = await createTestStore('postgres', { postgresUrl: u.toString() });
+    t = await servingApp(handle, 'postgres');
+  }, 120_000);
+
+  afterAll(async () => {
+    await t?.close();
+    await proxy?.close();
+    await handle?.cleanup();
+  });
+
+  it('every dashboard page of a signed-in user answers a 503 page (Retry-After) while cut, and as before after', async () => {
+    const user = { email: 'outage-admin@example.test', password: 'outage-password-1' };
+    await t.app.services.accounts.createUser({ ...user, role: 'admin' });
+    const login = await t.app.http.inject({
+      method: 'POST',
+      url: '/dashboard/login',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `email=${encodeURIComponent(user.email)}&password=${user.password}`,
+    });
+    expect(login.statusCode).toBe(303);
+    const cookie = String(login.headers['set-cookie']).split(';')[0] ?? '';
+    const page = (url: string) => t.app.http.inject({ url, headers: { cookie } });
+    await t.key();
+    const keyId = (await t.app.services.accounts.listKeys({ ownerId: t.adminId }))[0]?.id ?? 1;
+    // Every GET page of the dashboard in the route table (a new one is walked too) but the
+    // sign-in form, which reads nothing.
+    const pages = t.app.http.routeList
+      .filter((r) => r.method === 'GET' && r.url.startsWith('/dashboard') && r.url !== '/dashboard/login')
+      .map((r) => r.url.replace(':id', String(keyId)));
+    expect(pages.length).toBeGreaterThanOrEqual(6);
+    const problems: string[] = [];
+    for (const url of pages) {
+      const before = await retryUntil(
+        () => page(url),
+        (r) => r.statusCode < 500,
+      );
+      proxy.cut();
+      const during = await page(url);
+      proxy.restore();
+      const after = await retryUntil(
+        () => page(url),
+        (r) => r.statusCode < 500,
+      );
+      if (before.statusCode >= 400) problems.push(`${url}: before ${before.statusCode}`);
+      if (
+        during.statusCode !== 503 ||
+        during.headers['retry-after'] !== '5' ||
+        !String(during.headers['content-type']).startsWith('text/html') ||
+        !/try again/i.test(during.body) ||
+        / at |ECONN|terminated/.test(during.body)
+      )
+        problems.push(`${url}: during ${during.statusCode} ${during.body.slice(0, 100)}`);
+      if (after.statusCode !== before.statusCode)
+        problems.push(`${url}: after ${after.statusCode}, before ${before.statusCode}`);
+    }
+    expect(problems).toEqual([]);
   }, 180_000);
 });
 

@@ -21,7 +21,7 @@ import {
   toolErrorPage,
 } from '../../web/tool-pages.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
-import { sendHtml } from '../html-reply.ts';
+import { STORE_OUTAGE_TEXT, sendHtml } from '../html-reply.ts';
 import { servingIntel } from '../serving-intel.ts';
 
 /** Spec §8: a header analysis request is at most 64 KiB (the form's encoding included). */
@@ -90,11 +90,7 @@ export function toolPageRoutes(app: HttpApp, services: HttpServices): void {
         // The store out of reach (a blocklist question): 503 and a page that says to retry.
         request.log.warn({ err, reqId: request.id }, 'store unavailable');
         reply.header('retry-after', '5');
-        return sendHtml(
-          reply,
-          toolErrorPage('The service cannot reach its database right now. Try again in a few seconds.'),
-          503,
-        );
+        return sendHtml(reply, toolErrorPage(STORE_OUTAGE_TEXT), 503);
       }
       request.log.error({ err, reqId: request.id }, 'unhandled error');
       return sendHtml(reply, toolErrorPage('Something went wrong on our side.'), 500);
