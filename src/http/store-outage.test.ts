@@ -69,6 +69,7 @@ const SQLITE_LOCKED: Record<string, OnOutage> = {
   'POST /v1/saved-ips': 'STORE_UNAVAILABLE',
   'DELETE /v1/saved-ips/:ip': 'STORE_UNAVAILABLE',
   'DELETE /v1/webhooks/:id': 'STORE_UNAVAILABLE',
+  'POST /v1/webhooks': 'STORE_UNAVAILABLE',
 };
 
 /** Keyed routes whose handler reads reputation evidence: past authentication, EVIDENCE_UNAVAILABLE. */
@@ -193,8 +194,6 @@ function routeCases(keyId: number, datasetVersion: number): Case[] {
     keyed('POST', '/v1/saved-ips', '/v1/saved-ips', { ip: IP, label: 'outage' }),
     keyed('GET', '/v1/saved-ips', '/v1/saved-ips'),
     keyed('DELETE', '/v1/saved-ips/:ip', '/v1/saved-ips/198.51.100.9'),
-    // (The SSRF guard refuses a loopback target before any store call: 400 before and after;
-    // a public one would let the workers send traffic off this host.)
     keyed('POST', '/v1/webhooks', '/v1/webhooks', { url: 'http://127.0.0.1:9/outage' }),
     keyed('GET', '/v1/webhooks', '/v1/webhooks'),
     keyed('DELETE', '/v1/webhooks/:id', '/v1/webhooks/999999'),
@@ -322,7 +321,8 @@ async function walkOutage(t: TestApp, outage: Outage, expected: (c: Case) => OnO
 
 async function servingApp(handle: TestStoreHandle, kind: StoreKind): Promise<TestApp> {
   await buildDataset({ dataDir: handle.dataDir, clock: systemClock, npmDir: datasetFixture('npm-a') });
-  return await createTestApp(kind, { handle });
+  // A loopback webhook target is allowed so creating one reaches the store (no worker delivers).
+  return await createTestApp(kind, { handle, config: { webhookAllowPrivate: true, workers: false } });
 }
 
 describe.skipIf(skipStore('postgres'))('store outage on PostgreSQL (a TCP proxy cut and restored)', () => {
