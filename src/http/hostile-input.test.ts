@@ -154,6 +154,13 @@ const DASHBOARD_BODY = {
   expires_days: '7',
 };
 
+/** Query fields the tool pages read (they are not in /openapi.json either). */
+const TOOL_PAGE_QUERY: Record<string, string[]> = {
+  '/tools/ip': ['ip'],
+  '/tools/domain': ['domain'],
+  '/tools/blocklist': ['ip'],
+};
+
 interface Operation {
   parameters?: { in: string; name: string }[];
   requestBody?: { content: Record<string, { example?: unknown }> };
@@ -226,18 +233,23 @@ function casesFor(
 ): HostileCase[] {
   const out: HostileCase[] = [];
   const params = [...route.matchAll(/:([a-z_]+)/g)].map((m) => m[1] as string);
-  const query = (op?.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
+  const query = [
+    ...(op?.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
+    ...(TOOL_PAGE_QUERY[route] ?? []),
+  ];
   const jsonBody = op?.requestBody?.content['application/json'];
   const hidden = op === undefined;
   const base: unknown =
     jsonBody?.example ??
     (route === '/dashboard/login'
       ? { email: DASHBOARD_BODY.email, password: DASHBOARD_BODY.password }
-      : hidden && method === 'POST'
-        ? DASHBOARD_BODY
-        : method === 'POST'
-          ? {}
-          : undefined);
+      : route === '/tools/headers'
+        ? { headers: 'From: a@example.com\r\nSubject: hi\r\n' }
+        : hidden && method === 'POST'
+          ? DASHBOARD_BODY
+          : method === 'POST'
+            ? {}
+            : undefined);
   const body = base === undefined ? undefined : JSON.stringify(base);
   const at = (url: string, payload = body, contentType?: string): HostileCase => ({
     envelope,
@@ -410,7 +422,7 @@ describe('hostile input on every route', () => {
     }
     const api = all.filter((c) => c.envelope).length;
     process.stdout.write(
-      `hostile-input suite: ${all.length} cases over ${t.app.http.routeList.length} routes (${api} on the JSON API, ${all.length - api} on the dashboard); answers by status ${JSON.stringify(Object.fromEntries(tally))}\n`,
+      `hostile-input suite: ${all.length} cases over ${t.app.http.routeList.length} routes (${api} on the JSON API, ${all.length - api} on the dashboard and tool pages); answers by status ${JSON.stringify(Object.fromEntries(tally))}\n`,
     );
     expect(api).toBeGreaterThanOrEqual(5000);
     // One example per kind of failure (status, code, route) keeps the report readable.

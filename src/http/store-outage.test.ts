@@ -27,8 +27,11 @@ import { startTcpProxy, type TcpProxy } from '../../test/helpers/tcp-proxy.ts';
 import { systemClock } from '../core/clock.ts';
 import { buildDataset } from '../dataset/index.ts';
 
-/** What a route answers while the store is out. */
-type OnOutage = 'STORE_UNAVAILABLE' | 'EVIDENCE_UNAVAILABLE' | 'NOT_READY' | 'same';
+/**
+ * What a route answers while the store is out (HTML_503: an HTML page of status 503 that says
+ * to try again, for the pages people read).
+ */
+type OnOutage = 'STORE_UNAVAILABLE' | 'EVIDENCE_UNAVAILABLE' | 'NOT_READY' | 'HTML_503' | 'same';
 
 interface Case {
   method: 'GET' | 'POST' | 'DELETE';
@@ -62,6 +65,11 @@ const SQLITE_LOCKED: Record<string, OnOutage> = {
   'POST /v1/email/pool/classify': 'EVIDENCE_UNAVAILABLE',
   'POST /v1/email/telemetry/ingest': 'STORE_UNAVAILABLE',
   'POST /v1/admin/evidence': 'STORE_UNAVAILABLE',
+  'POST /v1/audit/jobs': 'STORE_UNAVAILABLE',
+  'POST /v1/saved-ips': 'STORE_UNAVAILABLE',
+  'DELETE /v1/saved-ips/:ip': 'STORE_UNAVAILABLE',
+  'DELETE /v1/webhooks/:id': 'STORE_UNAVAILABLE',
+  'POST /v1/webhooks': 'STORE_UNAVAILABLE',
 };
 
 /** Keyed routes whose handler reads reputation evidence: past authentication, EVIDENCE_UNAVAILABLE. */
@@ -72,14 +80,14 @@ const HANDLER_EVIDENCE = new Set([
 ]);
 
 /** One valid request per route of the table; the test fails when a route has none. */
-function cases(keyId: number): Case[] {
-  return routeCases(keyId).map((c) => ({
+function cases(keyId: number, datasetVersion = 1): Case[] {
+  return routeCases(keyId, datasetVersion).map((c) => ({
     ...c,
     sqliteLocked: SQLITE_LOCKED[`${c.method} ${c.route}`] ?? 'same',
   }));
 }
 
-function routeCases(keyId: number): Case[] {
+function routeCases(keyId: number, datasetVersion: number): Case[] {
   const keyed = (method: Case['method'], route: string, path: string, body?: unknown): Case => ({
     method,
     route,
@@ -159,7 +167,8 @@ function routeCases(keyId: number): Case[] {
     keyed('POST', '/v1/admin/datasets/reload', '/v1/admin/datasets/reload'),
     open('GET', '/dashboard', '/dashboard', 'same'),
     open('GET', '/dashboard/login', '/dashboard/login', 'same'),
-    open('POST', '/dashboard/login', '/dashboard/login', 'STORE_UNAVAILABLE', {
+    // The sign-in reads the store: a 503 page that says to retry (not the JSON envelope).
+    open('POST', '/dashboard/login', '/dashboard/login', 'HTML_503', {
       email: 'nobody@example.test',
       password: 'x',
     }),
@@ -171,6 +180,44 @@ function routeCases(keyId: number): Case[] {
     open('GET', '/dashboard/blocklist', '/dashboard/blocklist', 'same'),
     open('POST', '/dashboard/blocklist/list', '/dashboard/blocklist/list', 'same', {}),
     open('POST', '/dashboard/blocklist/delist', '/dashboard/blocklist/delist', 'same', {}),
+    // Issue 16: audit jobs (owner-scoped rows in the store).
+    keyed('POST', '/v1/audit/jobs', '/v1/audit/jobs', {
+      ips: ['192.0.2.7'],
+      dataset_version: datasetVersion,
+      seed: 'outage',
+    }),
+    keyed('GET', '/v1/audit/jobs', '/v1/audit/jobs'),
+    keyed('GET', '/v1/audit/jobs/:id', '/v1/audit/jobs/999999'),
+    keyed('GET', '/v1/audit/jobs/:id/result', '/v1/audit/jobs/999999/result'),
+    keyed('POST', '/v1/audit/jobs/:id/cancel', '/v1/audit/jobs/999999/cancel', {}),
+    // Issue 17: saved IPs and webhooks (owner-scoped rows in the store).
+    keyed('POST', '/v1/saved-ips', '/v1/saved-ips', { ip: IP, label: 'outage' }),
+    keyed('GET', '/v1/saved-ips', '/v1/saved-ips'),
+    keyed('DELETE', '/v1/saved-ips/:ip', '/v1/saved-ips/198.51.100.9'),
+    keyed('POST', '/v1/webhooks', '/v1/webhooks', { url: 'http://127.0.0.1:9/outage' }),
+    keyed('GET', '/v1/webhooks', '/v1/webhooks'),
+    keyed('DELETE', '/v1/webhooks/:id', '/v1/webhooks/999999'),
+    keyed('GET', '/v1/webhooks/:id/deliveries', '/v1/webhooks/999999/deliveries'),
+    keyed('POST', '/v1/webhooks/:id/test', '/v1/webhooks/999999/test', {}),
+    // Issue 19: the tool pages. The forms need nothing from the store; the IP, domain and header
+    // questions neither (the dataset and DNS); the blocklist question reads the store: a 503 page.
+    open('GET', '/', '/', 'same'),
+    open('GET', '/tools/ip', '/tools/ip?ip=8.8.8.8', 'same'),
+    open('GET', '/tools/domain', '/tools/domain', 'same'),
+    open('GET', '/tools/headers', '/tools/headers', 'same'),
+    open('POST', '/tools/headers', '/tools/headers', 'same', { headers }),
+    open('GET', '/tools/blocklist', `/tools/blocklist?ip=${IP}`, 'HTML_503'),
+    // Issue 19 and 17: dashboard pages (no session: the sign-in page, as before).
+    open('GET', '/dashboard/audit', '/dashboard/audit', 'same'),
+    open('GET', '/dashboard/password', '/dashboard/password', 'same'),
+    open('POST', '/dashboard/password', '/dashboard/password', 'same', {}),
+    open('GET', '/dashboard/keys/:id/revoke', '/dashboard/keys/1/revoke', 'same'),
+    open('GET', '/dashboard/webhooks', '/dashboard/webhooks', 'same'),
+    open('POST', '/dashboard/webhooks', '/dashboard/webhooks', 'same', {}),
+    open('POST', '/dashboard/webhooks/:id/delete', '/dashboard/webhooks/1/delete', 'same', {}),
+    open('POST', '/dashboard/webhooks/:id/test', '/dashboard/webhooks/1/test', 'same', {}),
+    open('POST', '/dashboard/saved-ips', '/dashboard/saved-ips', 'same', {}),
+    open('POST', '/dashboard/saved-ips/remove', '/dashboard/saved-ips/remove', 'same', {}),
   ];
 }
 
@@ -216,7 +263,7 @@ const everything = {
 async function walkOutage(t: TestApp, outage: Outage, expected: (c: Case) => OnOutage): Promise<string[]> {
   const adminKey = await t.key(everything);
   const keyId = (await t.app.services.accounts.listKeys({ ownerId: t.adminId }))[0]?.id ?? 1;
-  const table = cases(keyId);
+  const table = cases(keyId, t.app.services.datasetVersion() ?? 1);
   // The table covers the route table exactly: a new route needs its row here.
   const routes = t.app.http.routeList.map((r) => `${r.method} ${r.url}`).sort();
   expect(table.map((c) => `${c.method} ${c.route}`).sort()).toEqual(routes);
@@ -257,6 +304,9 @@ async function walkOutage(t: TestApp, outage: Outage, expected: (c: Case) => OnO
     if (!b || b.status >= 500) problems.push(`${name}: before the outage ${line(b)}`);
     if (want === 'same') {
       if (d?.status !== b?.status) problems.push(`${name}: during ${line(d)}, expected as before ${line(b)}`);
+    } else if (want === 'HTML_503') {
+      if (d?.status !== 503 || !d.body.startsWith('<!doctype html>') || !/try again/i.test(d.body))
+        problems.push(`${name}: during ${line(d)}, expected a 503 page: ${d?.body.slice(0, 100)}`);
     } else if (d?.status !== 503 || d.code !== want) {
       problems.push(`${name}: during ${line(d)}, expected 503 ${want}`);
     } else if (want !== 'NOT_READY' && / at |ECONN|SQLITE|terminated/.test(d.body)) {
@@ -271,7 +321,8 @@ async function walkOutage(t: TestApp, outage: Outage, expected: (c: Case) => OnO
 
 async function servingApp(handle: TestStoreHandle, kind: StoreKind): Promise<TestApp> {
   await buildDataset({ dataDir: handle.dataDir, clock: systemClock, npmDir: datasetFixture('npm-a') });
-  return await createTestApp(kind, { handle });
+  // A loopback webhook target is allowed so creating one reaches the store (no worker delivers).
+  return await createTestApp(kind, { handle, config: { webhookAllowPrivate: true, workers: false } });
 }
 
 describe.skipIf(skipStore('postgres'))('store outage on PostgreSQL (a TCP proxy cut and restored)', () => {
@@ -310,7 +361,7 @@ describe.skipIf(skipStore('postgres'))('store outage on PostgreSQL (a TCP proxy 
     let checked = 0;
     for (const c of cases(1)) {
       const op = doc.paths[c.route.replace(/:([a-z_]+)/g, '{$1}')]?.[c.method.toLowerCase()];
-      if (!op || c.outage === 'same') continue;
+      if (!op || c.outage === 'same' || c.outage === 'HTML_503') continue;
       checked += 1;
       if (!JSON.stringify(op.responses['503'] ?? {}).includes(c.outage))
         undocumented.push(`${c.method} ${c.route}`);
@@ -326,7 +377,7 @@ describe.skipIf(skipStore('postgres'))('store outage on PostgreSQL (a TCP proxy 
     const keyId = (await t.app.services.accounts.listKeys({ ownerId: t.adminId }))[0]?.id ?? 1;
     const problems: string[] = [];
     let handlerOutages = 0;
-    for (const c of cases(keyId)) {
+    for (const c of cases(keyId, t.app.services.datasetVersion() ?? 1)) {
       const before = await retryUntil(
         () => call(t, c, key),
         (r) => r.status < 500,
@@ -344,9 +395,11 @@ describe.skipIf(skipStore('postgres'))('store outage on PostgreSQL (a TCP proxy 
       const wanted: (string | undefined)[] =
         c.outage === 'same'
           ? []
-          : HANDLER_EVIDENCE.has(c.route)
-            ? ['EVIDENCE_UNAVAILABLE', c.outage]
-            : [c.outage];
+          : c.outage === 'HTML_503'
+            ? [undefined]
+            : HANDLER_EVIDENCE.has(c.route)
+              ? ['EVIDENCE_UNAVAILABLE', c.outage]
+              : [c.outage];
       const asBefore = during.status === before.status;
       const outage = during.status === 503 && wanted.includes(during.code);
       if (outage && c.outage === 'STORE_UNAVAILABLE' && !c.anonymous) handlerOutages += 1;
@@ -357,6 +410,74 @@ describe.skipIf(skipStore('postgres'))('store outage on PostgreSQL (a TCP proxy 
     expect(problems).toEqual([]);
     // Blocklist, telemetry, evidence, admin writes...: the handler itself met the outage.
     expect(handlerOutages).toBeGreaterThanOrEqual(8);
+  }, 180_000);
+});
+
+describe.skipIf(skipStore('postgres'))('store outage on PostgreSQL: the signed-in dashboard', () => {
+  let proxy: TcpProxy;
+  let handle: TestStoreHandle;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    const u = new URL(TEST_POSTGRES_URL);
+    proxy = await startTcpProxy({ host: u.hostname, port: Number(u.port || 5432) });
+    u.host = `127.0.0.1:${proxy.port}`;
+    handle = await createTestStore('postgres', { postgresUrl: u.toString() });
+    t = await servingApp(handle, 'postgres');
+  }, 120_000);
+
+  afterAll(async () => {
+    await t?.close();
+    await proxy?.close();
+    await handle?.cleanup();
+  });
+
+  it('every dashboard page of a signed-in user answers a 503 page (Retry-After) while cut, and as before after', async () => {
+    const user = { email: 'outage-admin@example.test', password: 'outage-password-1' };
+    await t.app.services.accounts.createUser({ ...user, role: 'admin' });
+    const login = await t.app.http.inject({
+      method: 'POST',
+      url: '/dashboard/login',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `email=${encodeURIComponent(user.email)}&password=${user.password}`,
+    });
+    expect(login.statusCode).toBe(303);
+    const cookie = String(login.headers['set-cookie']).split(';')[0] ?? '';
+    const page = (url: string) => t.app.http.inject({ url, headers: { cookie } });
+    await t.key();
+    const keyId = (await t.app.services.accounts.listKeys({ ownerId: t.adminId }))[0]?.id ?? 1;
+    // Every GET page of the dashboard in the route table (a new one is walked too) but the
+    // sign-in form, which reads nothing.
+    const pages = t.app.http.routeList
+      .filter((r) => r.method === 'GET' && r.url.startsWith('/dashboard') && r.url !== '/dashboard/login')
+      .map((r) => r.url.replace(':id', String(keyId)));
+    expect(pages.length).toBeGreaterThanOrEqual(6);
+    const problems: string[] = [];
+    for (const url of pages) {
+      const before = await retryUntil(
+        () => page(url),
+        (r) => r.statusCode < 500,
+      );
+      proxy.cut();
+      const during = await page(url);
+      proxy.restore();
+      const after = await retryUntil(
+        () => page(url),
+        (r) => r.statusCode < 500,
+      );
+      if (before.statusCode >= 400) problems.push(`${url}: before ${before.statusCode}`);
+      if (
+        during.statusCode !== 503 ||
+        during.headers['retry-after'] !== '5' ||
+        !String(during.headers['content-type']).startsWith('text/html') ||
+        !/try again/i.test(during.body) ||
+        / at |ECONN|terminated/.test(during.body)
+      )
+        problems.push(`${url}: during ${during.statusCode} ${during.body.slice(0, 100)}`);
+      if (after.statusCode !== before.statusCode)
+        problems.push(`${url}: after ${after.statusCode}, before ${before.statusCode}`);
+    }
+    expect(problems).toEqual([]);
   }, 180_000);
 });
 

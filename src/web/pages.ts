@@ -143,3 +143,11 @@ ${options.error ? `<p class="error" role="alert" id="pw-error">${esc(options.err
 <button type="submit">Change password</button></form></section>`;
   return page('Change password', body, options.viewer);
 }
+
+/** A dashboard request that could not be served now (the store out of reach): says to retry. */
+export function unavailablePage(message: string): string {
+  return page(
+    'Unavailable',
+    `<h1>Try again shortly</h1><p class="error" role="alert">${esc(message)}</p><p><a href="/dashboard">Back to the dashboard</a></p>`,
+  );
+}

@@ -48,6 +48,7 @@ export function auditRoutes(app: HttpApp, services: HttpServices): void {
           202: envelope(CreateAuditJobResult),
           ...errorResponses(
             'INVALID_IP',
+            'TOO_MANY_IPS',
             'INVALID_ASN',
             'POPULATION_TOO_LARGE',
             'DATASET_VERSION_UNAVAILABLE',

@@ -12,8 +12,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TIER_NAMES, type TierName, type User } from '../../accounts/index.ts';
 import { isAppError } from '../../core/errors.ts';
 import { parseIp } from '../../core/ip.ts';
+import { unavailablePage } from '../../web/pages.ts';
 import { type SavedIpView, webhooksPage } from '../../web/webhooks-page.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
+import { storeOutagePages } from '../html-reply.ts';
 
 const COOKIE = 'netrep_session';
 const LOG_ROWS = 10;
@@ -98,6 +100,7 @@ export function dashboardWebhookRoutes(app: HttpApp, services: HttpServices): vo
 
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    storeOutagePages(plugin, unavailablePage);
     await scope.register(cookie);
     await scope.register(formbody, { bodyLimit: 16 * 1024 });
 

@@ -30,10 +30,11 @@ import {
   loginPage,
   passwordPage,
   revokeConfirmPage,
+  unavailablePage,
   type Viewer,
 } from '../../web/pages.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
-import { sendHtml } from '../html-reply.ts';
+import { sendHtml, storeOutagePages } from '../html-reply.ts';
 
 const COOKIE = 'netrep_session';
 
@@ -168,6 +169,7 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
   app.register(async (plugin) => {
     // An encapsulated scope is typed afresh: its request parts come from the TypeBox schemas too.
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    storeOutagePages(plugin, unavailablePage);
     await scope.register(cookie);
     await scope.register(formbody, { bodyLimit: 16 * 1024 });
 

@@ -11,6 +11,7 @@ import { AppError, isAppError } from '../../core/errors.ts';
 import { parseIp } from '../../core/ip.ts';
 import { checkDomain, lookupDmarcPolicy } from '../../emailauth/index.ts';
 import { analyzeHeaders, checkHeadersInput } from '../../headers/index.ts';
+import { isStoreUnavailable } from '../../store/index.ts';
 import {
   blocklistToolPage,
   domainToolPage,
@@ -20,13 +21,14 @@ import {
   toolErrorPage,
 } from '../../web/tool-pages.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
-import { sendHtml } from '../html-reply.ts';
+import { STORE_OUTAGE_TEXT, sendHtml } from '../html-reply.ts';
 import { servingIntel } from '../serving-intel.ts';
 
 /** Spec §8: a header analysis request is at most 64 KiB (the form's encoding included). */
 const FORM_BODY_LIMIT = 64 * 1024;
 
-const none = { access: { kind: 'none' as const } };
+/** Anonymous HTML pages: no key, no `{data, meta}` envelope (errors are pages too). */
+const none = { access: { kind: 'none' as const }, envelope: false };
 const hidden = { hide: true };
 
 /** One text field of a query or form body; absent → undefined; repeated or not text → ''. */
@@ -83,6 +85,12 @@ export function toolPageRoutes(app: HttpApp, services: HttpServices): void {
             ? 'That is too much text: at most 48 KiB of headers.'
             : 'The request could not be read; use the form.';
         return sendHtml(reply, toolErrorPage(text), status);
+      }
+      if (isStoreUnavailable(err)) {
+        // The store out of reach (a blocklist question): 503 and a page that says to retry.
+        request.log.warn({ err, reqId: request.id }, 'store unavailable');
+        reply.header('retry-after', '5');
+        return sendHtml(reply, toolErrorPage(STORE_OUTAGE_TEXT), 503);
       }
       request.log.error({ err, reqId: request.id }, 'unhandled error');
       return sendHtml(reply, toolErrorPage('Something went wrong on our side.'), 500);
