@@ -120,7 +120,8 @@ function sample(family: 4 | 6, routed: boolean, seed: number): { parsed: ParsedI
     const p = parseIp(formatAddr(family, x));
     if (!p || p.family !== family) continue;
     parsed.push(p);
-    text.push(p.address);
+    // Flat, as text read from a socket or a file is (formatAddr's template strings are ropes).
+    text.push(Buffer.from(p.address, 'latin1').toString('latin1'));
   }
   return { parsed, text };
 }

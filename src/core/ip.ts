@@ -96,8 +96,10 @@ function readGroups(text: string, from: number, to: number, want: number): boole
     for (;;) {
       let value = 0;
       const first = i;
+      // Each character is read once: the one that ends a group is the separator checked below.
+      let c = 0;
       while (i < to) {
-        const c = text.charCodeAt(i);
+        c = text.charCodeAt(i);
         const h = c < 128 ? (HEX_DIGIT[c] as number) : -1;
         if (h < 0) break;
         value = (value << 4) | (h & 15);
@@ -109,7 +111,7 @@ function readGroups(text: string, from: number, to: number, want: number): boole
       if (digits > 1 && text.charCodeAt(first) === 48) plain = false;
       groups[n++] = value;
       if (i === to) break;
-      if (text.charCodeAt(i) !== 58) return false;
+      if (c !== 58) return false;
       i++;
       if (i < to && text.charCodeAt(i) === 58) {
         if (gap >= 0) return false;
@@ -259,11 +261,12 @@ function setV6(out: IpWords, text: string): true {
   return true;
 }
 
-function readV6(text: string, out: IpWords): boolean {
+/** An IPv6 address with a dotted quad tail (or not an address). */
+function readV6Quad(text: string, out: IpWords): boolean {
   const n = text.length;
   const lastColon = text.lastIndexOf(':');
   const dot = text.indexOf('.');
-  if (dot === -1) return readGroups(text, 0, n, 8) && setV6(out, text);
+  if (dot === -1) return false;
   // An embedded IPv4 tail: dots only after the last colon, in a strict dotted quad.
   if (dot < lastColon) return false;
   const quad = quadScratch;
@@ -299,8 +302,10 @@ export function readIp(input: unknown, out: IpWords): boolean {
   if (isSpaceEdge(text.charCodeAt(0)) || isSpaceEdge(text.charCodeAt(text.length - 1))) text = text.trim();
   const n = text.length;
   if (n === 0 || n > MAX_IP_TEXT) return false;
+  // Eight hex groups (the common IPv6 text) first: that read fails fast on anything else.
+  if (readGroups(text, 0, n, 8)) return setV6(out, text);
   if (text.indexOf(':') === -1) return readV4(text, 0, n, quad, 0) && setV4(out, quad, text);
-  return readV6(text, out);
+  return readV6Quad(text, out);
 }
 
 const parseScratch = ipWords();

