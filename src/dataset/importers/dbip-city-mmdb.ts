@@ -68,17 +68,25 @@ export function dbipRecordToRow(rec: unknown, prefixLength: number): DbipCityRow
 export async function openDbipCity(files: { v4: string | null; v6: string | null }): Promise<DbipCityReader> {
   const v4 = files.v4 ? openPagedMmdb(files.v4) : null;
   const v6 = files.v6 ? openPagedMmdb(files.v6) : null;
-  return {
+  const reader: DbipCityReader = {
     lookup(ip, family) {
-      const reader = family === 4 ? v4 : v6;
-      const parsed = reader ? parseIp(ip) : null;
-      if (!reader || !parsed || parsed.family !== family) return null;
-      const [rec, len] = reader.get(parsed.bytes);
+      const mmdb = family === 4 ? v4 : v6;
+      const parsed = mmdb ? parseIp(ip) : null;
+      if (!mmdb || !parsed || parsed.family !== family) return null;
+      const [rec, len] = mmdb.get(parsed.bytes);
       return dbipRecordToRow(rec, len);
     },
     buildEpoch: (v4 ?? v6)?.metadata.buildEpoch ?? null,
   };
+  // The files stay open while the reader is reachable (a dataset reload drops it with its intel).
+  closeWhenCollected.register(reader, () => {
+    v4?.close();
+    v6?.close();
+  });
+  return reader;
 }
+
+const closeWhenCollected = new FinalizationRegistry<() => void>((close) => close());
 
 /**
  * What a build can truthfully say about the DB-IP city files: they are opened at lookup time and
