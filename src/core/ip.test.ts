@@ -1,7 +1,17 @@
+import { isIP } from 'node:net';
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
-import { isPublicIp, normalizeIp, type ParsedIp, parseCidr, parseIp } from './ip.ts';
+import {
+  ipWords,
+  isPublicIp,
+  normalizeIp,
+  type ParsedIp,
+  parseCidr,
+  parseIp,
+  readIp,
+  toParsedIp,
+} from './ip.ts';
 
 describe('normalizeIp', () => {
   it.each([
@@ -144,7 +154,14 @@ describe('parseIp agrees with the ipaddr.js reading', () => {
   it('on random IP-like strings (accept/reject, text, bytes)', () => {
     fc.assert(
       fc.property(ipLike(), (s) => {
-        expect(parseIp(s)).toEqual(referenceParseIp(s));
+        const want = referenceParseIp(s);
+        expect(parseIp(s)).toEqual(want);
+        // readIp (the lookup's entry, no ParsedIp) makes the same decision with the same result.
+        const w = ipWords();
+        expect(readIp(s, w)).toBe(want !== null);
+        if (want) expect(toParsedIp(w)).toEqual(want);
+        // Whatever netrep accepts, node:net accepts too (it also takes zone ids, which netrep refuses).
+        if (want) expect(isIP(s.trim())).not.toBe(0);
       }),
       {
         numRuns: Number(process.env.IP_FUZZ_RUNS ?? 20_000),
@@ -186,5 +203,99 @@ describe('parseIp agrees with the ipaddr.js reading', () => {
     '1.2::3',
   ])('%s', (s) => {
     expect(parseIp(s)).toEqual(referenceParseIp(s));
+  });
+});
+
+/** Random valid addresses written in the forms people and programs write them. */
+function validForms(): fc.Arbitrary<string> {
+  const word = fc.integer({ min: 0, max: 0xffff });
+  const v4 = fc.tuple(
+    fc.integer({ min: 0, max: 255 }),
+    fc.integer({ min: 0, max: 255 }),
+    fc.integer({ min: 0, max: 255 }),
+    fc.integer({ min: 0, max: 255 }),
+  );
+  // Groups mostly zero or small, so that runs of zeros (and their compression) are common.
+  const group = fc.oneof(word, fc.constant(0), fc.constant(0), fc.integer({ min: 0, max: 15 }));
+  const v6 = fc.array(group, { minLength: 8, maxLength: 8 });
+  const hex = (g: number, pad: boolean, upper: boolean) => {
+    const t = g.toString(16);
+    const out = pad ? t.padStart(4, '0') : t;
+    return upper ? out.toUpperCase() : out;
+  };
+  return fc.oneof(
+    v4.map((q) => q.join('.')),
+    fc
+      .tuple(v6, fc.boolean(), fc.boolean(), fc.integer({ min: 0, max: 8 }), fc.integer({ min: 0, max: 8 }))
+      .map(([g, pad, upper, from, len]) => {
+        const parts = g.map((x) => hex(x, pad, upper));
+        // Compress any run of zero groups (not only the longest: all are valid input).
+        let end = from;
+        while (end < 8 && end < from + len && g[end] === 0) end++;
+        if (end - from < 1) return parts.join(':');
+        return `${parts.slice(0, from).join(':')}::${parts.slice(end).join(':')}`;
+      }),
+    // An embedded dotted quad: IPv4-mapped (netrep's IPv4 answer), or any six groups.
+    fc.tuple(v4, fc.boolean()).map(([q, upper]) => `::${upper ? 'FFFF' : 'ffff'}:${q.join('.')}`),
+    fc.tuple(v6, v4).map(
+      ([g, q]) =>
+        `${g
+          .slice(0, 6)
+          .map((x) => hex(x, false, false))
+          .join(':')}:${q.join('.')}`,
+    ),
+    fc.tuple(word, v4).map(([g, q]) => `${hex(g, false, false)}::${q.join('.')}`),
+  );
+}
+
+describe('parseIp on random valid addresses', () => {
+  it('accepts every form node:net accepts, and agrees with the ipaddr.js reading', () => {
+    fc.assert(
+      fc.property(validForms(), fc.constantFrom('', ' ', '\t', '\n'), (s, pad) => {
+        expect(isIP(s), s).not.toBe(0);
+        const want = referenceParseIp(s);
+        expect(want, s).not.toBeNull();
+        expect(parseIp(pad + s + pad), s).toEqual(want);
+        const w = ipWords();
+        expect(readIp(s, w), s).toBe(true);
+        expect(toParsedIp(w), s).toEqual(want);
+        // Normalized text reads back to itself, and is the very input string when already normal.
+        expect(parseIp(want?.address)?.address).toBe(want?.address);
+        if (want?.address === s) expect(w.address).toBe(s);
+      }),
+      {
+        numRuns: Number(process.env.IP_FUZZ_RUNS ?? 20_000),
+        seed: Number(process.env.IP_FUZZ_SEED ?? 20261124),
+      },
+    );
+  });
+
+  it('rejects a valid address spoiled by one edit', () => {
+    const spoil = fc.constantFrom(
+      '%eth0',
+      ':',
+      '::',
+      '.',
+      '.0',
+      ':0:0:0:0:0:0:0:0',
+      'g',
+      '/1',
+      '[',
+      '0',
+      '00000',
+    );
+    fc.assert(
+      fc.property(validForms(), spoil, fc.nat(), (s, bad, at) => {
+        const k = at % (s.length + 1);
+        const t = s.slice(0, k) + bad + s.slice(k);
+        const want = referenceParseIp(t);
+        expect(parseIp(t), t).toEqual(want);
+        expect(readIp(t, ipWords()), t).toBe(want !== null);
+        // A rejected edit is either refused by node:net too or one of netrep's stricter rules
+        // (zone ids, leading zeros in a dotted quad, the IPv4-compatible reading).
+        if (want === null && isIP(t) !== 0) expect(t).toMatch(/%|(^|[.:])0\d|\./);
+      }),
+      { numRuns: Number(process.env.IP_FUZZ_RUNS ?? 20_000), seed: 20261125 },
+    );
   });
 });

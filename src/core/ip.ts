@@ -54,11 +54,14 @@ function readV4(text: string, from: number, to: number, out: number[], at: numbe
   return true;
 }
 
-/** Hex digit values by character code (-1: not a hex digit), for codes below 128. */
+/**
+ * Hex digit values by character code (-1: not a hex digit), for codes below 128; an upper-case
+ * letter has 16 added (its value is the low four bits), so that a parse can tell it saw one.
+ */
 const HEX_DIGIT = new Int8Array(128).fill(-1);
 for (let d = 0; d < 16; d++) {
   HEX_DIGIT['0123456789abcdef'.charCodeAt(d)] = d;
-  HEX_DIGIT['0123456789ABCDEF'.charCodeAt(d)] = d;
+  HEX_DIGIT['0123456789ABCDEF'.charCodeAt(d)] = d < 10 ? d : d + 16;
 }
 
 const groups = [0, 0, 0, 0, 0, 0, 0, 0];
@@ -67,12 +70,23 @@ const HEX_CODES = Buffer.from('0123456789abcdef', 'latin1');
 const V6_TEXT = Buffer.alloc(48);
 
 /**
+ * What readGroups saw besides the groups: whether the text had no upper-case digit and no
+ * leading zero, and where its `::` was (-1: none) and how many groups it stood for. With these
+ * the text is RFC 5952 text exactly when `::` stands for the run that form compresses.
+ */
+let groupsPlain = true;
+let gapAt = -1;
+let gapLen = 0;
+
+/**
  * IPv6 groups in text[from, to) into `groups`: 1-4 hex digits each, at most one `::` that
  * stands for at least one group, `want` groups in all. Returns false when malformed.
  */
 function readGroups(text: string, from: number, to: number, want: number): boolean {
   let n = 0;
   let gap = -1;
+  let seen = 0;
+  let plain = true;
   let i = from;
   if (i + 1 < to && text.charCodeAt(i) === 58 && text.charCodeAt(i + 1) === 58) {
     gap = 0;
@@ -82,18 +96,22 @@ function readGroups(text: string, from: number, to: number, want: number): boole
     for (;;) {
       let value = 0;
       const first = i;
+      // Each character is read once: the one that ends a group is the separator checked below.
+      let c = 0;
       while (i < to) {
-        const c = text.charCodeAt(i);
+        c = text.charCodeAt(i);
         const h = c < 128 ? (HEX_DIGIT[c] as number) : -1;
         if (h < 0) break;
-        value = (value << 4) | h;
+        value = (value << 4) | (h & 15);
+        seen |= h;
         i++;
       }
       const digits = i - first;
       if (digits === 0 || digits > 4 || n >= want) return false;
+      if (digits > 1 && text.charCodeAt(first) === 48) plain = false;
       groups[n++] = value;
       if (i === to) break;
-      if (text.charCodeAt(i) !== 58) return false;
+      if (c !== 58) return false;
       i++;
       if (i < to && text.charCodeAt(i) === 58) {
         if (gap >= 0) return false;
@@ -103,19 +121,20 @@ function readGroups(text: string, from: number, to: number, want: number): boole
       } else if (i === to) return false;
     }
   }
+  groupsPlain = plain && (seen & 16) === 0;
+  gapAt = gap;
+  gapLen = 0;
   if (gap < 0) return n === want;
   if (n >= want) return false;
   const shift = want - n;
+  gapLen = shift;
   for (let k = n - 1; k >= gap; k--) groups[k + shift] = groups[k] as number;
   for (let k = gap; k < gap + shift; k++) groups[k] = 0;
   return true;
 }
 
-/**
- * RFC 5952 text: the longest run of two or more zero groups becomes `::` (the first one on a
- * tie), hex in lower case without leading zeros.
- */
-export function formatV6(g: readonly number[]): string {
+/** Writes the RFC 5952 text of `g` into V6_TEXT and returns its length. */
+function writeV6(g: readonly number[]): number {
   let best = -1;
   let bestLen = 1;
   for (let i = 0; i < 8; ) {
@@ -134,8 +153,6 @@ export function formatV6(g: readonly number[]): string {
     }
     i = j;
   }
-  // Written as bytes and read out once: one flat string (concatenation makes a rope of up to
-  // 15 pieces, which every later use as a map key or parse input must flatten).
   const out = V6_TEXT;
   let n = 0;
   let sep = false;
@@ -155,64 +172,161 @@ export function formatV6(g: readonly number[]): string {
     out[n++] = HEX_CODES[v & 15] as number;
     sep = true;
   }
-  return out.toString('latin1', 0, n);
+  return n;
 }
 
-function v6Result(g: number[]): ParsedIp {
+/**
+ * RFC 5952 text: the longest run of two or more zero groups becomes `::` (the first one on a
+ * tie), hex in lower case without leading zeros.
+ */
+export function formatV6(g: readonly number[]): string {
+  // Written as bytes and read out once: one flat string (concatenation makes a rope of up to
+  // 15 pieces, which every later use as a map key or parse input must flatten).
+  return V6_TEXT.toString('latin1', 0, writeV6(g));
+}
+
+/**
+ * The RFC 5952 text of `groups` as read from `text` (eight groups, no dotted quad): `text`
+ * itself when it is already written so (the common case for addresses that come from logs and
+ * other programs: no new string, no second pass over the text), else a new string.
+ */
+function v6Text(text: string): string {
+  if (!groupsPlain) return formatV6(groups);
+  const g = groups;
+  let best = -1;
+  let bestLen = 1;
+  for (let i = 0; i < 8; ) {
+    if (g[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && g[j] === 0) j++;
+    if (j - i >= 2 && j - i > bestLen) {
+      best = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  // No `::` and no run to compress, or `::` standing for exactly the run RFC 5952 compresses.
+  if (best < 0 ? gapAt < 0 : gapAt === best && gapLen === bestLen) return text;
+  return formatV6(groups);
+}
+
+/**
+ * An address read in place by readIp: one object per caller, reused by every call, so reading
+ * text into the lookup engine allocates nothing (but the normalized text of an address that was
+ * not written in normalized form).
+ */
+export interface IpWords {
+  family: IpFamily;
+  /** Normalized text form (the input string itself when it already was). */
+  address: string;
+  /** IPv4: the address as an unsigned int in words[0]; IPv6: four big-endian 32-bit words. */
+  words: Uint32Array;
+}
+
+export function ipWords(): IpWords {
+  return { family: 4, address: '', words: new Uint32Array(4) };
+}
+
+const quadScratch = [0, 0, 0, 0];
+
+function setV4(out: IpWords, q: readonly number[], address: string): true {
+  out.family = 4;
+  out.address = address;
+  out.words[0] =
+    (((q[0] as number) << 24) | ((q[1] as number) << 16) | ((q[2] as number) << 8) | (q[3] as number)) >>> 0;
+  return true;
+}
+
+/** `groups` (already read) into `out`: an IPv4-mapped address is the IPv4 address. */
+function setV6(out: IpWords, text: string): true {
+  const g = groups;
   if (g[0] === 0 && g[1] === 0 && g[2] === 0 && g[3] === 0 && g[4] === 0 && g[5] === 0xffff) {
-    const a = (g[6] as number) >> 8;
-    const b = (g[6] as number) & 255;
-    const c = (g[7] as number) >> 8;
-    const d = (g[7] as number) & 255;
-    return { family: 4, address: `${a}.${b}.${c}.${d}`, bytes: [a, b, c, d] };
+    const hi = g[6] as number;
+    const lo = g[7] as number;
+    out.family = 4;
+    out.address = `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+    out.words[0] = ((hi << 16) | lo) >>> 0;
+    return true;
   }
-  const bytes = new Array<number>(16);
-  for (let k = 0; k < 8; k++) {
-    bytes[2 * k] = (g[k] as number) >> 8;
-    bytes[2 * k + 1] = (g[k] as number) & 255;
-  }
-  return { family: 6, address: formatV6(g), bytes };
+  const w = out.words;
+  w[0] = (((g[0] as number) << 16) | (g[1] as number)) >>> 0;
+  w[1] = (((g[2] as number) << 16) | (g[3] as number)) >>> 0;
+  w[2] = (((g[4] as number) << 16) | (g[5] as number)) >>> 0;
+  w[3] = (((g[6] as number) << 16) | (g[7] as number)) >>> 0;
+  out.family = 6;
+  out.address = v6Text(text);
+  return true;
 }
 
-function parseV6(text: string): ParsedIp | null {
+/** An IPv6 address with a dotted quad tail (or not an address). */
+function readV6Quad(text: string, out: IpWords): boolean {
   const n = text.length;
   const lastColon = text.lastIndexOf(':');
   const dot = text.indexOf('.');
-  if (dot === -1) return readGroups(text, 0, n, 8) ? v6Result(groups) : null;
+  if (dot === -1) return false;
   // An embedded IPv4 tail: dots only after the last colon, in a strict dotted quad.
-  if (dot < lastColon) return null;
-  const quad = [0, 0, 0, 0];
-  if (!readV4(text, lastColon + 1, n, quad, 0)) return null;
+  if (dot < lastColon) return false;
+  const quad = quadScratch;
+  if (!readV4(text, lastColon + 1, n, quad, 0)) return false;
   // The six groups before the tail: `x:...:` drops its separator colon, `...::` keeps its gap.
   const headEnd = lastColon > 0 && text.charCodeAt(lastColon - 1) === 58 ? lastColon + 1 : lastColon;
-  if (headEnd === 0 || !readGroups(text, 0, headEnd, 6)) return null;
+  if (headEnd === 0 || !readGroups(text, 0, headEnd, 6)) return false;
   groups[6] = ((quad[0] as number) << 8) | (quad[1] as number);
   groups[7] = ((quad[2] as number) << 8) | (quad[3] as number);
-  return v6Result(groups);
+  groupsPlain = false; // a dotted quad tail is never RFC 5952 text (setV6 writes a mapped one anew)
+  return setV6(out, text);
 }
 
 function isSpaceEdge(c: number): boolean {
   return c <= 32 || c >= 127;
 }
 
-export function parseIp(input: unknown): ParsedIp | null {
-  if (typeof input !== 'string') return null;
+/**
+ * parseIp without the ParsedIp: reads `input` into `out` (see IpWords) and returns true, or
+ * returns false (leaving `out` in an unspecified state) when it is not an IP address. The same
+ * rules and the same normalized text as parseIp.
+ */
+export function readIp(input: unknown, out: IpWords): boolean {
+  if (typeof input !== 'string') return false;
   // The common case first: a plain dotted quad as given. readV4 refuses anything else (spaces,
   // a colon), which then takes the full path below.
-  if (input.length >= 7 && input.length <= 15) {
-    const quad = [0, 0, 0, 0];
-    if (readV4(input, 0, input.length, quad, 0)) return { family: 4, address: input, bytes: quad };
+  const quad = quadScratch;
+  if (input.length >= 7 && input.length <= 15 && readV4(input, 0, input.length, quad, 0)) {
+    return setV4(out, quad, input);
   }
   let text = input;
-  if (text.length === 0) return null;
+  if (text.length === 0) return false;
   if (isSpaceEdge(text.charCodeAt(0)) || isSpaceEdge(text.charCodeAt(text.length - 1))) text = text.trim();
   const n = text.length;
-  if (n === 0 || n > MAX_IP_TEXT) return null;
-  if (text.indexOf(':') === -1) {
-    const bytes = [0, 0, 0, 0];
-    return readV4(text, 0, n, bytes, 0) ? { family: 4, address: text, bytes } : null;
+  if (n === 0 || n > MAX_IP_TEXT) return false;
+  // Eight hex groups (the common IPv6 text) first: that read fails fast on anything else.
+  if (readGroups(text, 0, n, 8)) return setV6(out, text);
+  if (text.indexOf(':') === -1) return readV4(text, 0, n, quad, 0) && setV4(out, quad, text);
+  return readV6Quad(text, out);
+}
+
+const parseScratch = ipWords();
+
+/** The bytes and text of a parse, as a new ParsedIp. */
+export function toParsedIp(ip: IpWords): ParsedIp {
+  const w = ip.words;
+  if (ip.family === 4) {
+    const v = w[0] as number;
+    return { family: 4, address: ip.address, bytes: [v >>> 24, (v >>> 16) & 255, (v >>> 8) & 255, v & 255] };
   }
-  return parseV6(text);
+  const bytes: number[] = [];
+  for (let k = 0; k < 4; k++) {
+    const v = w[k] as number;
+    bytes.push(v >>> 24, (v >>> 16) & 255, (v >>> 8) & 255, v & 255);
+  }
+  return { family: 6, address: ip.address, bytes };
+}
+
+export function parseIp(input: unknown): ParsedIp | null {
+  return readIp(input, parseScratch) ? toParsedIp(parseScratch) : null;
 }
 
 /** Normalized text form, or null when the input is not an IP address. */

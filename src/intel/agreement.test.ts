@@ -12,7 +12,7 @@ import { parse } from 'csv-parse/sync';
 import ipaddr from 'ipaddr.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../core/clock.ts';
-import { type ParsedIp, parseIp } from '../core/ip.ts';
+import { ipWords, type ParsedIp, parseIp, readIp } from '../core/ip.ts';
 import { seededRandom as prng } from '../core/random.ts';
 import { buildDataset, npmDataDir, type Snapshot } from '../dataset/index.ts';
 import { createIntel, type Intel } from './index.ts';
@@ -90,6 +90,7 @@ function cidrBounds(cidr: string): [bigint, bigint] {
 let dataDir: string;
 let snapshot: Snapshot;
 let intel: Intel;
+const scratch = ipWords();
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'netrep-agree-'));
@@ -147,6 +148,11 @@ describe('npm-only build', () => {
         const ip = parseIp(ipaddr.fromByteArray(bytes).toString()) as ParsedIp;
         if (ip.family !== family) continue;
         const got = intel.lookup(ip);
+        // Text to answer without the ParsedIp gives the same answer, in every form of the text.
+        for (const text of [ip.address, ip.address.toUpperCase(), ` ${ip.address}\n`]) {
+          expect(readIp(text, scratch), text).toBe(true);
+          expect(intel.lookupWords(scratch), text).toEqual(got);
+        }
         if (got?.bogon) {
           bogons++;
           continue;

