@@ -215,7 +215,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     telemetry,
     listings: listingFacts,
     intel: options.intelFacts ?? intelFactsOf(() => intelRuntime.current()),
-    onEvidenceRecorded: () => void trapSet.refresh(),
+    onPristineTrapsRecorded: (hits) => trapSet.add(hits),
   });
   const warmup = createWarmup({
     store,

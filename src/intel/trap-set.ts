@@ -1,6 +1,9 @@
 /**
  * The in-memory set behind the threat score's trap signal: addresses with production
- * pristine-trap evidence in the last 30 days, re-read periodically and after evidence ingest.
+ * pristine-trap evidence in the last 30 days. Evidence ingested by this instance is added as it
+ * is accepted; a periodic re-read (every minute) drops what left the window and picks up what
+ * other instances ingested. (Re-reading the whole set after every ingest made a steady stream of
+ * evidence a steady stream of full scans that grew with the evidence.)
  */
 import type { Clock } from '../core/clock.ts';
 
@@ -8,6 +11,8 @@ export const TRAP_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
 
 export interface TrapSet {
   has(ip: string): boolean;
+  /** Adds the addresses of pristine-trap hits this instance just stored (those inside the window). */
+  add(hits: readonly { ip: string; observedAt: number }[]): void;
   /** Re-reads the set now; concurrent calls share one read. */
   refresh(): Promise<void>;
   close(): void;
@@ -24,11 +29,18 @@ export function createTrapSet(options: {
   let ips = new Set<string>();
   let running: Promise<void> | null = null;
   let again = false;
+  /** Addresses added while a read is running: the read may have started before they were stored. */
+  let addedDuringRead: string[] | null = null;
   const readOnce = async (): Promise<void> => {
+    addedDuringRead = [];
     try {
-      ips = new Set(await options.read(options.clock() - TRAP_WINDOW_MS));
+      const next = new Set(await options.read(options.clock() - TRAP_WINDOW_MS));
+      for (const ip of addedDuringRead) next.add(ip);
+      ips = next;
     } catch (err) {
       options.onError?.(err as Error);
+    } finally {
+      addedDuringRead = null;
     }
   };
   const refresh = (): Promise<void> => {
@@ -52,6 +64,14 @@ export function createTrapSet(options: {
   timer?.unref();
   return {
     has: (ip) => ips.has(ip),
+    add: (hits) => {
+      const since = options.clock() - TRAP_WINDOW_MS;
+      for (const { ip, observedAt } of hits) {
+        if (observedAt < since) continue;
+        ips.add(ip);
+        addedDuringRead?.push(ip);
+      }
+    },
     refresh,
     close: () => {
       if (timer) clearInterval(timer);

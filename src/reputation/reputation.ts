@@ -88,8 +88,11 @@ export interface ReputationOptions {
   intel: IntelFacts;
   /** A store read slower than this is unavailable evidence (default 5000 ms). */
   evidenceTimeoutMs?: number;
-  /** Called after accepted evidence is stored (the IP threat score refreshes its trap set). */
-  onEvidenceRecorded?: () => void;
+  /**
+   * Called after production (non-synthetic) pristine-trap evidence is stored, with its addresses
+   * and observation times (the IP threat score adds them to its trap set).
+   */
+  onPristineTrapsRecorded?: (hits: { ip: string; observedAt: number }[]) => void;
 }
 
 /**
@@ -415,7 +418,8 @@ export function createReputation(options: ReputationOptions): Reputation {
         else accepted.push(out);
       });
       await rows.insertEvidence(accepted, now);
-      if (accepted.length > 0) options.onEvidenceRecorded?.();
+      const traps = accepted.filter((e) => e.kind === 'pristine_trap' && !e.synthetic);
+      if (traps.length > 0) options.onPristineTrapsRecorded?.(traps);
       return { accepted: accepted.length, rejected: errors.length, errors };
     },
 
