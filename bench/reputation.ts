@@ -280,8 +280,11 @@ async function benchStore(kind: StoreKind): Promise<void> {
     // Contenders take turns round by round so each meets the same moments of a shared machine;
     // the best round of each counts, and every round is listed.
     const rounds: Record<string, Result[]> = {};
+    // REPUTATION_BENCH_ONLY=single,healthz runs only those contenders (profiling).
+    const only = process.env['REPUTATION_BENCH_ONLY']?.split(',');
     for (let r = 0; r < ROUNDS; r++) {
       for (const [name, run] of Object.entries(contenders)) {
+        if (only && !only.includes(name)) continue;
         const list = rounds[name] ?? [];
         list.push(await run());
         rounds[name] = list;
@@ -327,6 +330,9 @@ async function benchStore(kind: StoreKind): Promise<void> {
 }
 
 const backends = await probeBackends();
-await benchStore('sqlite');
-if (backends.postgres) await benchStore('postgres');
+const stores = process.env['REPUTATION_BENCH_STORES']?.split(',') ?? ['sqlite', 'postgres'];
+if (stores.includes('sqlite')) await benchStore('sqlite');
+if (!stores.includes('postgres')) {
+  // skipped on request
+} else if (backends.postgres) await benchStore('postgres');
 else console.log(`reputation postgres: skipped (${backends.postgresReason})`);

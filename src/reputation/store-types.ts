@@ -84,8 +84,14 @@ export interface ReputationStore {
   saveComputation(c: ComputationRecord): Promise<void>;
   /** Stored daily points of an address from `sinceDay` (YYYY-MM-DD) on. */
   historyFor(ip: string, sinceDay: string): Promise<Computation[]>;
+  /** The same for many addresses in one read: address → points (none: absent). */
+  historyForMany(ips: readonly string[], sinceDay: string): Promise<Map<string, Computation[]>>;
   /** Latest scores of the addresses of one /24. */
   subnetScores(subnet: string): Promise<{ ip: string; score: number; computedAt: number }[]>;
+  /** The same for many /24s in one read: subnet → members (none: absent). */
+  subnetScoresMany(
+    subnets: readonly string[],
+  ): Promise<Map<string, { ip: string; score: number; computedAt: number }[]>>;
   /** Production (non-synthetic) pristine trap hits observed in [since, until], one row per address, by ip. */
   pristineTrapSources(since: number, until: number): Promise<PristineTrapSource[]>;
 }

@@ -4,6 +4,7 @@ import { DAY_MS, utcDay } from '../core/clock.ts';
 import { createPrepared, type PreparedSql, type Store } from '../store/index.ts';
 import type { Database } from '../store/schema.ts';
 import type { EvidenceKind } from './evidence.ts';
+import type { Computation } from './history.ts';
 import { diff, KIND_COLUMN, type RollupDayRow, rollupRows } from './rollup-rows.ts';
 import type {
   ComputationRecord,
@@ -132,6 +133,16 @@ const Q = {
     name: 'netrep_rep_history',
     sqlite: 'select score, computed_at from reputation_computations where ip = ? and day >= ?',
     postgres: 'select score, computed_at from reputation_computations where ip = $1 and day >= $2',
+  },
+  historyMany: {
+    name: 'netrep_rep_history_many',
+    sqlite: `select ip, score, computed_at from reputation_computations where ip ${IN_IPS.sqlite} and day >= ?`,
+    postgres: `select ip, score, computed_at from reputation_computations where ip ${IN_IPS.postgres} and day >= $2`,
+  },
+  subnetMany: {
+    name: 'netrep_rep_subnet_many',
+    sqlite: `select subnet, ip, score, computed_at from reputation_latest where subnet ${IN_IPS.sqlite}`,
+    postgres: `select subnet, ip, score, computed_at from reputation_latest where subnet ${IN_IPS.postgres}`,
   },
   subnet: {
     name: 'netrep_rep_subnet',
@@ -448,6 +459,36 @@ export function createReputationStore(store: StoreHandles): ReputationStore {
     async historyFor(ip, sinceDay) {
       const rows = await prepared.all<{ score: number; computed_at: number }>(Q.history, [ip, sinceDay]);
       return rows.map((r) => ({ score: Number(r.score), computedAt: Number(r.computed_at) }));
+    },
+
+    async historyForMany(ips, sinceDay) {
+      const out = new Map<string, Computation[]>();
+      if (ips.length === 0) return out;
+      const rows = await prepared.all<{ ip: string; score: number; computed_at: number }>(Q.historyMany, [
+        [...ips],
+        sinceDay,
+      ]);
+      for (const r of rows) {
+        const list = out.get(r.ip) ?? [];
+        list.push({ score: Number(r.score), computedAt: Number(r.computed_at) });
+        out.set(r.ip, list);
+      }
+      return out;
+    },
+
+    async subnetScoresMany(subnets) {
+      const out = new Map<string, { ip: string; score: number; computedAt: number }[]>();
+      if (subnets.length === 0) return out;
+      const rows = await prepared.all<{ subnet: string; ip: string; score: number; computed_at: number }>(
+        Q.subnetMany,
+        [[...subnets]],
+      );
+      for (const r of rows) {
+        const list = out.get(r.subnet) ?? [];
+        list.push({ ip: r.ip, score: Number(r.score), computedAt: Number(r.computed_at) });
+        out.set(r.subnet, list);
+      }
+      return out;
     },
 
     async subnetScores(subnet) {
