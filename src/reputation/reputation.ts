@@ -32,7 +32,7 @@ import type {
   SubnetSummary,
   TelemetrySnapshot,
 } from './types.ts';
-import { addCounts, NO_EVENTS, type RawRange, tallyWindow, windowDays } from './window.ts';
+import { addCounts, NO_EVENTS, type RawRange, tallyWindow } from './window.ts';
 
 /** One scored address with the facts other modules (warm-up, pool) reuse. */
 export interface Assessment extends ScoreResult {
@@ -213,14 +213,18 @@ export function createReputation(options: ReputationOptions): Reputation {
    */
   async function scoreMany(ips: readonly string[], now: number): Promise<Assessment[]> {
     const since = now - EVIDENCE_WINDOW_MS;
-    const { fromDay, toDay } = windowDays(since, now);
     const [rollups, tele, fcrdnsRows, listed] = await Promise.all([
-      rows.evidenceRollups(ips, fromDay, toDay),
+      rows.evidenceWindow(ips, since, now),
       telemetry.factsForMany(ips),
       rows.fcrdnsForMany(ips),
       listingsFor(ips, since),
     ]);
-    const tallies = ips.map((ip) => tallyWindow(rollups.get(ip)?.days ?? [], since, now));
+    // Days wholly inside are summed by the read; the cut days settle here (raw rows if needed).
+    const tallies = ips.map((ip) => {
+      const w = rollups.get(ip);
+      const t = tallyWindow(w?.cut ?? [], since, now);
+      return { counts: addCounts(t.counts, w?.inside ?? NO_EVENTS), raw: t.raw };
+    });
     const cut = tallies.some((t) => t.raw.length > 0)
       ? await countCuts(
           ips,
