@@ -19,7 +19,7 @@ const IPS = 200;
 const IN_FLIGHT = 16;
 const DURATION_MS = 2000;
 const ROUNDS = 3;
-const WARMUP_KEYS = 400;
+const WARMUP_KEYS = 2000;
 const NOW = Date.parse('2026-06-15T12:00:00Z');
 
 const ipOf = (i: number) => `45.${40 + Math.floor(i / 50)}.${i % 50}.10`;
