@@ -19,7 +19,7 @@ const IPS = 200;
 const IN_FLIGHT = 16;
 const DURATION_MS = 2000;
 const ROUNDS = 3;
-const WARMUP_KEYS = 400;
+const WARMUP_KEYS = 2000;
 const NOW = Date.parse('2026-06-15T12:00:00Z');
 
 const ipOf = (i: number) => `45.${40 + Math.floor(i / 50)}.${i % 50}.10`;
@@ -280,8 +280,11 @@ async function benchStore(kind: StoreKind): Promise<void> {
     // Contenders take turns round by round so each meets the same moments of a shared machine;
     // the best round of each counts, and every round is listed.
     const rounds: Record<string, Result[]> = {};
+    // REPUTATION_BENCH_ONLY=single,healthz runs only those contenders (profiling).
+    const only = process.env['REPUTATION_BENCH_ONLY']?.split(',');
     for (let r = 0; r < ROUNDS; r++) {
       for (const [name, run] of Object.entries(contenders)) {
+        if (only && !only.includes(name)) continue;
         const list = rounds[name] ?? [];
         list.push(await run());
         rounds[name] = list;
@@ -327,6 +330,9 @@ async function benchStore(kind: StoreKind): Promise<void> {
 }
 
 const backends = await probeBackends();
-await benchStore('sqlite');
-if (backends.postgres) await benchStore('postgres');
+const stores = process.env['REPUTATION_BENCH_STORES']?.split(',') ?? ['sqlite', 'postgres'];
+if (stores.includes('sqlite')) await benchStore('sqlite');
+if (!stores.includes('postgres')) {
+  // skipped on request
+} else if (backends.postgres) await benchStore('postgres');
 else console.log(`reputation postgres: skipped (${backends.postgresReason})`);

@@ -3,6 +3,7 @@ import { AppError } from '../core/errors.ts';
 import { isPublicIp, type ParsedIp, parseIp } from '../core/ip.ts';
 import type { Store } from '../store/index.ts';
 import type { Telemetry, TelemetryFacts } from '../telemetry/index.ts';
+import { createCoalescer } from './coalesce.ts';
 import { deriveEvidence, type TelemetryRow } from './evidence.ts';
 import { type EvidenceInput, validateEvidenceBody, validateEvidenceEvent } from './evidence-input.ts';
 import { dailyHistory, HISTORY_DAYS } from './history.ts';
@@ -31,7 +32,7 @@ import type {
   SubnetSummary,
   TelemetrySnapshot,
 } from './types.ts';
-import { addCounts, NO_EVENTS, type RawRange, tallyWindow, windowDays } from './window.ts';
+import { addCounts, NO_EVENTS, type RawRange, tallyWindow } from './window.ts';
 
 /** One scored address with the facts other modules (warm-up, pool) reuse. */
 export interface Assessment extends ScoreResult {
@@ -215,14 +216,18 @@ export function createReputation(options: ReputationOptions): Reputation {
    */
   async function scoreMany(ips: readonly string[], now: number): Promise<Assessment[]> {
     const since = now - EVIDENCE_WINDOW_MS;
-    const { fromDay, toDay } = windowDays(since, now);
     const [rollups, tele, fcrdnsRows, listed] = await Promise.all([
-      rows.evidenceRollups(ips, fromDay, toDay),
+      rows.evidenceWindow(ips, since, now),
       telemetry.factsForMany(ips),
       rows.fcrdnsForMany(ips),
       listingsFor(ips, since),
     ]);
-    const tallies = ips.map((ip) => tallyWindow(rollups.get(ip)?.days ?? [], since, now));
+    // Days wholly inside are summed by the read; the cut days settle here (raw rows if needed).
+    const tallies = ips.map((ip) => {
+      const w = rollups.get(ip);
+      const t = tallyWindow(w?.cut ?? [], since, now);
+      return { counts: addCounts(t.counts, w?.inside ?? NO_EVENTS), raw: t.raw };
+    });
     const cut = tallies.some((t) => t.raw.length > 0)
       ? await countCuts(
           ips,
@@ -317,8 +322,64 @@ export function createReputation(options: ReputationOptions): Reputation {
     return summarizeSubnet(subnet, await rows.subnetScores(subnet), activeListings);
   }
 
-  const assess = (ip: string) =>
-    readEvidence(timeoutMs, async () => (await assessMany([ip], clock()))[0] as Assessment);
+  /** Full answers for many addresses: one read per table, one write (the computations). */
+  async function answerMany(ips: readonly string[], now: number): Promise<ReputationData[]> {
+    const unique = [...new Set(ips)];
+    const subnets = [...new Set(unique.flatMap((ip) => subnetOf(ip) ?? []))];
+    // Every read at once; each computation joins its history and its /24 in memory exactly as
+    // the stored rows will hold it once it is saved (the later computation wins).
+    const [assessed, histories, members] = await Promise.all([
+      scoreMany(unique, now),
+      rows.historyForMany(unique, utcDay(now - (HISTORY_DAYS - 1) * DAY_MS)),
+      rows.subnetScoresMany(subnets),
+    ]);
+    await rows.saveComputations(assessed.map(computationOf));
+    const byIp = new Map(assessed.map((a) => [a.ip, a]));
+    const current = new Map(assessed.map((a) => [a.ip, { ip: a.ip, score: a.score, computedAt: now }]));
+    const today = Math.floor(now / DAY_MS);
+    return ips.map((ip): ReputationData => {
+      const a = byIp.get(ip) as Assessment;
+      const mine = current.get(ip) as { ip: string; score: number; computedAt: number };
+      const points = histories.get(ip) ?? [];
+      // A stored row dated after now (a clock moved back) is never replaced by this one.
+      const heldToday = points.find((p) => Math.floor(p.computedAt / DAY_MS) === today && p.computedAt > now);
+      const history = heldToday
+        ? points
+        : [...points.filter((p) => Math.floor(p.computedAt / DAY_MS) !== today), mine];
+      const subnet = subnetOf(ip);
+      let summary: SubnetSummary | null = null;
+      if (subnet !== null) {
+        // The /24 as stored plus every computation of this batch in it (each saved just now).
+        const stored = members.get(subnet) ?? [];
+        const list: SubnetMember[] = stored.filter((m) => !current.has(m.ip));
+        for (const [other, c] of current) {
+          if (subnetOf(other) !== subnet) continue;
+          const held = stored.find((m) => m.ip === other && m.computedAt > now);
+          list.push(held ?? c);
+        }
+        summary = summarizeSubnet(subnet, list, a.subnetActiveListings ?? 0);
+      }
+      return {
+        ip,
+        score: a.score,
+        level: a.level,
+        factors: a.factors,
+        history: dailyHistory(history, now),
+        subnet: summary,
+        blocklist: { listed: a.listed },
+        fcrdns: a.fcrdns === null ? null : fcrdnsResult(a.fcrdns),
+      };
+    });
+  }
+
+  const answerOne = createCoalescer<string, ReputationData>((ips) => answerMany(ips, clock()), MAX_BATCH_IPS);
+  const assessOne = createCoalescer<string, Assessment>(async (ips) => {
+    const unique = [...new Set(ips)];
+    const byIp = new Map((await assessMany(unique, clock())).map((a) => [a.ip, a]));
+    return ips.map((ip) => byIp.get(ip) as Assessment);
+  }, MAX_BATCH_IPS);
+
+  const assess = (ip: string) => readEvidence(timeoutMs, () => assessOne(ip));
 
   return {
     assess,
@@ -340,44 +401,8 @@ export function createReputation(options: ReputationOptions): Reputation {
 
     forIp(rawIp) {
       const ip = parseOrThrow(rawIp).address;
-      return readEvidence(timeoutMs, async () => {
-        const now = clock();
-        const subnet = subnetOf(ip);
-        // Every read at once; this computation joins the history and the /24 in memory exactly
-        // as the stored rows will hold it once it is saved (the later computation wins).
-        const [assessed, points, members] = await Promise.all([
-          scoreMany([ip], now),
-          rows.historyFor(ip, utcDay(now - (HISTORY_DAYS - 1) * DAY_MS)),
-          subnet === null ? Promise.resolve(null) : rows.subnetScores(subnet),
-        ]);
-        const a = assessed[0] as Assessment;
-        await rows.saveComputations([computationOf(a)]);
-        // A stored row dated after now (a clock moved back) is never replaced by this one.
-        const current = { ip, score: a.score, computedAt: now };
-        const today = Math.floor(now / DAY_MS);
-        const heldToday = points.find(
-          (p) => Math.floor(p.computedAt / DAY_MS) === today && p.computedAt > now,
-        );
-        const history = heldToday
-          ? points
-          : [...points.filter((p) => Math.floor(p.computedAt / DAY_MS) !== today), current];
-        let summary: SubnetSummary | null = null;
-        if (subnet !== null && members !== null) {
-          const held = members.find((m) => m.ip === ip && m.computedAt > now);
-          const list: SubnetMember[] = [...members.filter((m) => m.ip !== ip), held ?? current];
-          summary = summarizeSubnet(subnet, list, a.subnetActiveListings ?? 0);
-        }
-        return {
-          ip,
-          score: a.score,
-          level: a.level,
-          factors: a.factors,
-          history: dailyHistory(history, now),
-          subnet: summary,
-          blocklist: { listed: a.listed },
-          fcrdns: a.fcrdns === null ? null : fcrdnsResult(a.fcrdns),
-        };
-      });
+      // Answers that arrive together are read and written together; each keeps its own deadline.
+      return readEvidence(timeoutMs, () => answerOne(ip));
     },
 
     async batch(rawIps) {

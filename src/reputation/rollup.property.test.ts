@@ -4,7 +4,8 @@
  * telemetry, listings and clock moves (times near the 30-day window edge and UTC midnight,
  * observed_at out of order, synthetic rows, windows expiring as the clock moves on) are written
  * through the real services on both stores; at every check each address's rollup answer is
- * compared with the from-scratch computation, and the rollups with the raw rows.
+ * compared with the from-scratch computation, and the rollups with the raw rows; so are single
+ * answers and warm-up assessments asked for together (coalesced into one read and one write).
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -129,6 +130,29 @@ describe.each(STORE_KINDS)('rollup path = from-scratch model (%s)', (kind) => {
                 ...slow,
                 computedAt: 0,
               });
+            }
+            // Single answers and warm-up assessments that arrive together are read and saved as
+            // one batch: each must still be the model's answer, and its /24 and history what
+            // the stored rows say right after.
+            const [answers, assessed] = await Promise.all([
+              Promise.all(ips.map((ip) => s.reputation.forIp(ip))),
+              Promise.all(ips.map((ip) => s.reputation.assess(ip))),
+            ]);
+            for (const [i, ip] of ips.entries()) {
+              const slow = await s.reputation.assessFromScratch(ip);
+              const one = answers[i];
+              expect(one && [one.score, one.level, one.factors, one.blocklist.listed], ip).toEqual([
+                slow.score,
+                slow.level,
+                slow.factors,
+                slow.listed,
+              ]);
+              expect(assessed[i] && { ...assessed[i], computedAt: 0 }, ip).toEqual({
+                ...slow,
+                computedAt: 0,
+              });
+              if (!ip.includes(':')) expect(one?.subnet, ip).toEqual(await s.reputation.neighbors(ip));
+              expect(one?.history, ip).toEqual((await s.reputation.forIp(ip)).history);
             }
           };
           for (const o of [...ops, { kind: 'check' as const }]) {

@@ -41,10 +41,15 @@ export interface EvidenceDay {
   lastAt: number;
 }
 
-/** The rollup of one address: its earliest production evidence and the days asked for. */
-export interface EvidenceRollup {
+/**
+ * The rollup of one address over a window [since, now]: its earliest production evidence, the
+ * events of the days wholly inside the window, and the days the window cuts (events on both
+ * sides of `since` or of `now`, to be counted from the raw rows; see window.ts).
+ */
+export interface EvidenceWindow {
   firstAt: number | null;
-  days: EvidenceDay[];
+  inside: KindCounts;
+  cut: EvidenceDay[];
 }
 
 /** Production events by kind. */
@@ -64,11 +69,8 @@ export interface ReputationStore {
    */
   evidenceFor(ip: string, since: number): Promise<EvidenceEvent[]>;
   /** Rollups of many addresses: days `fromDay`..`toDay` (day numbers), in one read per table. */
-  evidenceRollups(
-    ips: readonly string[],
-    fromDay: number,
-    toDay: number,
-  ): Promise<Map<string, EvidenceRollup>>;
+  /** The window [since, now] of many addresses from the daily rollups, in one read. */
+  evidenceWindow(ips: readonly string[], since: number, now: number): Promise<Map<string, EvidenceWindow>>;
   /** Production events by address and kind observed in [from, to] (raw rows: a cut day). */
   evidenceCounts(ips: readonly string[], from: number, to: number): Promise<Map<string, KindCounts>>;
   /** Every day of every address's rollup and what the raw rows say it should be (the check). */
@@ -84,8 +86,14 @@ export interface ReputationStore {
   saveComputation(c: ComputationRecord): Promise<void>;
   /** Stored daily points of an address from `sinceDay` (YYYY-MM-DD) on. */
   historyFor(ip: string, sinceDay: string): Promise<Computation[]>;
+  /** The same for many addresses in one read: address → points (none: absent). */
+  historyForMany(ips: readonly string[], sinceDay: string): Promise<Map<string, Computation[]>>;
   /** Latest scores of the addresses of one /24. */
   subnetScores(subnet: string): Promise<{ ip: string; score: number; computedAt: number }[]>;
+  /** The same for many /24s in one read: subnet → members (none: absent). */
+  subnetScoresMany(
+    subnets: readonly string[],
+  ): Promise<Map<string, { ip: string; score: number; computedAt: number }[]>>;
   /** Production (non-synthetic) pristine trap hits observed in [since, until], one row per address, by ip. */
   pristineTrapSources(since: number, until: number): Promise<PristineTrapSource[]>;
 }

@@ -4,19 +4,21 @@ import { DAY_MS, utcDay } from '../core/clock.ts';
 import { createPrepared, type PreparedSql, type Store } from '../store/index.ts';
 import type { Database } from '../store/schema.ts';
 import type { EvidenceKind } from './evidence.ts';
+import type { Computation } from './history.ts';
 import { diff, KIND_COLUMN, type RollupDayRow, rollupRows } from './rollup-rows.ts';
 import type {
   ComputationRecord,
-  EvidenceRollup,
+  EvidenceWindow,
   FcrdnsRecord,
   KindCounts,
   ReputationStore,
 } from './store-types.ts';
+import { NO_EVENTS, windowDays } from './window.ts';
 
 export type {
   ComputationRecord,
   EvidenceDay,
-  EvidenceRollup,
+  EvidenceWindow,
   FcrdnsRecord,
   KindCounts,
   PristineTrapSource,
@@ -113,15 +115,24 @@ const FIRST_SET = `first_at = case when excluded.first_at < ${I}.first_at then e
 /** The hot reads and the computation write, prepared once (store/prepared.ts). */
 const IN_IPS = { sqlite: 'in (select value from json_each(?))', postgres: '= any($1::text[])' };
 const Q = {
-  // The window's days and, as a row with a null day, the address's earliest evidence: one read.
-  evidenceRollups: {
-    name: 'netrep_rep_evidence_rollups',
-    sqlite: `select ip, day, pristine, recycled, typo, honeypot, first_at, last_at from reputation_evidence_days
-      where ip ${IN_IPS.sqlite} and day >= ? and day <= ?
-      union all select ip, null, 0, 0, 0, 0, first_at, first_at from reputation_evidence_ips where ip ${IN_IPS.sqlite}`,
-    postgres: `select ip, day, pristine, recycled, typo, honeypot, first_at, last_at from reputation_evidence_days
-      where ip ${IN_IPS.postgres} and day >= $2 and day <= $3
-      union all select ip, null, 0, 0, 0, 0, first_at, first_at from reputation_evidence_ips where ip ${IN_IPS.postgres}`,
+  // The window [since, now] in one read, summed in the database (returning every day's row cost
+  // more than the query): part 'w', per address, the events of the days wholly inside; part 'c',
+  // the days cut by the window (events on both sides of since or now, see window.ts), whole; part
+  // 'f', the address's earliest evidence. Days wholly outside are skipped.
+  evidenceWindow: {
+    name: 'netrep_rep_evidence_window',
+    sqlite: `select 'w' as part, ip, null as day, sum(pristine) as pristine, sum(recycled) as recycled, sum(typo) as typo,
+        sum(honeypot) as honeypot, null as first_at, null as last_at from reputation_evidence_days
+      where ip ${IN_IPS.sqlite} and day >= ? and day <= ? and first_at >= ? and last_at <= ? group by ip
+      union all select 'c', ip, day, pristine, recycled, typo, honeypot, first_at, last_at from reputation_evidence_days
+      where ip ${IN_IPS.sqlite} and day >= ? and day <= ? and last_at >= ? and first_at <= ? and (first_at < ? or last_at > ?)
+      union all select 'f', ip, null, 0, 0, 0, 0, first_at, first_at from reputation_evidence_ips where ip ${IN_IPS.sqlite}`,
+    postgres: `select 'w' as part, ip, null::int as day, sum(pristine) as pristine, sum(recycled) as recycled, sum(typo) as typo,
+        sum(honeypot) as honeypot, null::bigint as first_at, null::bigint as last_at from reputation_evidence_days
+      where ip ${IN_IPS.postgres} and day >= $2 and day <= $3 and first_at >= $4 and last_at <= $5 group by ip
+      union all select 'c', ip, day, pristine, recycled, typo, honeypot, first_at, last_at from reputation_evidence_days
+      where ip ${IN_IPS.postgres} and day >= $2 and day <= $3 and last_at >= $4 and first_at <= $5 and (first_at < $4 or last_at > $5)
+      union all select 'f', ip, null, 0, 0, 0, 0, first_at, first_at from reputation_evidence_ips where ip ${IN_IPS.postgres}`,
   },
   fcrdns: {
     name: 'netrep_rep_fcrdns',
@@ -132,6 +143,16 @@ const Q = {
     name: 'netrep_rep_history',
     sqlite: 'select score, computed_at from reputation_computations where ip = ? and day >= ?',
     postgres: 'select score, computed_at from reputation_computations where ip = $1 and day >= $2',
+  },
+  historyMany: {
+    name: 'netrep_rep_history_many',
+    sqlite: `select ip, score, computed_at from reputation_computations where ip ${IN_IPS.sqlite} and day >= ?`,
+    postgres: `select ip, score, computed_at from reputation_computations where ip ${IN_IPS.postgres} and day >= $2`,
+  },
+  subnetMany: {
+    name: 'netrep_rep_subnet_many',
+    sqlite: `select subnet, ip, score, computed_at from reputation_latest where subnet ${IN_IPS.sqlite}`,
+    postgres: `select subnet, ip, score, computed_at from reputation_latest where subnet ${IN_IPS.postgres}`,
   },
   subnet: {
     name: 'netrep_rep_subnet',
@@ -296,35 +317,49 @@ export function createReputationStore(store: StoreHandles): ReputationStore {
       });
     },
 
-    async evidenceRollups(ips, fromDay, toDay) {
-      const out = new Map<string, EvidenceRollup>();
+    async evidenceWindow(ips, since, now) {
+      const out = new Map<string, EvidenceWindow>();
       if (ips.length === 0) return out;
       const list = [...ips];
-      // SQLite binds the list once per use; PostgreSQL reuses $1.
-      const values = prepared.dialect === 'sqlite' ? [list, fromDay, toDay, list] : [list, fromDay, toDay];
-      const rows = await prepared.all<Omit<ReputationEvidenceDaysTable, 'day'> & { day: number | null }>(
-        Q.evidenceRollups,
-        values,
-      );
+      const { fromDay, toDay } = windowDays(since, now);
+      // SQLite binds each use of a value; PostgreSQL reuses $n.
+      const values =
+        prepared.dialect === 'sqlite'
+          ? [list, fromDay, toDay, since, now, list, fromDay, toDay, since, now, since, now, list]
+          : [list, fromDay, toDay, since, now];
+      const rows = await prepared.all<
+        { part: 'w' | 'c' | 'f' } & Omit<ReputationEvidenceDaysTable, 'day' | 'first_at' | 'last_at'> & {
+            day: number | null;
+            first_at: number | null;
+            last_at: number | null;
+          }
+      >(Q.evidenceWindow, values);
       for (const d of rows) {
         let held = out.get(d.ip);
         if (held === undefined) {
-          held = { firstAt: null, days: [] };
+          held = { firstAt: null, inside: { ...NO_EVENTS }, cut: [] };
           out.set(d.ip, held);
         }
-        if (d.day === null) {
+        if (d.part === 'f') {
           held.firstAt = Number(d.first_at);
-          continue;
+        } else if (d.part === 'w') {
+          held.inside = {
+            pristine: Number(d.pristine),
+            recycled: Number(d.recycled),
+            typo: Number(d.typo),
+            honeypot: Number(d.honeypot),
+          };
+        } else {
+          held.cut.push({
+            day: Number(d.day),
+            pristine: Number(d.pristine),
+            recycled: Number(d.recycled),
+            typo: Number(d.typo),
+            honeypot: Number(d.honeypot),
+            firstAt: Number(d.first_at),
+            lastAt: Number(d.last_at),
+          });
         }
-        held.days.push({
-          day: Number(d.day),
-          pristine: Number(d.pristine),
-          recycled: Number(d.recycled),
-          typo: Number(d.typo),
-          honeypot: Number(d.honeypot),
-          firstAt: Number(d.first_at),
-          lastAt: Number(d.last_at),
-        });
       }
       return out;
     },
@@ -448,6 +483,36 @@ export function createReputationStore(store: StoreHandles): ReputationStore {
     async historyFor(ip, sinceDay) {
       const rows = await prepared.all<{ score: number; computed_at: number }>(Q.history, [ip, sinceDay]);
       return rows.map((r) => ({ score: Number(r.score), computedAt: Number(r.computed_at) }));
+    },
+
+    async historyForMany(ips, sinceDay) {
+      const out = new Map<string, Computation[]>();
+      if (ips.length === 0) return out;
+      const rows = await prepared.all<{ ip: string; score: number; computed_at: number }>(Q.historyMany, [
+        [...ips],
+        sinceDay,
+      ]);
+      for (const r of rows) {
+        const list = out.get(r.ip) ?? [];
+        list.push({ score: Number(r.score), computedAt: Number(r.computed_at) });
+        out.set(r.ip, list);
+      }
+      return out;
+    },
+
+    async subnetScoresMany(subnets) {
+      const out = new Map<string, { ip: string; score: number; computedAt: number }[]>();
+      if (subnets.length === 0) return out;
+      const rows = await prepared.all<{ subnet: string; ip: string; score: number; computed_at: number }>(
+        Q.subnetMany,
+        [[...subnets]],
+      );
+      for (const r of rows) {
+        const list = out.get(r.subnet) ?? [];
+        list.push({ ip: r.ip, score: Number(r.score), computedAt: Number(r.computed_at) });
+        out.set(r.subnet, list);
+      }
+      return out;
     },
 
     async subnetScores(subnet) {

@@ -1,5 +1,5 @@
 import { DAY_MS } from '../core/clock.ts';
-import type { EvidenceDay, KindCounts } from './store.ts';
+import type { EvidenceDay, KindCounts } from './store-types.ts';
 
 /** A part of one UTC day whose events must be counted from the raw rows. */
 export interface RawRange {

@@ -323,6 +323,14 @@ describe.each(STORE_KINDS)('reputation routes (%s)', (kind) => {
         code: 'EVIDENCE_UNAVAILABLE',
         error: 'reputation evidence is unavailable; no score is synthesized',
       });
+      // Answers asked for together share one read: every one of them is unavailable.
+      const together = await Promise.all(
+        ['45.33.29.1', '45.33.29.2', '45.33.30.1'].map((ip) => reputationOf(t, ip)),
+      );
+      for (const r of together) {
+        expect(r.status).toBe(503);
+        expect(r.body.data).toMatchObject({ code: 'EVIDENCE_UNAVAILABLE' });
+      }
       const b = await batch(t, ['45.33.29.1', '45.33.29.2']);
       expect(b.status).toBe(503);
       expect(b.body.data).toMatchObject({ code: 'EVIDENCE_UNAVAILABLE' });
