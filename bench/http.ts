@@ -144,6 +144,8 @@ async function main(): Promise<void> {
     NETREP_DATA_DIR: dataDir,
     NETREP_LISTEN: '127.0.0.1:0',
     NETREP_DNSBL_LISTEN: '',
+    // No scheduled dataset update: it would download from the real upstreams.
+    NETREP_DATASET_UPDATE: 'off',
     NETREP_LOG_LEVEL: 'warn',
     NETREP_ADMIN_EMAIL: 'bench@example.test',
     NETREP_ADMIN_PASSWORD: 'bench-password-123',

@@ -71,6 +71,8 @@ async function benchStore(kind: StoreKind): Promise<void> {
       redisUrl: '',
       listen: '127.0.0.1:0',
       dnsblListen: '',
+      // No scheduled dataset update: it would download from the real upstreams.
+      datasetUpdate: 'off',
     },
     {},
   );
