@@ -76,6 +76,13 @@ async function main(): Promise<void> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const base = await waitListening(server, 'netrep serve');
+  // The server's own lines (warnings, the shutdown), kept for the report at the end.
+  let serverOut = '';
+  const keep = (d: Buffer) => {
+    serverOut = (serverOut + d.toString()).slice(-4000);
+  };
+  server.stdout?.on('data', keep);
+  server.stderr?.on('data', keep);
   const dns = dgram.createSocket('udp4');
   try {
     const key = (permissions: string, ...extra: string[]) =>
@@ -272,7 +279,24 @@ async function main(): Promise<void> {
     }
   } finally {
     dns.close();
+    // A stop after the soak is part of it: SIGTERM must end the process within the shutdown deadline.
+    const t0 = performance.now();
+    const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
     server.kill('SIGTERM');
+    const code = await Promise.race([
+      exited,
+      new Promise<'hung'>((r) => setTimeout(() => r('hung'), 20_000)),
+    ]);
+    if (code === 'hung') {
+      server.kill('SIGKILL');
+      process.stdout.write(
+        `soak: the server did not exit within 20 s of SIGTERM; its last lines:\n${serverOut}\n`,
+      );
+      process.exitCode = 1;
+    } else {
+      process.stdout.write(`soak: SIGTERM → exit ${code} in ${(performance.now() - t0).toFixed(0)} ms\n`);
+      if (code !== 0) process.stdout.write(`${serverOut}\n`);
+    }
   }
 }
 

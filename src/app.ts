@@ -108,7 +108,8 @@ export interface App {
   listen(): Promise<string>;
   /** `http://host:port` of the separate metrics listener once listening, else null. */
   readonly metricsUrl: string | null;
-  close(): Promise<void>;
+  /** Stops listening, the workers and the store, in order; `onStep` hears each part's name as it begins. */
+  close(onStep?: (part: string) => void): Promise<void>;
 }
 
 export async function connectRedis(url: string): Promise<Redis> {
@@ -413,21 +414,27 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       if (!config.publicUrl) publicBase = address;
       return address;
     },
-    async close() {
-      await dnsbl?.close();
-      await metricsListener?.close();
-      await http.close();
-      await blocklistExpiry.stop();
-      await auditWorker.stop();
-      await fcrdns.stop();
-      await feedsWorker.stop();
-      await datasetUpdater.stop();
-      await webhookWorker.stop();
-      trapSet.close();
-      blocklistMirror.close();
-      await accounts.close();
-      redis?.disconnect();
-      await store.close();
+    async close(onStep) {
+      const steps: [string, () => unknown][] = [
+        ['dnsbl server', () => dnsbl?.close()],
+        ['metrics listener', () => metricsListener?.close()],
+        ['http server', () => http.close()],
+        ['blocklist expiry worker', () => blocklistExpiry.stop()],
+        ['audit worker', () => auditWorker.stop()],
+        ['fcrdns worker', () => fcrdns.stop()],
+        ['feeds worker', () => feedsWorker.stop()],
+        ['dataset updater', () => datasetUpdater.stop()],
+        ['webhook worker', () => webhookWorker.stop()],
+        ['trap set', () => trapSet.close()],
+        ['blocklist mirror', () => blocklistMirror.close()],
+        ['accounts', () => accounts.close()],
+        ['redis', () => redis?.disconnect()],
+        ['store', () => store.close()],
+      ];
+      for (const [part, stop] of steps) {
+        onStep?.(part);
+        await stop();
+      }
     },
   };
 }

@@ -70,6 +70,26 @@ export function serveBanner(
   return facts;
 }
 
+/** How long a shutdown may take before the process exits anyway, naming the part that hung. */
+const SHUTDOWN_DEADLINE_MS = 15_000;
+
+/**
+ * Closes the app; when a part does not finish within the deadline, logs which one and exits 1
+ * (a supervisor that sent SIGTERM expects the process to go).
+ */
+async function closeWithin(app: App, log: { error(obj: object, msg: string): void }): Promise<void> {
+  let part = 'start';
+  const timer = setTimeout(() => {
+    log.error({ part, deadline_ms: SHUTDOWN_DEADLINE_MS }, `shutdown did not finish: ${part} still closing`);
+    process.exit(1);
+  }, SHUTDOWN_DEADLINE_MS);
+  timer.unref();
+  await app.close((p) => {
+    part = p;
+  });
+  clearTimeout(timer);
+}
+
 export function registerServeCommands(program: Command): void {
   program
     .command('serve')
@@ -93,7 +113,7 @@ export function registerServeCommands(program: Command): void {
         if (closing) return;
         closing = true;
         app.http.log.info({ signal }, 'shutting down');
-        await app.close();
+        await closeWithin(app, app.http.log);
         process.exit(0);
       };
       process.on('SIGINT', () => void shutdown('SIGINT'));
@@ -116,7 +136,7 @@ export function registerServeCommands(program: Command): void {
         log: app.http.log,
       });
       const shutdown = async () => {
-        await app.close();
+        await closeWithin(app, app.http.log);
         process.exit(0);
       };
       process.on('SIGINT', () => void shutdown());
