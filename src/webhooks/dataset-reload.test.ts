@@ -3,7 +3,9 @@
  * swapped in through POST /v1/admin/datasets/reload, the webhook worker, and a receiver on
  * 127.0.0.1 checking every signature. A saved IP whose flags change (is_datacenter) gets exactly
  * one `saved_ip`/`dataset` event (an unchanged one none), also when it was saved after the last
- * dataset check (its baseline is recorded when it is saved).
+ * dataset check (its baseline is recorded when it is saved). A saved IP whose threat level changes
+ * (a second version built with an upstream Spamhaus DROP file listing it: `low` to `high`) gets
+ * exactly one such event too, its previous and current threat levels those GET /v1/ip answered.
  */
 import '../../test/helpers/dns-guard.ts';
 import fs from 'node:fs';
@@ -24,7 +26,15 @@ const CHANGED = '100.0.0.1';
 const UNCHANGED = '8.8.8.8';
 
 let fixtureDir: string;
+/** An upstream directory (the layout of shared/data) holding only a Spamhaus DROP file listing CHANGED. */
+let dropDir: string;
 beforeAll(() => {
+  dropDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netrep-drop-'));
+  fs.mkdirSync(path.join(dropDir, 'spamhaus'));
+  fs.writeFileSync(
+    path.join(dropDir, 'spamhaus/drop.txt'),
+    '; Spamhaus DROP List (test)\n100.0.0.0/24 ; SBL000001\n; EOF\n',
+  );
   // npm-b with 100.0.0.0/16 moved to a hosting ASN: the fixtures alone change only its ASN name and
   // country, which the event does not compare.
   fixtureDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netrep-npm-hosting-'));
@@ -39,6 +49,7 @@ beforeAll(() => {
 });
 afterAll(() => {
   fs.rmSync(fixtureDir, { recursive: true, force: true });
+  fs.rmSync(dropDir, { recursive: true, force: true });
 });
 
 interface Received {
@@ -107,9 +118,9 @@ describe.each(STORE_KINDS)('dataset reload events (%s)', (kind) => {
   const save = async (ip: string) =>
     expect((await call('POST', '/v1/saved-ips', { ip })).statusCode).toBe(200);
 
-  /** Builds the hosting version and swaps it in through the admin route. */
-  const reload = async () => {
-    const built = await buildDataset({ dataDir: t.handle.dataDir, clock: systemClock, npmDir: fixtureDir });
+  /** Builds the second version (by default the hosting one) and swaps it in through the admin route. */
+  const reload = async (sources: { npmDir: string; from?: string } = { npmDir: fixtureDir }) => {
+    const built = await buildDataset({ dataDir: t.handle.dataDir, clock: systemClock, ...sources });
     const res = await call('POST', '/v1/admin/datasets/reload', undefined, admin);
     expect(res.json().data).toEqual({ previous_version: 1, dataset_version: built.version, reloaded: true });
     return built.version;
@@ -171,6 +182,35 @@ describe.each(STORE_KINDS)('dataset reload events (%s)', (kind) => {
       const before = await answerOf(CHANGED);
       const version = await reload();
       await expectOneEvent(version, before, await answerOf(CHANGED));
+    },
+  );
+
+  it.skipIf(skip)(
+    'a reload that changes a saved IP’s threat level (a Spamhaus DROP listing) sends one signed saved_ip event',
+    { timeout: 120_000 },
+    async () => {
+      const hook = (await call('POST', '/v1/webhooks', { url: receiver.url })).json().data;
+      receiver.state.secret = hook.secret;
+      await save(CHANGED);
+      await save(UNCHANGED);
+      await t.app.webhookWorker.runOnce();
+      expect(receiver.received).toHaveLength(0);
+
+      const [before, unchangedBefore] = [await answerOf(CHANGED), await answerOf(UNCHANGED)];
+      // The same npm packages as version 1; the only new input is the DROP file.
+      const version = await reload({ npmDir: datasetFixture('npm-a'), from: dropDir });
+      const after = await answerOf(CHANGED);
+      // +50 for the DROP listing: `low` becomes `high`; the datacenter flag stays as it was.
+      expect([before.threat_level, after.threat_level]).toEqual(['low', 'high']);
+      expect(after.flags.is_datacenter).toBe(before.flags.is_datacenter);
+      const explanation = (await call('GET', `/v1/ip/${CHANGED}`)).json().data.threat.explanation;
+      expect(explanation).toContain('+50 prefix on Spamhaus DROP');
+      expect(await answerOf(UNCHANGED)).toEqual(unchangedBefore);
+
+      await expectOneEvent(version, before, after);
+      const event = JSON.parse((receiver.received[0] as Received).body);
+      expect(event.state.previous.threat_level).toBe('low');
+      expect(event.state.current.threat_level).toBe('high');
     },
   );
 });
