@@ -146,6 +146,9 @@ async function main(): Promise<void> {
     NETREP_DNSBL_LISTEN: '',
     // No scheduled dataset update: it would download from the real upstreams.
     NETREP_DATASET_UPDATE: 'off',
+    // Any DNS the server asks (PTR for hostnames, the FCrDNS pass) stays on this machine: nothing
+    // listens on 127.0.0.1:9, so it fails at once.
+    NETREP_DNS_SERVERS: '127.0.0.1:9',
     NETREP_LOG_LEVEL: 'warn',
     NETREP_ADMIN_EMAIL: 'bench@example.test',
     NETREP_ADMIN_PASSWORD: 'bench-password-123',

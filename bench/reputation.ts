@@ -73,6 +73,8 @@ async function benchStore(kind: StoreKind): Promise<void> {
       dnsblListen: '',
       // No scheduled dataset update: it would download from the real upstreams.
       datasetUpdate: 'off',
+      // Any DNS the app asks (the FCrDNS pass) stays on this machine: nothing listens on port 9.
+      dnsServers: ['127.0.0.1:9'],
     },
     {},
   );

@@ -62,6 +62,9 @@ async function main(): Promise<void> {
     NETREP_DNSBL_LISTEN: `127.0.0.1:${dnsPort}`,
     NETREP_DNSBL_ZONE: ZONE,
     NETREP_DATASET_UPDATE: 'off',
+    // PTR lookups (hostnames, the daily FCrDNS pass over telemetry senders) stay on this machine:
+    // the DNSBL server refuses names outside its zone at once.
+    NETREP_DNS_SERVERS: `127.0.0.1:${dnsPort}`,
     NETREP_LOG_LEVEL: 'warn',
     // Reputation is a public route limited per client address (60/min): the soak client sends
     // X-Forwarded-For from a ring of addresses, trusted only from loopback.

@@ -33,6 +33,13 @@ beforeAll(async () => {
     ],
     'v6.good.test': [{ type: 'AAAA', data: '2001:db8::1' }],
     // 203.0.113.15 has no PTR at all (NXDOMAIN): fail
+    // 203.0.113.100-139: the reverse lookup never answers (a pass over them is slow)
+    ...Object.fromEntries(
+      Array.from({ length: 40 }, (_, i) => [
+        `${100 + i}.113.0.203.in-addr.arpa`,
+        [{ type: 'TIMEOUT' as const }],
+      ]),
+    ),
   });
 });
 afterAll(async () => {
@@ -103,4 +110,47 @@ describe.each(STORE_KINDS)('daily FCrDNS check on %s', (kind) => {
       await t.close();
     }
   });
+});
+
+describe.each(STORE_KINDS)('stopping the FCrDNS worker on %s', (kind) => {
+  it.skipIf(skipStore(kind))(
+    'ends a pass in progress after the checks already asked, not after all of them',
+    {
+      timeout: 60_000,
+    },
+    async () => {
+      const t = await createTestApp(kind, { config: { dnsServers: zone.servers } });
+      try {
+        const key = await t.key({ permissions: ['telemetry:write'] });
+        const now = t.clock();
+        const observations = Array.from({ length: 40 }, (_, i) => ({
+          ip: `203.0.113.${100 + i}`,
+          bounce_rate: 0.01,
+          complaint_rate: 0,
+          volume_24h: 500,
+          observed_at: new Date(now - 3_600_000).toISOString(),
+        }));
+        const ingest = await t.app.http.inject({
+          method: 'POST',
+          url: '/v1/email/telemetry/ingest',
+          headers: { 'x-api-key': key },
+          payload: { observations },
+        });
+        expect(ingest.json().data).toMatchObject({ accepted: 40 });
+        // 40 lookups that time out, 8 at a time: the whole pass would take five rounds of timeouts.
+        const pass = t.app.fcrdns.runOnce();
+        await new Promise((r) => setTimeout(r, 200));
+        const t0 = performance.now();
+        await t.app.fcrdns.stop();
+        const stoppedMs = performance.now() - t0;
+        const result = await pass;
+        expect(result.checked).toBeLessThanOrEqual(8);
+        expect(result.stored).toBe(0);
+        // One round of timeouts at most (the default DNS timeout and tries), not five.
+        expect(stoppedMs).toBeLessThan(15_000);
+      } finally {
+        await t.close();
+      }
+    },
+  );
 });

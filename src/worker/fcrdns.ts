@@ -31,17 +31,21 @@ export function startFcrdnsWorker(options: {
 }): FcrdnsWorker {
   const concurrency = options.concurrency ?? 8;
   let running: Promise<{ checked: number; stored: number }> | null = null;
+  /** Set by stop(): a pass in progress ends after the checks already asked (no new ones start). */
+  let stopping = false;
 
   const pass = async () => {
     const now = options.clock();
     const senders = await options.telemetry.recentSenders(now - 7 * DAY_MS);
     let stored = 0;
+    let checked = 0;
     let next = 0;
     const lane = async () => {
-      while (next < senders.length) {
+      while (next < senders.length && !stopping) {
         const s = senders[next++];
         if (!s) break;
         const record = await checkFcrdns(s.ip, options.dns, options.clock(), s.lastObservedAt);
+        checked++;
         if (record) {
           await options.reputation.recordFcrdns(record);
           stored++;
@@ -49,7 +53,7 @@ export function startFcrdnsWorker(options: {
       }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, senders.length) }, lane));
-    return { checked: senders.length, stored };
+    return { checked, stored };
   };
 
   const runOnce = async () => {
@@ -71,6 +75,7 @@ export function startFcrdnsWorker(options: {
   return {
     runOnce,
     async stop() {
+      stopping = true;
       timer.cancel();
       await running?.catch(() => undefined);
     },
