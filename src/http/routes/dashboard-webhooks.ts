@@ -15,7 +15,7 @@ import { parseIp } from '../../core/ip.ts';
 import { unavailablePage } from '../../web/pages.ts';
 import { type SavedIpView, webhooksPage } from '../../web/webhooks-page.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
-import { storeOutagePages } from '../html-reply.ts';
+import { sendHtml, storeOutagePages } from '../html-reply.ts';
 
 const COOKIE = 'netrep_session';
 const LOG_ROWS = 10;
@@ -69,16 +69,7 @@ export function dashboardWebhookRoutes(app: HttpApp, services: HttpServices): vo
     );
     const saved = (await webhooks.savedIps(owner, 1000, 0)).items.map((i) => ({ ...i, ...savedState(i.ip) }));
     const viewer = { email: s.user.email, role: s.user.role, csrf: s.csrf };
-    return reply
-      .code(status)
-      .header('cache-control', 'no-store')
-      .header(
-        'content-security-policy',
-        "default-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
-      )
-      .header('x-frame-options', 'DENY')
-      .type('text/html; charset=utf-8')
-      .send(webhooksPage({ viewer, hooks, savedIps: saved, ...extra }));
+    return sendHtml(reply, webhooksPage({ viewer, hooks, savedIps: saved, ...extra }), status);
   };
 
   const denied = (reply: FastifyReply) => reply.code(303).header('location', '/dashboard/login').send();
