@@ -122,3 +122,44 @@ describe('dashboard webhooks without a browser', () => {
     }
   });
 });
+
+describe('dashboard webhooks before a one-time password is changed', () => {
+  it('the page and its forms lead to the password change and change nothing', async () => {
+    const app = await createTestApp('sqlite', { config: { webhookAllowPrivate: true, workers: false } });
+    try {
+      const { user, password } = await app.app.services.accounts.createUser({
+        email: 'first@example.test',
+        role: 'member',
+      });
+      expect(user.mustChangePassword).toBe(true);
+      const login = await app.app.http.inject({
+        method: 'POST',
+        url: '/dashboard/login',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `email=first%40example.test&password=${encodeURIComponent(password)}`,
+      });
+      const cookie = String(login.headers['set-cookie']).split(';')[0] ?? '';
+      const token = decodeURIComponent(cookie.split('=')[1] ?? '');
+      const csrf = (await app.app.services.accounts.session(token))?.csrf ?? '';
+      expect(csrf).not.toBe('');
+      const page = await app.app.http.inject({ url: '/dashboard/webhooks', headers: { cookie } });
+      expect([page.statusCode, page.headers.location]).toEqual([303, '/dashboard/password']);
+      for (const [url, payload] of [
+        ['/dashboard/saved-ips', `_csrf=${csrf}&ip=45.33.32.156`],
+        ['/dashboard/webhooks', `_csrf=${csrf}&url=${encodeURIComponent('http://127.0.0.1:9/hook')}`],
+      ] as const) {
+        const res = await app.app.http.inject({
+          method: 'POST',
+          url,
+          headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+          payload,
+        });
+        expect([res.statusCode, res.headers.location], url).toEqual([303, '/dashboard/password']);
+      }
+      expect((await app.app.services.webhooks.savedIps(user.id, 10, 0)).total).toBe(0);
+      expect(await app.app.services.webhooks.hooks(user.id)).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -3,7 +3,6 @@
  * session cookie and per-session CSRF token as the rest of /dashboard, in its own scope so the
  * API stays JSON-only. The saved-IP cap is that of the user's highest key tier.
  */
-import crypto from 'node:crypto';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -15,9 +14,9 @@ import { parseIp } from '../../core/ip.ts';
 import { unavailablePage } from '../../web/pages.ts';
 import { type SavedIpView, webhooksPage } from '../../web/webhooks-page.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
+import { sameToken, sessionOf, toPasswordChange, toSignIn } from '../dashboard-session.ts';
 import { sendHtml, storeOutagePages } from '../html-reply.ts';
 
-const COOKIE = 'netrep_session';
 const LOG_ROWS = 10;
 
 function formField(body: unknown, name: string): string {
@@ -25,19 +24,13 @@ function formField(body: unknown, name: string): string {
   return typeof v === 'string' ? v.trim() : '';
 }
 
-function sameToken(a: string, b: string): boolean {
-  const ba = Buffer.from(a);
-  const bb = Buffer.from(b);
-  return ba.length === bb.length && crypto.timingSafeEqual(ba, bb);
-}
-
 export function dashboardWebhookRoutes(app: HttpApp, services: HttpServices): void {
   const { accounts, webhooks } = services;
   type Session = { user: User; csrf: string };
 
+  /** The signed-in user (of a form whose CSRF token matches); null sends the caller to sign-in. */
   const session = async (request: FastifyRequest, form: boolean): Promise<Session | null> => {
-    const token = request.cookies[COOKIE];
-    const s = token ? await accounts.session(token) : null;
+    const s = await sessionOf(accounts, request);
     if (!s || (form && !sameToken(formField(request.body, '_csrf'), s.csrf))) return null;
     return s;
   };
@@ -72,7 +65,7 @@ export function dashboardWebhookRoutes(app: HttpApp, services: HttpServices): vo
     return sendHtml(reply, webhooksPage({ viewer, hooks, savedIps: saved, ...extra }), status);
   };
 
-  const denied = (reply: FastifyReply) => reply.code(303).header('location', '/dashboard/login').send();
+  const denied = toSignIn;
   const back = (reply: FastifyReply) => reply.code(303).header('location', '/dashboard/webhooks').send();
   /** Runs a form action; a domain refusal is shown on the page, anything else is a bug. */
   const attempt = async (reply: FastifyReply, s: Session, work: () => Promise<FastifyReply>) => {
@@ -97,12 +90,15 @@ export function dashboardWebhookRoutes(app: HttpApp, services: HttpServices): vo
 
     scope.get('/dashboard/webhooks', route, async (request, reply) => {
       const s = await session(request, false);
-      return s ? render(reply, s) : denied(reply);
+      if (!s) return denied(reply);
+      if (s.user.mustChangePassword) return toPasswordChange(reply);
+      return render(reply, s);
     });
 
     scope.post('/dashboard/webhooks', route, async (request, reply) => {
       const s = await session(request, true);
       if (!s) return denied(reply);
+      if (s.user.mustChangePassword) return toPasswordChange(reply);
       const secret = formField(request.body, 'secret');
       return attempt(reply, s, async () => {
         const hook = await webhooks.createHook(
@@ -117,6 +113,7 @@ export function dashboardWebhookRoutes(app: HttpApp, services: HttpServices): vo
     scope.post('/dashboard/webhooks/:id/delete', hookRoute, async (request, reply) => {
       const s = await session(request, true);
       if (!s) return denied(reply);
+      if (s.user.mustChangePassword) return toPasswordChange(reply);
       if (!(await webhooks.removeHook(s.user.id, Number(request.params.id))))
         return render(reply, s, { error: 'No such webhook.' }, 404);
       return back(reply);
@@ -125,6 +122,7 @@ export function dashboardWebhookRoutes(app: HttpApp, services: HttpServices): vo
     scope.post('/dashboard/webhooks/:id/test', hookRoute, async (request, reply) => {
       const s = await session(request, true);
       if (!s) return denied(reply);
+      if (s.user.mustChangePassword) return toPasswordChange(reply);
       const queued = await webhooks.ping(s.user.id, Number(request.params.id));
       if (!queued) return render(reply, s, { error: 'No such webhook.' }, 404);
       return render(reply, s, {
@@ -135,6 +133,7 @@ export function dashboardWebhookRoutes(app: HttpApp, services: HttpServices): vo
     scope.post('/dashboard/saved-ips', route, async (request, reply) => {
       const s = await session(request, true);
       if (!s) return denied(reply);
+      if (s.user.mustChangePassword) return toPasswordChange(reply);
       return attempt(reply, s, async () => {
         const tier = await tierOf(s.user);
         await webhooks.saveIp(
@@ -150,6 +149,7 @@ export function dashboardWebhookRoutes(app: HttpApp, services: HttpServices): vo
     scope.post('/dashboard/saved-ips/remove', route, async (request, reply) => {
       const s = await session(request, true);
       if (!s) return denied(reply);
+      if (s.user.mustChangePassword) return toPasswordChange(reply);
       return attempt(reply, s, async () => {
         if (!(await webhooks.removeSavedIp(s.user.id, formField(request.body, 'ip'))))
           return render(reply, s, { error: 'That address is not saved.' }, 404);

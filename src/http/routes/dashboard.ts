@@ -5,7 +5,6 @@
  * HTML; form bodies are accepted only inside this scope (the API stays JSON-only).
  */
 
-import crypto from 'node:crypto';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -34,9 +33,8 @@ import {
   type Viewer,
 } from '../../web/pages.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
+import { SESSION_COOKIE, sameToken, sessionOf, toPasswordChange, toSignIn } from '../dashboard-session.ts';
 import { sendHtml, storeOutagePages } from '../html-reply.ts';
-
-const COOKIE = 'netrep_session';
 
 type Form = Record<string, string | string[] | undefined>;
 
@@ -96,24 +94,11 @@ function fields(form: Form, name: string): string[] {
   return v === undefined ? [] : Array.isArray(v) ? v : [v];
 }
 
-function sameToken(a: string, b: string): boolean {
-  const ba = Buffer.from(a);
-  const bb = Buffer.from(b);
-  return ba.length === bb.length && crypto.timingSafeEqual(ba, bb);
-}
-
 export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
   const { accounts } = services;
   const html = sendHtml;
 
-  const current = async (
-    request: FastifyRequest,
-  ): Promise<{ user: User; csrf: string; token: string } | null> => {
-    const token = request.cookies[COOKIE];
-    if (!token) return null;
-    const s = await accounts.session(token);
-    return s ? { ...s, token } : null;
-  };
+  const current = (request: FastifyRequest) => sessionOf(accounts, request);
 
   /**
    * The signed-in user of a form post whose CSRF token matches, or null; `wrong` says which
@@ -160,9 +145,8 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
     return html(reply, blocklistPage({ viewer: viewerOf(s), listings, ...extra }), status);
   };
 
-  const denied = (reply: FastifyReply) => reply.code(303).header('location', '/dashboard/login').send();
-  const toPassword = (reply: FastifyReply) =>
-    reply.code(303).header('location', '/dashboard/password').send();
+  const denied = toSignIn;
+  const toPassword = toPasswordChange;
   const none = { access: { kind: 'none' as const } };
   const hidden = { hide: true };
 
@@ -193,7 +177,7 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
         const user = await accounts.verifyLogin(field(form, 'email'), field(form, 'password'));
         if (!user) return html(reply, loginPage('Wrong email or password.'), 401);
         const { token } = await accounts.createSession(user.id);
-        reply.setCookie(COOKIE, token, {
+        reply.setCookie(SESSION_COOKIE, token, {
           path: '/dashboard',
           httpOnly: true,
           sameSite: 'strict',
@@ -238,7 +222,7 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
     scope.post('/dashboard/logout', { config: none, schema: hidden }, async (request, reply) => {
       const s = await formUser(request, 'logout');
       if (s) await accounts.endSession(s.token);
-      reply.clearCookie(COOKIE, { path: '/dashboard' });
+      reply.clearCookie(SESSION_COOKIE, { path: '/dashboard' });
       return reply.code(303).header('location', '/dashboard/login').send();
     });
 
