@@ -5,7 +5,7 @@
  * An entry also keeps its answer's JSON once asked for, for the keyed lookup's fast path.
  */
 import { LRUCache } from 'lru-cache';
-import type { ParsedIp } from '../core/ip.ts';
+import type { IpWords, ParsedIp } from '../core/ip.ts';
 import type { Intel } from './intel.ts';
 import type { IpAnswer, ThreatSignalSource } from './types.ts';
 
@@ -37,7 +37,8 @@ export interface CachedAnswerJson {
 
 export interface AnswerCache {
   lookup(intel: Intel, ip: ParsedIp): CachedAnswer;
-  lookupJson(intel: Intel, ip: ParsedIp): CachedAnswerJson;
+  /** lookup with the answer as JSON, for an address read with readIp (the keyed fast path). */
+  lookupJson(intel: Intel, ip: IpWords): CachedAnswerJson;
   clear(): void;
 }
 
@@ -45,26 +46,32 @@ export function createAnswerCache(options: { max: number; signals?: ThreatSignal
   const lru = new LRUCache<string, Entry>({ max: Math.max(1, options.max) });
   const signals = options.signals;
 
-  function entryFor(intel: Intel, ip: ParsedIp): { entry: Entry; hit: boolean } {
-    const key = ip.address;
+  // One of `parsed` and `words` is given: the miss asks the engine with what the caller read.
+  function entryFor(
+    intel: Intel,
+    parsed: ParsedIp | null,
+    words: IpWords | null,
+  ): { entry: Entry; hit: boolean } {
+    const key = (parsed ?? (words as IpWords)).address;
     const version = intel.datasetVersion;
     const listing = signals?.listingFor(key)?.type ?? null;
     const trap = signals?.pristineTrapHitRecent(key) ?? false;
     const e = lru.get(key);
     if (e && e.version === version && e.listing === listing && e.trap === trap)
       return { entry: e, hit: true };
-    const entry: Entry = { answer: intel.lookup(ip), version, listing, trap, json: null, jsonExtraBytes: 0 };
+    const answer = parsed ? intel.lookup(parsed) : intel.lookupWords(words as IpWords);
+    const entry: Entry = { answer, version, listing, trap, json: null, jsonExtraBytes: 0 };
     lru.set(key, entry);
     return { entry, hit: false };
   }
 
   return {
     lookup(intel, ip) {
-      const { entry, hit } = entryFor(intel, ip);
+      const { entry, hit } = entryFor(intel, ip, null);
       return { answer: entry.answer, hit, datasetVersion: entry.version };
     },
     lookupJson(intel, ip) {
-      const { entry, hit } = entryFor(intel, ip);
+      const { entry, hit } = entryFor(intel, null, ip);
       if (entry.answer && entry.json === null) {
         const json = JSON.stringify(entry.answer);
         entry.json = json;
