@@ -1,5 +1,5 @@
 import { AppError } from '../core/errors.ts';
-import { ipv4ToInt, parseIp } from '../core/ip.ts';
+import { ipWords, readIp } from '../core/ip.ts';
 import type { DnsblListing, ListingValue, MutableListingIndex } from './types.ts';
 
 /** A listing value as stored: interned, frozen, with the A answer pre-parsed for the wire. */
@@ -50,12 +50,17 @@ export function ipv4TextToInt(text: string): number {
 function keyOf(ip: string): number | string | null {
   const fast = ipv4TextToInt(ip);
   if (fast >= 0) return fast;
-  const parsed = parseIp(ip);
-  if (!parsed) return null;
-  if (parsed.family === 4) return ipv4ToInt(parsed.bytes);
-  let hex = '';
-  for (const b of parsed.bytes) hex += HEX[b];
-  return hex;
+  if (!readIp(ip, keyScratch)) return null;
+  const w = keyScratch.words;
+  if (keyScratch.family === 4) return w[0] as number;
+  return hex8(w[0] as number) + hex8(w[1] as number) + hex8(w[2] as number) + hex8(w[3] as number);
+}
+
+const keyScratch = ipWords();
+
+/** A 32-bit word as 8 lower-case hex digits. */
+function hex8(word: number): string {
+  return (HEX[word >>> 24] as string) + HEX[(word >>> 16) & 255] + HEX[(word >>> 8) & 255] + HEX[word & 255];
 }
 
 /**

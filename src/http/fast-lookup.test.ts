@@ -136,6 +136,19 @@ describe.each(STORE_KINDS)('fast path of GET /v1/ip/{ip} (%s)', (kind) => {
   });
 
   it.skipIf(skipStore(kind))(
+    'concurrent answers waiting on the quota check each answer their own address',
+    async () => {
+      // The address is read in place into one scratch per server: an answer that waits for the
+      // quota store must not see the address of a request taken after it.
+      const ips = ['8.8.8.8', '1.0.0.1', '2a00:1450:4001::1', '::ffff:1.0.0.2', '10.1.2.3', '185.241.208.9'];
+      const seen = await Promise.all(ips.map((ip) => viaSocket(`/v1/ip/${ip}`, proKey)));
+      const expected = ['8.8.8.8', '1.0.0.1', '2a00:1450:4001::1', '1.0.0.2', '10.1.2.3', '185.241.208.9'];
+      expect(seen.map((s) => JSON.parse(s.body).data.ip)).toEqual(expected);
+      for (const s of seen) expect(s.headers['x-ratelimit-remaining']).toBeDefined();
+    },
+  );
+
+  it.skipIf(skipStore(kind))(
     'the daily quota: counted on both paths, 429 past it as on the route',
     async () => {
       await viaSocket('/v1/ip/8.8.8.8', starterKey); // 1: authenticates through Fastify, then cached

@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Accounts, KEY_PATTERN, type Principal } from '../accounts/index.ts';
 import { AppError } from '../core/errors.ts';
-import { type ParsedIp, parseIp } from '../core/ip.ts';
+import { type IpWords, ipWords, readIp } from '../core/ip.ts';
 import type { IntelRuntime } from '../intel/index.ts';
 import { type LimitState, type Limits, rateLimitHeaderValues } from '../limits/index.ts';
 import { isStoreUnavailable } from '../store/index.ts';
@@ -126,7 +126,7 @@ export function createFastLookup(options: FastLookupOptions): FastLookup {
     reply: FastReply,
     started: number,
     id: string,
-    ip: ParsedIp,
+    ip: IpWords,
     state: LimitState | null,
   ): void {
     const r = runtime.lookupCachedJson(ip);
@@ -166,6 +166,10 @@ export function createFastLookup(options: FastLookupOptions): FastLookup {
     send(reply, started, appErr.status, errorBody(appErr, elapsedMs(started), id), headers);
   }
 
+  // The address of the request being taken, read in place (readIp); an answer that waits for the
+  // quota check reads it again into its own, since the next request reuses this one.
+  const scratch = ipWords();
+
   const take = (url: string, presented: string | undefined, reply: FastReply): FastOutcome => {
     if (!url.startsWith(PREFIX) || !addressChars(url, PREFIX.length)) return 'declined';
     if (presented === undefined || options.closing()) return 'declined';
@@ -173,8 +177,8 @@ export function createFastLookup(options: FastLookupOptions): FastLookup {
     const principal: Principal | null = accounts.cachedPrincipal(key);
     if (!principal) return KEY_PATTERN.test(key) ? 'uncached' : 'declined';
     if (!principal.permissions.has('ip:read') && !principal.permissions.has('admin')) return 'declined';
-    const ip = parseIp(url.slice(PREFIX.length));
-    if (!ip || !runtime.current()) return 'declined';
+    const text = url.slice(PREFIX.length);
+    if (!readIp(text, scratch) || !runtime.current()) return 'declined';
 
     const started = performance.now();
     const id = randomUUID();
@@ -184,12 +188,14 @@ export function createFastLookup(options: FastLookupOptions): FastLookup {
       // Unlimited tiers are not counted against a quota (as in the access hook).
       accounts.recordUse(principal.keyId);
       try {
-        answer(once, started, id, ip, null);
+        answer(once, started, id, scratch, null);
       } catch (err) {
         failed(once, started, id, err);
       }
       return 'taken';
     }
+    const ip = ipWords();
+    readIp(text, ip);
     limits
       .consumeDaily(principal.keyId, quota)
       .then((state) => {

@@ -5,7 +5,7 @@
  * An entry also keeps its answer's JSON once asked for, for the keyed lookup's fast path.
  */
 import { LRUCache } from 'lru-cache';
-import type { ParsedIp } from '../core/ip.ts';
+import { type IpWords, ipv4ToInt, type ParsedIp } from '../core/ip.ts';
 import type { Intel } from './intel.ts';
 import type { IpAnswer, ThreatSignalSource } from './types.ts';
 
@@ -37,34 +37,55 @@ export interface CachedAnswerJson {
 
 export interface AnswerCache {
   lookup(intel: Intel, ip: ParsedIp): CachedAnswer;
-  lookupJson(intel: Intel, ip: ParsedIp): CachedAnswerJson;
+  /** lookup with the answer as JSON, for an address read with readIp (the keyed fast path). */
+  lookupJson(intel: Intel, ip: IpWords): CachedAnswerJson;
   clear(): void;
 }
 
 export function createAnswerCache(options: { max: number; signals?: ThreatSignalSource }): AnswerCache {
-  const lru = new LRUCache<string, Entry>({ max: Math.max(1, options.max) });
+  // Keyed by the address: IPv4 as its unsigned integer (a Map finds a number without hashing
+  // and flattening the text, which is a slice of the request line on the fast path), IPv6 as
+  // its normalized text. The two kinds never collide.
+  const lru = new LRUCache<number | string, Entry>({ max: Math.max(1, options.max) });
   const signals = options.signals;
+  /** Whether the last entryFor found its entry (no result object per lookup). */
+  let lastHit = false;
 
-  function entryFor(intel: Intel, ip: ParsedIp): { entry: Entry; hit: boolean } {
-    const key = ip.address;
+  // One of `parsed` and `words` is given: the miss asks the engine with what the caller read.
+  function entryFor(intel: Intel, parsed: ParsedIp | null, words: IpWords | null): Entry {
+    let address: string;
+    let key: number | string;
+    if (parsed) {
+      address = parsed.address;
+      key = parsed.family === 4 ? ipv4ToInt(parsed.bytes) : address;
+    } else {
+      const w = words as IpWords;
+      address = w.address;
+      key = w.family === 4 ? (w.words[0] as number) : address;
+    }
     const version = intel.datasetVersion;
-    const listing = signals?.listingFor(key)?.type ?? null;
-    const trap = signals?.pristineTrapHitRecent(key) ?? false;
+    const listing = signals?.listingFor(address)?.type ?? null;
+    const trap = signals?.pristineTrapHitRecent(address) ?? false;
     const e = lru.get(key);
-    if (e && e.version === version && e.listing === listing && e.trap === trap)
-      return { entry: e, hit: true };
-    const entry: Entry = { answer: intel.lookup(ip), version, listing, trap, json: null, jsonExtraBytes: 0 };
+    if (e && e.version === version && e.listing === listing && e.trap === trap) {
+      lastHit = true;
+      return e;
+    }
+    const answer = parsed ? intel.lookup(parsed) : intel.lookupWords(words as IpWords);
+    const entry: Entry = { answer, version, listing, trap, json: null, jsonExtraBytes: 0 };
     lru.set(key, entry);
-    return { entry, hit: false };
+    lastHit = false;
+    return entry;
   }
 
   return {
     lookup(intel, ip) {
-      const { entry, hit } = entryFor(intel, ip);
-      return { answer: entry.answer, hit, datasetVersion: entry.version };
+      const entry = entryFor(intel, ip, null);
+      return { answer: entry.answer, hit: lastHit, datasetVersion: entry.version };
     },
     lookupJson(intel, ip) {
-      const { entry, hit } = entryFor(intel, ip);
+      const entry = entryFor(intel, null, ip);
+      const hit = lastHit;
       if (entry.answer && entry.json === null) {
         const json = JSON.stringify(entry.answer);
         entry.json = json;

@@ -6,7 +6,7 @@
 
 import { type Clock, systemClock } from '../core/clock.ts';
 import { collectGarbage } from '../core/collect-garbage.ts';
-import type { ParsedIp } from '../core/ip.ts';
+import type { IpWords, ParsedIp } from '../core/ip.ts';
 import { buildDataset, loadLatestSnapshot, type ProgressEvent, sweepStaleBuilds } from '../dataset/index.ts';
 import {
   type AnswerCache,
@@ -47,8 +47,11 @@ export interface IntelRuntime {
   reload(): { previous: number | null; current: number | null };
   /** The lookup through the answer cache (keyed by normalized IP, version and signal state). */
   lookupCached(ip: ParsedIp): CachedAnswer | null;
-  /** lookupCached with the answer as JSON text (kept in the cache entry). */
-  lookupCachedJson(ip: ParsedIp): CachedAnswerJson | null;
+  /**
+   * lookupCached with the answer as JSON text (kept in the cache entry), for an address read
+   * with readIp (the keyed fast path: text to answer without a ParsedIp).
+   */
+  lookupCachedJson(ip: IpWords): CachedAnswerJson | null;
 }
 
 export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {

@@ -63,7 +63,8 @@ export function createTrapSet(options: {
   const timer = every > 0 ? setInterval(() => void refresh(), every) : null;
   timer?.unref();
   return {
-    has: (ip) => ips.has(ip),
+    // Asked for every address the IP answer cache serves: an empty set answers without hashing it.
+    has: (ip) => ips.size > 0 && ips.has(ip),
     add: (hits) => {
       const since = options.clock() - TRAP_WINDOW_MS;
       for (const { ip, observedAt } of hits) {
