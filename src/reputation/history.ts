@@ -34,17 +34,21 @@ function isoOf(ms: number): string {
  * later entry of the input wins.
  */
 export function dailyHistory(computations: readonly Computation[], now: number): HistoryPoint[] {
-  // UTC day numbers (epoch ms / 86 400 000) order and group exactly as YYYY-MM-DD strings do.
+  // One slot per UTC day of the window, oldest first.
   const firstDay = Math.floor(now / DAY_MS) - (HISTORY_DAYS - 1);
-  const lastByDay = new Map<number, Computation>();
+  const slots: (Computation | undefined)[] = new Array(HISTORY_DAYS);
   for (const c of computations) {
     if (c.computedAt > now) continue;
-    const day = Math.floor(c.computedAt / DAY_MS);
-    if (day < firstDay) continue;
-    const held = lastByDay.get(day);
-    if (held === undefined || c.computedAt >= held.computedAt) lastByDay.set(day, c);
+    const slot = Math.floor(c.computedAt / DAY_MS) - firstDay;
+    if (slot < 0) continue;
+    const held = slots[slot];
+    if (held === undefined || c.computedAt >= held.computedAt) slots[slot] = c;
   }
-  return [...lastByDay.entries()]
-    .sort(([a], [b]) => a - b)
-    .map(([, c]) => ({ score: c.score, level: levelForScore(c.score), computed_at: isoOf(c.computedAt) }));
+  const points: HistoryPoint[] = [];
+  for (const c of slots) {
+    if (c !== undefined) {
+      points.push({ score: c.score, level: levelForScore(c.score), computed_at: isoOf(c.computedAt) });
+    }
+  }
+  return points;
 }
