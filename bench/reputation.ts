@@ -34,6 +34,8 @@ interface Result {
   rps: number;
   p50: number;
   p99: number;
+  /** Process CPU time (user + system) per request, in microseconds: steadier than req/s on a shared VM. */
+  cpuUs: number;
 }
 
 async function drive(send: (i: number, worker: number) => Promise<number>): Promise<Result> {
@@ -50,11 +52,18 @@ async function drive(send: (i: number, worker: number) => Promise<number>): Prom
     }
   };
   const start = performance.now();
+  const cpu0 = process.cpuUsage();
   await Promise.all(Array.from({ length: IN_FLIGHT }, (_, worker) => loop(worker)));
+  const cpu = process.cpuUsage(cpu0);
   const elapsed = performance.now() - start;
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { rps: (latencies.length * 1000) / elapsed, p50: at(0.5), p99: at(0.99) };
+  return {
+    rps: (latencies.length * 1000) / elapsed,
+    p50: at(0.5),
+    p99: at(0.99),
+    cpuUs: (cpu.user + cpu.system) / Math.max(1, latencies.length),
+  };
 }
 
 async function benchStore(kind: StoreKind): Promise<void> {
@@ -295,9 +304,12 @@ async function benchStore(kind: StoreKind): Promise<void> {
       }
     }
     const best = (name: string): Result =>
-      (rounds[name] ?? []).reduce((a, b) => (b.rps > a.rps ? b : a), { rps: 0, p50: 0, p99: 0 });
+      (rounds[name] ?? []).reduce((a, b) => (b.rps > a.rps ? b : a), { rps: 0, p50: 0, p99: 0, cpuUs: 0 });
     const spread = (name: string, scale = 1) =>
       `rounds ${(rounds[name] ?? []).map((r) => f(r.rps * scale)).join(' ')}`;
+    // CPU per request, least of the rounds (the run least disturbed by other work on the machine).
+    const cpuOf = (name: string) =>
+      `CPU ${Math.round(Math.min(...(rounds[name] ?? []).map((r) => r.cpuUs)))} µs/request`;
     const healthz = best('healthz');
     const single = best('single');
     const batch = best('batch');
@@ -310,10 +322,10 @@ async function benchStore(kind: StoreKind): Promise<void> {
         .map((r, i) => ((r.rps * scale) / (rounds['healthz']?.[i]?.rps ?? Number.NaN)).toFixed(3))
         .join(' ');
     console.log(
-      `reputation ${kind}: reference GET /healthz ${f(healthz.rps)} req/s, p99 ${ms(healthz.p99)} ms (${spread('healthz')})`,
+      `reputation ${kind}: reference GET /healthz ${f(healthz.rps)} req/s, p99 ${ms(healthz.p99)} ms, ${cpuOf('healthz')} (${spread('healthz')})`,
     );
     console.log(
-      `reputation ${kind}: GET /v1/email/ip/{ip}/reputation (${data.factors.length} factors, 30-day history) ${f(single.rps)} req/s, p50 ${ms(single.p50)} ms, p99 ${ms(single.p99)} ms; ratio to /healthz ${(single.rps / healthz.rps).toFixed(3)} (per round ${ratios('single')})`,
+      `reputation ${kind}: GET /v1/email/ip/{ip}/reputation (${data.factors.length} factors, 30-day history) ${f(single.rps)} req/s, p50 ${ms(single.p50)} ms, p99 ${ms(single.p99)} ms, ${cpuOf('single')}; ratio to /healthz ${(single.rps / healthz.rps).toFixed(3)} (per round ${ratios('single')})`,
     );
     console.log(
       `reputation ${kind}: POST /v1/email/reputation/batch (100 IPs) ${f(batch.rps)} req/s = ${f(batch.rps * 100)} IPs/s, p99 ${ms(batch.p99)} ms (${spread('batch', 100)} IPs/s)`,

@@ -21,6 +21,7 @@ import {
 import { type Clock, DAY_MS } from '../core/clock.ts';
 import { AppError } from '../core/errors.ts';
 import type { Store } from '../store/index.ts';
+import { createMemoryWindow, type MemoryWindow } from './memory-window.ts';
 
 export interface LimitState {
   limit: number;
@@ -107,14 +108,15 @@ export function createLimits(options: LimitsOptions) {
     throw new Error('no backend for daily quotas');
   }
 
+  // Shared buckets live in Redis when it is set; the others in this process (no timer per subject).
   const minute = new Map<MinuteBucket, RateLimiterAbstract>();
+  const local = new Map<MinuteBucket, MemoryWindow>();
   for (const [name, spec] of Object.entries(buckets) as [MinuteBucket, MinuteBucketSpec][]) {
-    minute.set(
-      name,
-      redis && !spec.perInstance
-        ? new RateLimiterRedis({ ...storeOpts(name, spec.points, 60), storeClient: redis })
-        : new RateLimiterMemory({ keyPrefix: `${prefix}:${name}`, points: spec.points, duration: 60 }),
-    );
+    if (redis && !spec.perInstance) {
+      minute.set(name, new RateLimiterRedis({ ...storeOpts(name, spec.points, 60), storeClient: redis }));
+    } else {
+      local.set(name, createMemoryWindow(60_000));
+    }
   }
 
   const nextUtcMidnight = () => Math.floor(clock() / DAY_MS + 1) * (DAY_MS / 1000);
@@ -153,8 +155,19 @@ export function createLimits(options: LimitsOptions) {
 
     /** Counts one request in a per-minute bucket for `subject` (client IP or key id). */
     async consumeMinute(bucket: MinuteBucket, subject: string): Promise<LimitState> {
-      const limiter = minute.get(bucket);
       const spec = buckets[bucket];
+      const window = local.get(bucket);
+      if (window !== undefined) {
+        const { consumed, msBeforeNext } = window.consume(subject);
+        const state = {
+          limit: spec.points,
+          remaining: Math.max(0, spec.points - consumed),
+          reset: Math.ceil((clock() + msBeforeNext) / 1000),
+        };
+        if (consumed > spec.points) throw tooMany(state, Math.ceil(msBeforeNext / 1000));
+        return state;
+      }
+      const limiter = minute.get(bucket);
       if (!limiter) throw new Error(`unknown bucket ${bucket}`);
       try {
         const res = await limiter.consume(subject, 1);

@@ -325,7 +325,8 @@ export function createReputation(options: ReputationOptions): Reputation {
   /** Full answers for many addresses: one read per table, one write (the computations). */
   async function answerMany(ips: readonly string[], now: number): Promise<ReputationData[]> {
     const unique = [...new Set(ips)];
-    const subnets = [...new Set(unique.flatMap((ip) => subnetOf(ip) ?? []))];
+    const subnetOfIp = new Map(unique.map((ip) => [ip, subnetOf(ip)]));
+    const subnets = [...new Set([...subnetOfIp.values()].filter((s) => s !== null))];
     // Every read at once; each computation joins its history and its /24 in memory exactly as
     // the stored rows will hold it once it is saved (the later computation wins).
     const [assessed, histories, members] = await Promise.all([
@@ -333,28 +334,51 @@ export function createReputation(options: ReputationOptions): Reputation {
       rows.historyForMany(unique, utcDay(now - (HISTORY_DAYS - 1) * DAY_MS)),
       rows.subnetScoresMany(subnets),
     ]);
-    await rows.saveComputations(assessed.map(computationOf));
+    await rows.saveComputations(
+      assessed.map((a) => ({
+        ip: a.ip,
+        subnet: subnetOfIp.get(a.ip) ?? null,
+        score: a.score,
+        level: a.level,
+        computedAt: a.computedAt,
+      })),
+    );
     const byIp = new Map(assessed.map((a) => [a.ip, a]));
     const current = new Map(assessed.map((a) => [a.ip, { ip: a.ip, score: a.score, computedAt: now }]));
+    // This batch's computations by /24, in batch order.
+    const currentIn = new Map<string, { ip: string; score: number; computedAt: number }[]>();
+    for (const c of current.values()) {
+      const subnet = subnetOfIp.get(c.ip);
+      if (subnet === null || subnet === undefined) continue;
+      const list = currentIn.get(subnet) ?? [];
+      list.push(c);
+      currentIn.set(subnet, list);
+    }
     const today = Math.floor(now / DAY_MS);
     return ips.map((ip): ReputationData => {
       const a = byIp.get(ip) as Assessment;
       const mine = current.get(ip) as { ip: string; score: number; computedAt: number };
       const points = histories.get(ip) ?? [];
-      // A stored row dated after now (a clock moved back) is never replaced by this one.
-      const heldToday = points.find((p) => Math.floor(p.computedAt / DAY_MS) === today && p.computedAt > now);
-      const history = heldToday
-        ? points
-        : [...points.filter((p) => Math.floor(p.computedAt / DAY_MS) !== today), mine];
-      const subnet = subnetOf(ip);
+      // Today's stored point is replaced by this computation, unless it is dated after now
+      // (a clock moved back): then it stays and this one is not added.
+      const history: { score: number; computedAt: number }[] = [];
+      let heldToday = false;
+      for (const p of points) {
+        if (Math.floor(p.computedAt / DAY_MS) !== today) history.push(p);
+        else if (p.computedAt > now) heldToday = true;
+      }
+      if (heldToday) {
+        history.length = 0;
+        history.push(...points);
+      } else history.push(mine);
+      const subnet = subnetOfIp.get(ip) ?? null;
       let summary: SubnetSummary | null = null;
       if (subnet !== null) {
         // The /24 as stored plus every computation of this batch in it (each saved just now).
         const stored = members.get(subnet) ?? [];
         const list: SubnetMember[] = stored.filter((m) => !current.has(m.ip));
-        for (const [other, c] of current) {
-          if (subnetOf(other) !== subnet) continue;
-          const held = stored.find((m) => m.ip === other && m.computedAt > now);
+        for (const c of currentIn.get(subnet) ?? []) {
+          const held = stored.find((m) => m.ip === c.ip && m.computedAt > now);
           list.push(held ?? c);
         }
         summary = summarizeSubnet(subnet, list, a.subnetActiveListings ?? 0);
