@@ -21,12 +21,6 @@ export interface PreparedSql {
   name: string;
   sqlite: string;
   postgres: string;
-  /**
-   * PostgreSQL: commit without waiting for the WAL flush (`synchronous_commit = off` for this
-   * transaction). Only for records whose last fraction of a second may be lost in a server crash
-   * without harm; the database stays consistent either way.
-   */
-  relaxedCommit?: boolean;
 }
 
 /** One statement and the rows of values it runs with, inside a transaction. */
@@ -77,21 +71,6 @@ export function createPrepared(store: PreparedStore): Prepared {
     dialect,
     async all<R>(sql: PreparedSql, vs: readonly unknown[]): Promise<R[]> {
       if (sqlite !== null && !sqlite.inTransaction) return statement(sqlite, sql).all(...values(vs)) as R[];
-      if (pool !== null && sql.relaxedCommit) {
-        const client = await pool.connect();
-        try {
-          await client.query('begin; set local synchronous_commit = off');
-          const rows = (await client.query({ name: sql.name, text: sql.postgres, values: values(vs) }))
-            .rows as R[];
-          await client.query('commit');
-          return rows;
-        } catch (err) {
-          await client.query('rollback').catch(() => undefined);
-          throw err;
-        } finally {
-          client.release();
-        }
-      }
       if (pool !== null) {
         return (await pool.query({ name: sql.name, text: sql.postgres, values: values(vs) })).rows as R[];
       }
