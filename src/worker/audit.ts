@@ -4,7 +4,7 @@
  * workers on one PostgreSQL share jobs through FOR UPDATE SKIP LOCKED in the claim.
  */
 import type { AuditRunner, RunEnd } from '../audit/index.ts';
-import { schedule } from './schedule.ts';
+import { serialPass } from './schedule.ts';
 
 export interface AuditWorker {
   /** Runs due jobs until none is left; returns what each ended as. */
@@ -20,40 +20,23 @@ export function startAuditWorker(options: {
   scheduled?: boolean;
   logger?: { warn(obj: object, msg?: string): void };
 }): AuditWorker {
-  let running: Promise<{ jobId: number; end: RunEnd }[]> | null = null;
-  let stopped = false;
-  const runner = options.runner(() => stopped);
-
-  const pass = async () => {
+  // The runner checks the worker's stop flag between probes (read when called, after creation).
+  const runner = options.runner(() => worker.stopping());
+  const pass = async (stopping: () => boolean) => {
     const ended: { jobId: number; end: RunEnd }[] = [];
-    while (!stopped) {
+    while (!stopping()) {
       const r = await runner.runNext();
       if (!r) break;
       ended.push(r);
     }
     return ended;
   };
-  const runOnce = async () => {
-    while (running) await running.catch(() => undefined);
-    running = pass().finally(() => {
-      running = null;
-    });
-    return await running;
-  };
   const pollMs = options.pollMs ?? 1000;
-  const timer = schedule(
-    () => {
-      if (running) return;
-      runOnce().catch((err: unknown) => options.logger?.warn({ err }, 'audit worker pass failed'));
-    },
-    { intervalMs: pollMs, firstDelayMs: pollMs, enabled: options.scheduled },
-  );
-  return {
-    runOnce,
-    async stop() {
-      stopped = true;
-      timer.cancel();
-      await running?.catch(() => undefined);
-    },
-  };
+  const worker = serialPass(pass, {
+    intervalMs: pollMs,
+    firstDelayMs: pollMs,
+    enabled: options.scheduled,
+    onError: (err) => options.logger?.warn({ err }, 'audit worker pass failed'),
+  });
+  return worker;
 }

@@ -3,7 +3,7 @@
  * event with reason `expired`) even when nobody reads the address or the statistics.
  */
 import type { Blocklist } from '../blocklist/index.ts';
-import { schedule } from './schedule.ts';
+import { serialPass } from './schedule.ts';
 
 export interface ExpiryWorkerLogger {
   warn(obj: object, msg?: string): void;
@@ -22,26 +22,9 @@ export function startExpiryWorker(options: {
   scheduled?: boolean;
   logger?: ExpiryWorkerLogger;
 }): ExpiryWorker {
-  let running: Promise<number> | null = null;
-  const runOnce = async (): Promise<number> => {
-    while (running) await running.catch(() => 0);
-    running = options.blocklist.expireDue().finally(() => {
-      running = null;
-    });
-    return await running;
-  };
-  const timer = schedule(
-    () => {
-      if (running) return;
-      runOnce().catch((err: unknown) => options.logger?.warn({ err }, 'blocklist expiry failed'));
-    },
-    { intervalMs: options.intervalMs ?? 1000, enabled: options.scheduled },
-  );
-  return {
-    runOnce,
-    async stop() {
-      timer.cancel();
-      await running?.catch(() => 0);
-    },
-  };
+  return serialPass(() => options.blocklist.expireDue(), {
+    intervalMs: options.intervalMs ?? 1000,
+    enabled: options.scheduled,
+    onError: (err) => options.logger?.warn({ err }, 'blocklist expiry failed'),
+  });
 }

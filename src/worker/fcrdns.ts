@@ -8,7 +8,7 @@ import { DAY_MS } from '../core/clock.ts';
 import type { DnsClient } from '../core/dns/index.ts';
 import { checkFcrdns, type Reputation } from '../reputation/index.ts';
 import type { Telemetry } from '../telemetry/index.ts';
-import { schedule } from './schedule.ts';
+import { serialPass } from './schedule.ts';
 
 export interface FcrdnsWorker {
   /** One pass now; returns how many addresses got a stored result. */
@@ -30,18 +30,16 @@ export function startFcrdnsWorker(options: {
   logger?: { warn(obj: object, msg?: string): void };
 }): FcrdnsWorker {
   const concurrency = options.concurrency ?? 8;
-  let running: Promise<{ checked: number; stored: number }> | null = null;
-  /** Set by stop(): a pass in progress ends after the checks already asked (no new ones start). */
-  let stopping = false;
 
-  const pass = async () => {
+  // A stopping worker ends its pass after the checks already asked (no new ones start).
+  const pass = async (stopping: () => boolean) => {
     const now = options.clock();
     const senders = await options.telemetry.recentSenders(now - 7 * DAY_MS);
     let stored = 0;
     let checked = 0;
     let next = 0;
     const lane = async () => {
-      while (next < senders.length && !stopping) {
+      while (next < senders.length && !stopping()) {
         const s = senders[next++];
         if (!s) break;
         const record = await checkFcrdns(s.ip, options.dns, options.clock(), s.lastObservedAt);
@@ -56,28 +54,10 @@ export function startFcrdnsWorker(options: {
     return { checked, stored };
   };
 
-  const runOnce = async () => {
-    while (running) await running.catch(() => undefined);
-    running = pass().finally(() => {
-      running = null;
-    });
-    return await running;
-  };
-  const tick = () => {
-    if (running) return;
-    runOnce().catch((err: unknown) => options.logger?.warn({ err }, 'FCrDNS check failed'));
-  };
-  const timer = schedule(tick, {
+  return serialPass(pass, {
     intervalMs: options.intervalMs ?? DAY_MS,
     firstDelayMs: options.firstRunMs ?? 60_000,
     enabled: options.scheduled,
+    onError: (err) => options.logger?.warn({ err }, 'FCrDNS check failed'),
   });
-  return {
-    runOnce,
-    async stop() {
-      stopping = true;
-      timer.cancel();
-      await running?.catch(() => undefined);
-    },
-  };
 }

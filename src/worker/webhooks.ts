@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../core/clock.ts';
 import type { Webhooks } from '../webhooks/index.ts';
-import { schedule } from './schedule.ts';
+import { serialPass } from './schedule.ts';
 
 const BATCH = 20;
 const PRUNE_EVERY_MS = 3_600_000;
@@ -29,7 +29,6 @@ export function startWebhookWorker(options: {
   scheduled?: boolean;
   logger?: WebhookWorkerLogger;
 }): WebhookWorker {
-  let running: Promise<number> | null = null;
   let prunedAt = 0;
   const pass = async (): Promise<number> => {
     await options.collect?.();
@@ -46,25 +45,9 @@ export function startWebhookWorker(options: {
     }
     return attempts;
   };
-  const runOnce = async (): Promise<number> => {
-    while (running) await running.catch(() => 0);
-    running = pass().finally(() => {
-      running = null;
-    });
-    return await running;
-  };
-  const timer = schedule(
-    () => {
-      if (running) return;
-      runOnce().catch((err: unknown) => options.logger?.warn({ err }, 'webhook delivery failed'));
-    },
-    { intervalMs: options.intervalMs ?? 1000, enabled: options.scheduled },
-  );
-  return {
-    runOnce,
-    async stop() {
-      timer.cancel();
-      await running?.catch(() => 0);
-    },
-  };
+  return serialPass(pass, {
+    intervalMs: options.intervalMs ?? 1000,
+    enabled: options.scheduled,
+    onError: (err) => options.logger?.warn({ err }, 'webhook delivery failed'),
+  });
 }
