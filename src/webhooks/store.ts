@@ -496,14 +496,16 @@ export interface ChangeLog {
 }
 
 export function createChangeLog(db: Kysely<Database>): ChangeLog {
+  /** The newest id of a change table (0 when empty): where a fresh cursor starts. */
+  const lastId = async (table: 'blocklist_events' | 'graduation_events') => {
+    const r = await db
+      .selectFrom(table)
+      .select((eb) => eb.fn.max('id').as('id'))
+      .executeTakeFirst();
+    return Number(r?.id ?? 0);
+  };
   return {
-    async lastBlocklistId() {
-      const r = await db
-        .selectFrom('blocklist_events')
-        .select((eb) => eb.fn.max('id').as('id'))
-        .executeTakeFirst();
-      return Number(r?.id ?? 0);
-    },
+    lastBlocklistId: () => lastId('blocklist_events'),
     async blocklistAfter(id, limit) {
       const rows = await db
         .selectFrom('blocklist_events')
@@ -523,13 +525,7 @@ export function createChangeLog(db: Kysely<Database>): ChangeLog {
         performedAt: Number(r.performed_at),
       }));
     },
-    async lastGraduationId() {
-      const r = await db
-        .selectFrom('graduation_events')
-        .select((eb) => eb.fn.max('id').as('id'))
-        .executeTakeFirst();
-      return Number(r?.id ?? 0);
-    },
+    lastGraduationId: () => lastId('graduation_events'),
     async graduationsAfter(id, limit) {
       const rows = await db
         .selectFrom('graduation_events')

@@ -1,18 +1,11 @@
-/**
- * Issue 18: a real `netrep serve` killed with SIGKILL in the middle of concurrent telemetry and
- * evidence ingest leaves the reputation rollups (telemetry summary, daily evidence buckets,
- * evidence anchor) consistent with the raw rows: after the kill the store is reopened and every
- * rollup is recomputed from the raw rows and compared.
- */
-import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createManualClock, DAY_MS } from '../../src/core/clock.ts';
 import { createReputation, unknownIntel } from '../../src/reputation/index.ts';
 import { openStore } from '../../src/store/index.ts';
 import { createTelemetry } from '../../src/telemetry/index.ts';
-import { TEST_POSTGRES_URL } from '../helpers/backends.ts';
-import { type NetrepProcess, pgUrlWithSchema, runNetrep, startNetrep } from '../helpers/process.ts';
-import { createSchema, dropSchema, STORE_KINDS, skipStore, tempDir } from '../helpers/stores.ts';
+import { netrepStoreEnv } from '../helpers/netrep-env.ts';
+import { type NetrepProcess, runNetrep, startNetrep } from '../helpers/process.ts';
+import { STORE_KINDS, skipStore } from '../helpers/stores.ts';
 
 const REQUESTS = 600;
 const IN_FLIGHT = 24;
@@ -58,19 +51,8 @@ describe.each(STORE_KINDS)('SIGKILL during telemetry and evidence ingest: rollup
   it.skipIf(skip)(
     'leaves rollups equal to a recomputation from the raw rows',
     async () => {
-      const dataDir = tempDir();
-      cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-      const schema = kind === 'postgres' ? await createSchema() : undefined;
-      if (schema) cleanups.push(() => dropSchema(schema));
-      const env = {
-        NETREP_DATA_DIR: dataDir,
-        NETREP_DATABASE_URL: schema ? pgUrlWithSchema(TEST_POSTGRES_URL, schema) : '',
-        NETREP_REDIS_URL: '',
-        NETREP_DNSBL_LISTEN: '',
-        NETREP_LISTEN: '127.0.0.1:0',
-        NETREP_ADMIN_EMAIL: 'ops@example.test',
-        NETREP_ADMIN_PASSWORD: 'correct-horse-battery',
-      };
+      const { env: base, dataDir, schema } = await netrepStoreEnv(kind, cleanups);
+      const env = base;
       const server: NetrepProcess = await startNetrep(env, 120_000);
       cleanups.push(() => server.stop());
       const keyWith = (permission: string) => {

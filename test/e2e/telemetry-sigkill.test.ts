@@ -1,15 +1,9 @@
-/**
- * A real `netrep serve` killed with SIGKILL in the middle of a large telemetry ingest leaves
- * no half-written batch: every request's observations carry one marker (volume_24h), and after
- * the kill each stored marker has all 100 rows, every acknowledged request among them.
- */
-import fs from 'node:fs';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/index.ts';
-import { TEST_POSTGRES_URL } from '../helpers/backends.ts';
-import { type NetrepProcess, pgUrlWithSchema, runNetrep, startNetrep } from '../helpers/process.ts';
-import { createSchema, dropSchema, STORE_KINDS, skipStore, tempDir } from '../helpers/stores.ts';
+import { netrepStoreEnv } from '../helpers/netrep-env.ts';
+import { type NetrepProcess, runNetrep, startNetrep } from '../helpers/process.ts';
+import { STORE_KINDS, skipStore } from '../helpers/stores.ts';
 
 const REQUESTS = 600;
 const IN_FLIGHT = 24;
@@ -36,19 +30,8 @@ describe.each(STORE_KINDS)('SIGKILL during telemetry ingest (%s)', (kind) => {
   it.skipIf(skip)(
     'leaves only whole batches',
     async () => {
-      const dataDir = tempDir();
-      cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-      const schema = kind === 'postgres' ? await createSchema() : undefined;
-      if (schema) cleanups.push(() => dropSchema(schema));
-      const env = {
-        NETREP_DATA_DIR: dataDir,
-        NETREP_DATABASE_URL: schema ? pgUrlWithSchema(TEST_POSTGRES_URL, schema) : '',
-        NETREP_REDIS_URL: '',
-        NETREP_DNSBL_LISTEN: '',
-        NETREP_LISTEN: '127.0.0.1:0',
-        NETREP_ADMIN_EMAIL: 'ops@example.test',
-        NETREP_ADMIN_PASSWORD: 'correct-horse-battery',
-      };
+      const { env: base, dataDir, schema } = await netrepStoreEnv(kind, cleanups);
+      const env = base;
       const server: NetrepProcess = await startNetrep(env);
       cleanups.push(() => server.stop());
       const made = runNetrep(

@@ -1,16 +1,10 @@
-/**
- * A real `netrep serve` killed with SIGKILL while a delivery is in flight loses no event: a
- * `netrep worker` started afterwards on the same store sends it again, with the same event id
- * and a valid signature, once the dead process's claim has expired.
- */
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../src/webhooks/index.ts';
-import { TEST_POSTGRES_URL } from '../helpers/backends.ts';
-import { pgUrlWithSchema, runNetrep, startNetrep } from '../helpers/process.ts';
-import { createSchema, dropSchema, STORE_KINDS, skipStore, tempDir } from '../helpers/stores.ts';
+import { netrepStoreEnv } from '../helpers/netrep-env.ts';
+import { runNetrep, startNetrep } from '../helpers/process.ts';
+import { STORE_KINDS, skipStore } from '../helpers/stores.ts';
 
 const until = async (what: string, ok: () => boolean, ms: number) => {
   const end = Date.now() + ms;
@@ -51,20 +45,11 @@ describe.each(STORE_KINDS)('SIGKILL during a webhook delivery (%s)', (kind) => {
         return new Promise<void>((r) => receiver.close(() => r()));
       });
 
-      const dataDir = tempDir();
-      cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-      const schema = kind === 'postgres' ? await createSchema() : undefined;
-      if (schema) cleanups.push(() => dropSchema(schema));
+      const { env: base } = await netrepStoreEnv(kind, cleanups);
       const env = {
-        NETREP_DATA_DIR: dataDir,
-        NETREP_DATABASE_URL: schema ? pgUrlWithSchema(TEST_POSTGRES_URL, schema) : '',
-        NETREP_REDIS_URL: '',
-        NETREP_DNSBL_LISTEN: '',
-        NETREP_LISTEN: '127.0.0.1:0',
+        ...base,
         NETREP_DNS_SERVERS: '127.0.0.1:9',
         NETREP_WEBHOOK_ALLOW_PRIVATE: 'true',
-        NETREP_ADMIN_EMAIL: 'ops@example.test',
-        NETREP_ADMIN_PASSWORD: 'correct-horse-battery',
       };
       const server = await startNetrep(env);
       cleanups.push(() => server.stop());

@@ -83,7 +83,7 @@ export const getAuditJobResultExample: OperationExamples = {
     ],
     observations: [
       {
-        id: 501,
+        id: 7,
         job_id: 42,
         target_id: 101,
         address: '192.0.2.7',

@@ -1,0 +1,30 @@
+/**
+ * The environment of a real `netrep` process on a fresh store, for the end-to-end tests that
+ * kill and restart it: a temporary data directory and, on PostgreSQL, a schema of its own, both
+ * removed by the cleanups the caller runs; no Redis, no DNSBL listener, a free HTTP port, a known
+ * administrator.
+ */
+import fs from 'node:fs';
+import { TEST_POSTGRES_URL } from './backends.ts';
+import { pgUrlWithSchema } from './process.ts';
+import { createSchema, dropSchema, type StoreKind, tempDir } from './stores.ts';
+
+export async function netrepStoreEnv(
+  kind: StoreKind,
+  cleanups: (() => Promise<void> | void)[],
+) {
+  const dataDir = tempDir();
+  cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const schema = kind === 'postgres' ? await createSchema() : undefined;
+  if (schema) cleanups.push(() => dropSchema(schema));
+  const env = {
+    NETREP_DATA_DIR: dataDir,
+    NETREP_DATABASE_URL: schema ? pgUrlWithSchema(TEST_POSTGRES_URL, schema) : '',
+    NETREP_REDIS_URL: '',
+    NETREP_DNSBL_LISTEN: '',
+    NETREP_LISTEN: '127.0.0.1:0',
+    NETREP_ADMIN_EMAIL: 'ops@example.test',
+    NETREP_ADMIN_PASSWORD: 'correct-horse-battery',
+  };
+  return { env, dataDir, schema };
+}
