@@ -9,10 +9,7 @@ import { TEST_POSTGRES_URL } from './backends.ts';
 import { pgUrlWithSchema } from './process.ts';
 import { createSchema, dropSchema, type StoreKind, tempDir } from './stores.ts';
 
-export async function netrepStoreEnv(
-  kind: StoreKind,
-  cleanups: (() => Promise<void> | void)[],
-) {
+export async function netrepStoreEnv(kind: StoreKind, cleanups: (() => Promise<void> | void)[]) {
   const dataDir = tempDir();
   cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
   const schema = kind === 'postgres' ? await createSchema() : undefined;
