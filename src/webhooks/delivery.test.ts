@@ -4,6 +4,7 @@
  * receiver accepts, the SSRF guard at delivery time, a graduation reaching the owner's hook.
  */
 import '../../test/helpers/dns-guard.ts';
+import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -127,6 +128,14 @@ describe.each(STORE_KINDS)('webhook deliveries (%s)', (kind) => {
       const [got] = receiver.received as [Received];
       expect(got.verified).toBe(true);
       expect(got.signature).toMatch(new RegExp(`^t=${Math.floor(t.clock() / 1000)},v1=[0-9a-f]{64}$`));
+      // The same MAC from a reader nobody here wrote: OpenSSL's HMAC over "<t>.<body>".
+      const [, stamp, mac] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(got.signature) ?? [];
+      const openssl = spawnSync('openssl', ['dgst', '-sha256', '-hmac', receiver.state.secret], {
+        input: `${stamp}.${got.body}`,
+        encoding: 'utf8',
+      });
+      expect(openssl.status, openssl.stderr).toBe(0);
+      expect(openssl.stdout.trim().split(' ').at(-1)).toBe(mac);
       const payload = JSON.parse(got.body);
       expect(payload).toEqual({
         id: got.eventId,
