@@ -123,7 +123,7 @@ export function registerServeCommands(program: Command): void {
   program
     .command('worker')
     .description(
-      'run only the background workers (blocklist expiry, daily feeds, FCrDNS, audit jobs) on the shared store',
+      'run only the background workers (blocklist expiry, daily feeds, FCrDNS, audit jobs, webhook deliveries, dataset updates) on the shared store',
     )
     .action(async () => {
       // No HTTP listener and no DNSBL server: API instances serve, this process works.
