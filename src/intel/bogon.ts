@@ -31,8 +31,31 @@ const V4_BLOCKS = V4.map(([net, len]) => {
   return { net, end, cidr: `${formatAddr(4, BigInt(net))}/${len}` };
 });
 
+/**
+ * Per /16: 0 when no block touches it, k when block k - 1 (the first in the list that touches
+ * it) holds all of it, V4_PARTIAL when the list must be walked (a /24 block such as 192.0.2.0/24).
+ */
+const V4_PARTIAL = 255;
+const V4_BY_16 = new Uint8Array(65536);
+V4_BLOCKS.forEach((b, k) => {
+  for (let s = b.net >>> 16; s <= b.end >>> 16; s++) {
+    if (V4_BY_16[s] !== 0) continue; // an earlier block touched it first
+    const whole = b.net <= s * 65536 && b.end >= s * 65536 + 65535;
+    V4_BY_16[s] = whole ? k + 1 : V4_PARTIAL;
+  }
+});
+
 /** The bogon block containing an IPv4 address, as `cidr`, or null for public space. */
 export function bogonV4(ip: number): string | null {
+  // One byte per /16 answers all but the few /16s that hold a smaller block.
+  const k = V4_BY_16[ip >>> 16] as number;
+  if (k === 0) return null;
+  if (k !== V4_PARTIAL) return (V4_BLOCKS[k - 1] as { cidr: string }).cidr;
+  return bogonV4List(ip);
+}
+
+/** bogonV4 by walking the list (the reference the /16 table is tested against). */
+export function bogonV4List(ip: number): string | null {
   // Most addresses fail the first-octet test and never reach the list.
   if (V4_FIRST_OCTET[ip >>> 24] === 0) return null;
   for (const b of V4_BLOCKS) if (ip >= b.net && ip <= b.end) return b.cidr;

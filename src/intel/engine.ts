@@ -25,19 +25,6 @@ export function findV4(t: FamilyTable, ip: number): number {
   return (starts[lo] as number) <= ip ? lo : -1;
 }
 
-/**
- * An IPv4 search table as one JS array of pairs [key, slot]: each start as an int32 with its
- * top bit flipped (a small integer, ordered as the unsigned start), then a value kept for the
- * interval (null until the caller fills it). The search's last probe reads the cache line that
- * holds the slot, so a lookup does not take a second, dependent miss on a separate array of
- * values. (A JS array: a typed array cannot hold object references.)
- */
-export function pairsV4<T>(starts: Uint32Array): (number | T | null)[] {
-  const out: (number | T | null)[] = [];
-  for (let i = 0; i < starts.length; i++) out.push(((starts[i] as number) ^ 0x80000000) | 0, null);
-  return out;
-}
-
 /** Bucket sizes above which a /16 bucket gets a second level of sixteen /20 buckets. */
 export const DENSE_V4 = 32;
 
@@ -93,11 +80,11 @@ export function searchIndexV4(starts: Uint32Array): SearchIndexV4 {
 }
 
 /**
- * findV4 over pairsV4 of some starts and searchIndexV4 of the same starts: the interval index
- * (its slot is at 2i + 1), or -1.
+ * findV4 over ascending starts (one Uint32Array, 4 bytes a start) through searchIndexV4 of the
+ * same starts: the interval index, or -1. The compact array keeps a sparse /16 bucket in one or
+ * two cache lines, and a dense one's /20 part in a few.
  */
-export function findPairV4(pairs: readonly unknown[], index: SearchIndexV4, ip: number): number {
-  const key = (ip ^ 0x80000000) | 0;
+export function findIndexedV4(starts: Uint32Array, index: SearchIndexV4, ip: number): number {
   const top = ip >>> 16;
   let lo = (index.buckets[top] as number) - 1;
   let hi = (index.buckets[top + 1] as number) - 1;
@@ -110,10 +97,10 @@ export function findPairV4(pairs: readonly unknown[], index: SearchIndexV4, ip: 
   if (lo < 0) lo = 0;
   while (lo < hi) {
     const mid = (lo + hi + 1) >>> 1;
-    if ((pairs[mid << 1] as number) <= key) lo = mid;
+    if ((starts[mid] as number) <= ip) lo = mid;
     else hi = mid - 1;
   }
-  return (pairs[lo << 1] as number) <= key ? lo : -1;
+  return (starts[lo] as number) <= ip ? lo : -1;
 }
 
 function cmp6(s: Uint32Array, i: number, w0: number, w1: number, w2: number, w3: number): number {

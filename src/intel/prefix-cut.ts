@@ -21,7 +21,7 @@ export interface PrefixCutV4 {
   starts: Uint32Array;
   /** The snapshot interval each cut interval lies in. */
   origin: Uint32Array;
-  /** searchIndexV4(starts), for findPairV4. */
+  /** searchIndexV4(starts), for findIndexedV4. */
   index: SearchIndexV4;
 }
 
