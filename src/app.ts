@@ -70,6 +70,8 @@ export interface AppOptions {
   enrichIp?: HttpServices['enrichIp'];
   /** Dataset facts for reputation (datacenter, geo changes); default: the serving dataset's. */
   intelFacts?: IntelFacts;
+  /** How long an authenticated key is kept (default: 1 s on PostgreSQL, 60 s on SQLite). */
+  authCacheMs?: number;
   /**
    * IP/ASN dataset: 'load' (default) serves the newest snapshot in NETREP_DATA_DIR when one exists
    * (the IP and ASN routes answer 503 NOT_READY until a built one is reloaded); 'build' (netrep
@@ -149,7 +151,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     clock,
     // SQLite: cache until another process writes the file (data_version moves, read at most every
     // 5 ms), so a key revoked with the CLI fails within 5 ms; PostgreSQL: one second across instances.
-    authCacheMs: store.dialect === 'postgres' ? 1000 : 60_000,
+    authCacheMs: options.authCacheMs ?? (store.dialect === 'postgres' ? 1000 : 60_000),
     ...(store.sqlite ? { changeToken: sqliteDataVersion(store.sqlite, 5) } : {}),
     quotaOverrides: parseQuotaOverrides(config.quotaOverrides),
   });

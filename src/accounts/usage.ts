@@ -17,6 +17,8 @@ export interface UsageRecorder {
 export function createUsageRecorder(sink: UsageSink, clock: Clock, intervalMs = 1000): UsageRecorder {
   let pending = new Map<string, { keyId: number; day: string; requests: number; lastUsedAt: number }>();
   let flushing: Promise<void> = Promise.resolve();
+  let last: { keyId: number; day: string; requests: number; lastUsedAt: number } | null = null;
+  let lastOf = pending;
 
   const flush = async () => {
     const batch = pending;
@@ -46,12 +48,24 @@ export function createUsageRecorder(sink: UsageSink, clock: Clock, intervalMs = 
     record(keyId) {
       const now = clock();
       const day = utcDay(now);
+      // The entry the last record touched, while it is still in the pending batch: a key's
+      // successive requests count without building and hashing the map key each time.
+      if (last !== null && last.keyId === keyId && last.day === day && lastOf === pending) {
+        last.requests += 1;
+        last.lastUsedAt = now;
+        return;
+      }
       const k = `${keyId}|${day}`;
-      const cur = pending.get(k);
+      let cur = pending.get(k);
       if (cur) {
         cur.requests += 1;
         cur.lastUsedAt = now;
-      } else pending.set(k, { keyId, day, requests: 1, lastUsedAt: now });
+      } else {
+        cur = { keyId, day, requests: 1, lastUsedAt: now };
+        pending.set(k, cur);
+      }
+      last = cur;
+      lastOf = pending;
     },
     flush,
     async close() {

@@ -79,6 +79,94 @@ async function exchange(
   return { responses, closed };
 }
 
+/** readHead as it was before its name checks stopped allocating: toLowerCase and a regex. */
+function readHeadReference(head: string): { url: string; key: string } | null {
+  const lineEnd = head.indexOf('\r\n');
+  if (lineEnd < 0) return null;
+  if (!head.startsWith('GET /v1/ip/') || head.lastIndexOf(' HTTP/1.1', lineEnd) !== lineEnd - 9) return null;
+  const url = head.slice(4, lineEnd - 9);
+  if (url.includes(' ')) return null;
+  let key: string | undefined;
+  let host = false;
+  let i = lineEnd + 2;
+  while (i < head.length) {
+    let end = head.indexOf('\r\n', i);
+    if (end < 0) end = head.length;
+    const colon = head.indexOf(':', i);
+    if (colon <= i || colon > end) return null;
+    const name = head.slice(i, colon).toLowerCase();
+    if (!/^[!#$%&'*+\-.^_`|~0-9a-z]+$/.test(name)) return null;
+    let from = colon + 1;
+    let to = end;
+    while (from < to && (head[from] === ' ' || head[from] === '\t')) from++;
+    while (to > from && (head[to - 1] === ' ' || head[to - 1] === '\t')) to--;
+    const value = head.slice(from, to);
+    if ([...value].some((ch) => (ch.charCodeAt(0) < 32 && ch !== '\t') || ch.charCodeAt(0) === 127))
+      return null;
+    if (name === 'host') {
+      if (host) return null;
+      host = true;
+    } else if (name === 'x-api-key') {
+      if (key !== undefined) return null;
+      key = value;
+    } else if (name === 'connection') {
+      if (value.toLowerCase() !== 'keep-alive') return null;
+    } else if (['content-length', 'transfer-encoding', 'expect', 'upgrade'].includes(name)) return null;
+    i = end + 2;
+  }
+  return host && key !== undefined ? { url, key } : null;
+}
+
+describe('readHead against its reference', () => {
+  it('gives the same answer on random heads (names in any case, near misses, odd bytes)', () => {
+    const names = fc.oneof(
+      fc.constantFrom(
+        'host',
+        'x-api-key',
+        'connection',
+        'content-length',
+        'transfer-encoding',
+        'expect',
+        'upgrade',
+      ),
+      fc.constantFrom(
+        'hosT',
+        'X-API-KEY',
+        'X-Api-Key',
+        'x-api_key',
+        'hos',
+        'hostt',
+        'x\rapi-key',
+        'Accept',
+        'h st',
+      ),
+      fc.string({ maxLength: 18 }),
+      fc.uint8Array({ maxLength: 12 }).map((b) => Buffer.from(b).toString('latin1')),
+    );
+    const mixCase = (name: string, flips: number) =>
+      [...name].map((ch, i) => ((flips >> (i % 30)) & 1 ? ch.toUpperCase() : ch)).join('');
+    const header = fc
+      .tuple(
+        names,
+        fc.nat(),
+        fc.constantFrom(':', ': ', ':\t', ' :'),
+        fc.constantFrom('k', 'keep-alive', 'x', ' v ', 'Keep-Alive', 'a\u0001b', ''),
+      )
+      .map(([n, flips, sep, v]) => `${mixCase(n, flips)}${sep}${v}`);
+    fc.assert(
+      fc.property(
+        fc.array(header, { maxLength: 6 }),
+        fc.constantFrom('8.8.8.8', '::1', 'a b'),
+        (headers, ip) => {
+          const head = [`GET /v1/ip/${ip} HTTP/1.1`, ...headers].join('\r\n');
+          expect(readHead(head)).toEqual(readHeadReference(head));
+        },
+      ),
+      { numRuns: 20_000 },
+    );
+  });
+});
+
 describe('readHead', () => {
   const ok = 'GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-API-Key: k\r\nAccept: */*';
   it('takes a plain keyed GET of the lookup route', () => {

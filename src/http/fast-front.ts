@@ -16,15 +16,55 @@
  */
 import { type Server, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastLookup } from './fast-lookup.ts';
+import type { FastLookup, FastReply } from './fast-lookup.ts';
 
 /** Node's default limit on a request head (--max-http-header-size). */
 const MAX_HEAD = 16 * 1024;
 const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
 const PREFIX = 'GET /v1/ip/';
 const SUFFIX = ' HTTP/1.1';
-/** RFC 9110 §5.6.2 token characters. */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
+/** RFC 9110 §5.6.2 token characters, by character code (below 128). */
+const TOKEN = new Uint8Array(128);
+for (const c of "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+  TOKEN[c.charCodeAt(0)] = 1;
+
+/** head[from, to) is a token. */
+function isToken(head: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = head.charCodeAt(i);
+    if (c >= 128 || TOKEN[c] === 0) return false;
+  }
+  return true;
+}
+
+/** head[from, to) is `lower` in any case (`lower` is lowercase letters and '-'). */
+function nameIs(head: string, from: number, to: number, lower: string): boolean {
+  if (to - from !== lower.length) return false;
+  for (let i = 0; i < lower.length; i++)
+    if ((head.charCodeAt(from + i) | 0x20) !== lower.charCodeAt(i)) return false;
+  return true;
+}
+
+/** The header names the front acts on (one switch on the lowercase name, without making it). */
+function headerName(head: string, from: number, to: number): string | null {
+  switch (to - from) {
+    case 4:
+      return nameIs(head, from, to, 'host') ? 'host' : null;
+    case 6:
+      return nameIs(head, from, to, 'expect') ? 'expect' : null;
+    case 7:
+      return nameIs(head, from, to, 'upgrade') ? 'upgrade' : null;
+    case 9:
+      return nameIs(head, from, to, 'x-api-key') ? 'x-api-key' : null;
+    case 10:
+      return nameIs(head, from, to, 'connection') ? 'connection' : null;
+    case 14:
+      return nameIs(head, from, to, 'content-length') ? 'content-length' : null;
+    case 17:
+      return nameIs(head, from, to, 'transfer-encoding') ? 'transfer-encoding' : null;
+  }
+  return null;
+}
 /** Controls other than HTAB, and DEL, have no place in a field value (RFC 9110 §5.5). */
 function badValue(value: string): boolean {
   for (let i = 0; i < value.length; i++) {
@@ -56,8 +96,8 @@ export function readHead(head: string): FrontRequest | null {
     if (end < 0) end = head.length;
     const colon = head.indexOf(':', i);
     if (colon <= i || colon > end) return null;
-    const name = head.slice(i, colon).toLowerCase();
-    if (!TOKEN.test(name)) return null;
+    if (!isToken(head, i, colon)) return null;
+    const name = headerName(head, i, colon);
     // The value without the optional whitespace around it (RFC 9110 §5.5: SP and HTAB).
     let from = colon + 1;
     let to = end;
@@ -187,6 +227,19 @@ export function installFastFront(
       }
     };
 
+    // The reply of the request being taken (one at a time: a pending one holds the socket), now
+    // or after its quota check; one function per connection, not one per request.
+    let inTake = false;
+    let replied = false;
+    const onReply: FastReply = (status, headers, body, bytes) => {
+      replied = true;
+      write(status, headers, body, bytes);
+      if (inTake) return;
+      release();
+      if (endAfterReply) socket.destroy();
+      else drain();
+    };
+
     // A failure here (a bug) costs this connection, never the process or a second answer.
     const drain = () => {
       try {
@@ -207,16 +260,10 @@ export function installFastFront(
         const request = readHead(buffered.toString('latin1', 0, end));
         const fast = request ? lookup() : null;
         if (!request || !fast) return handOver();
-        let sync = true;
-        let replied = false;
-        const outcome = fast.take(request.url, request.key, (status, headers, body, bytes) => {
-          replied = true;
-          write(status, headers, body, bytes);
-          if (sync) return;
-          release();
-          if (endAfterReply) socket.destroy();
-          else drain();
-        });
+        inTake = true;
+        replied = false;
+        const outcome = fast.take(request.url, request.key, onReply);
+        inTake = false;
         if (outcome === 'uncached' && !warmed) {
           // A key not (or no longer) cached: authenticate it once and read the request again;
           // a key that stays uncached (unknown, revoked) is the route's 401.
@@ -241,7 +288,6 @@ export function installFastFront(
           fresh = false;
           socket.setTimeout(options.keepAliveTimeoutMs);
         }
-        sync = false;
         const rest = end + 4;
         buffered = rest < buffered.length ? buffered.subarray(rest) : null;
         if (!replied) hold();

@@ -69,7 +69,10 @@ describe.each(STORE_KINDS)('fast path of GET /v1/ip/{ip} (%s)', (kind) => {
 
   beforeAll(async () => {
     if (skipStore(kind)) return;
-    t = await createIntelTestApp(kind, { config: { quotaOverrides: 'starter=4' } });
+    // Keys stay authenticated for the whole test: a key whose cache entry expires (1 s on
+    // PostgreSQL) is authenticated again through Fastify, which the fast-path count below would
+    // miss on a slow machine.
+    t = await createIntelTestApp(kind, { config: { quotaOverrides: 'starter=4' }, authCacheMs: 600_000 });
     base = await t.app.listen();
     proKey = await t.key({ tier: 'pro', permissions: ['ip:read'] });
     unlimitedKey = await t.key({ tier: 'enterprise', permissions: ['admin'] });

@@ -101,6 +101,8 @@ function onlyOnce(reply: FastReply): FastReply {
   };
 }
 
+const ignoreReply: FastReply = () => undefined;
+
 export function createFastLookup(options: FastLookupOptions): FastLookup {
   const { accounts, limits, runtime, record } = options;
 
@@ -112,9 +114,13 @@ export function createFastLookup(options: FastLookupOptions): FastLookup {
     headers: Record<string, string>,
     bytes = Buffer.byteLength(body),
   ): void {
+    sent = true;
     reply(status, headers, body, bytes);
     record(status, (performance.now() - started) / 1000);
   }
+
+  /** Set by send: lets the synchronous path tell whether a throw came after its answer. */
+  let sent = false;
 
   function rateHeaders(headers: Record<string, string>, state: LimitState | null): void {
     if (state) Object.assign(headers, rateLimitHeaderValues(state));
@@ -182,18 +188,20 @@ export function createFastLookup(options: FastLookupOptions): FastLookup {
 
     const started = performance.now();
     const id = randomUUID();
-    const once = onlyOnce(reply);
     const quota = principal.tier.dailyQuota;
     if (quota === null) {
-      // Unlimited tiers are not counted against a quota (as in the access hook).
+      // Unlimited tiers are not counted against a quota (as in the access hook). Answered now,
+      // so a flag does what onlyOnce does on the quota path, without a closure per request.
       accounts.recordUse(principal.keyId);
+      sent = false;
       try {
-        answer(once, started, id, scratch, null);
+        answer(reply, started, id, scratch, null);
       } catch (err) {
-        failed(once, started, id, err);
+        failed(sent ? ignoreReply : reply, started, id, err);
       }
       return 'taken';
     }
+    const once = onlyOnce(reply);
     const ip = ipWords();
     readIp(text, ip);
     limits

@@ -291,7 +291,9 @@ function casesFor(
     const value = field.reduce<unknown>((n, k) => (n as Record<string | number, unknown>)[k], base);
     if (!Array.isArray(value) || field.length === 0) continue;
     const item = value[0] ?? 'x';
-    for (const n of [0, 101, 501, 1001, 20_000]) {
+    // Array lengths: empty, one past each list limit of the spec (100, 500, 1000), and far past.
+    const LIMITS = [100, 500, 1000];
+    for (const n of [0, ...LIMITS.map((limit) => limit + 1), 20_000]) {
       out.push(
         at(
           path,

@@ -43,6 +43,8 @@ export async function createTestApp(
     enrichIp?: HttpServices['enrichIp'];
     /** Dataset facts for reputation, given as data (reputation-app.ts). */
     intelFacts?: IntelFacts;
+    /** How long an authenticated key is kept (createApp's default when absent). */
+    authCacheMs?: number;
   } = {},
 ): Promise<TestApp> {
   const handle = options.handle ?? (await createTestStore(kind));
@@ -70,6 +72,7 @@ export async function createTestApp(
     ...(options.routes ? { routes: options.routes } : {}),
     ...(options.enrichIp ? { enrichIp: options.enrichIp } : {}),
     ...(options.intelFacts ? { intelFacts: options.intelFacts } : {}),
+    ...(options.authCacheMs ? { authCacheMs: options.authCacheMs } : {}),
   });
   const { user } = await app.services.accounts.createUser({
     email: `admin-${crypto.randomBytes(3).toString('hex')}@example.test`,

@@ -8,6 +8,90 @@ export function createMetricsRegistry(): Registry {
   return registry;
 }
 
+const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+type RouteLabels = { method: string; route: string; status: string };
+
+/** One series' answers counted outside prom-client (the lookup fast path's). */
+interface Tally {
+  labels: RouteLabels;
+  count: number;
+  /** How much of `count` the requests counter has been given already. */
+  countedTotal: number;
+  sum: number;
+  /** Observations per bucket (not cumulative), BUCKETS' order; above the last: only in count. */
+  buckets: Float64Array;
+}
+
+/** One exported sample, as prom-client's histogram lists them before the registry formats them. */
+interface ExportedValue {
+  labels: Record<string, string | number>;
+  sharedLabels?: Record<string, string | number>;
+  value: number;
+  metricName?: string;
+}
+
+/**
+ * A histogram whose export also holds the tallies' observations: added to the series with the
+ * same labels when prom-client has one, else listed as a series of its own (buckets, +Inf, sum,
+ * count: prom-client's order). Registry output and get() both read getForPromString.
+ */
+// prom-client's own export (not in its type declarations): the registry and get() call it.
+const baseExport = (Histogram.prototype as unknown as Record<string, unknown>).getForPromString;
+if (typeof baseExport !== 'function') throw new Error('prom-client: Histogram.getForPromString is gone');
+
+class TalliedHistogram extends Histogram<'method' | 'route' | 'status'> {
+  private readonly metricName: string;
+
+  constructor(
+    private readonly tallies: Tally[],
+    config: ConstructorParameters<typeof Histogram<'method' | 'route' | 'status'>>[0],
+  ) {
+    super(config);
+    this.metricName = config.name;
+  }
+
+  async getForPromString(): Promise<{ values: ExportedValue[] }> {
+    const data = await (baseExport as (this: Histogram) => Promise<{ values: ExportedValue[] }>).call(this);
+    const bucketName = `${this.metricName}_bucket`;
+    for (const t of this.tallies) {
+      if (t.count === 0) continue;
+      const same = (v: ExportedValue) =>
+        v.metricName === bucketName &&
+        v.sharedLabels?.method === t.labels.method &&
+        v.sharedLabels?.route === t.labels.route &&
+        v.sharedLabels?.status === t.labels.status;
+      const at = data.values.findIndex(same);
+      let cumulative = 0;
+      const added = BUCKETS.map((le, i) => {
+        cumulative += t.buckets[i] as number;
+        return { le, value: cumulative };
+      });
+      if (at >= 0) {
+        for (let i = 0; i < added.length; i++)
+          (data.values[at + i] as ExportedValue).value += added[i]?.value ?? 0;
+        (data.values[at + BUCKETS.length] as ExportedValue).value += t.count;
+        (data.values[at + BUCKETS.length + 1] as ExportedValue).value += t.sum;
+        (data.values[at + BUCKETS.length + 2] as ExportedValue).value += t.count;
+        continue;
+      }
+      for (const b of added)
+        data.values.push({
+          labels: { le: b.le },
+          sharedLabels: t.labels,
+          value: b.value,
+          metricName: bucketName,
+        });
+      data.values.push(
+        { labels: { le: '+Inf' }, sharedLabels: t.labels, value: t.count, metricName: bucketName },
+        { labels: {}, sharedLabels: t.labels, value: t.sum, metricName: `${this.metricName}_sum` },
+        { labels: {}, sharedLabels: t.labels, value: t.count, metricName: `${this.metricName}_count` },
+      );
+    }
+    return data;
+  }
+}
+
 /** Records one response of a fixed method and route (the lookup fast path, outside Fastify). */
 export type RouteRecorder = (status: number, seconds: number) => void;
 
@@ -21,11 +105,15 @@ export function registerMetrics(
   /** Counts answers given outside the routes (Node's parser and timers, the connection cap). */
   rejectedCounter(): (code: string) => void;
 } {
+  const fastPathTallies: (() => void)[] = [];
   const fastPath = new Counter({
     name: 'netrep_http_fast_path_total',
     help: 'Keyed IP lookups answered by the fast path: on the socket front or on the request event',
     labelNames: ['transport'] as const,
     registers: [registry],
+    collect() {
+      for (const add of fastPathTallies) add();
+    },
   });
   const rejected = new Counter({
     name: 'netrep_http_rejected_total',
@@ -33,17 +121,29 @@ export function registerMetrics(
     labelNames: ['code'] as const,
     registers: [registry],
   });
+  // The lookup fast path counts in plain numbers (prom-client hashes and validates the labels
+  // on every inc and observe, even on a child from labels(), about a microsecond each); a
+  // scrape adds what was counted since the last one to the counters, and the histogram's
+  // export adds the fast path's buckets to the series of the same labels.
+  const tallies: Tally[] = [];
   const requests = new Counter({
     name: 'netrep_http_requests_total',
     help: 'HTTP requests by method, route and status',
     labelNames: ['method', 'route', 'status'] as const,
     registers: [registry],
+    collect() {
+      for (const t of tallies) {
+        if (t.count === t.countedTotal) continue;
+        this.inc(t.labels, t.count - t.countedTotal);
+        t.countedTotal = t.count;
+      }
+    },
   });
-  const duration = new Histogram({
+  const duration = new TalliedHistogram(tallies, {
     name: 'netrep_http_request_duration_seconds',
     help: 'HTTP request latency by method, route and status',
     labelNames: ['method', 'route', 'status'] as const,
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    buckets: BUCKETS,
     registers: [registry],
   });
   app.addHook('onResponse', (request, reply, done) => {
@@ -61,24 +161,42 @@ export function registerMetrics(
       return (code) => rejected.labels({ code }).inc();
     },
     fastPathCounter(transport) {
-      const child = fastPath.labels({ transport });
-      return () => child.inc();
+      const labels = { transport };
+      let count = 0;
+      let counted = 0;
+      fastPathTallies.push(() => {
+        if (count !== counted) fastPath.inc(labels, count - counted);
+        counted = count;
+      });
+      return () => {
+        count++;
+      };
     },
-    // The same series as the hook's, with the label children resolved once per status.
+    // The same series as the hook's, counted in a tally per status.
     recorderFor(method, route) {
-      const children = new Map<
-        number,
-        { count: Counter.Internal; time: Histogram.Internal<'method' | 'route' | 'status'> }
-      >();
+      const byStatus = new Map<number, Tally>();
       return (status, seconds) => {
-        let c = children.get(status);
-        if (!c) {
-          const labels = { method, route, status: String(status) };
-          c = { count: requests.labels(labels), time: duration.labels(labels) };
-          children.set(status, c);
+        let t = byStatus.get(status);
+        if (!t) {
+          t = {
+            labels: { method, route, status: String(status) },
+            count: 0,
+            countedTotal: 0,
+            sum: 0,
+            buckets: new Float64Array(BUCKETS.length),
+          };
+          byStatus.set(status, t);
+          tallies.push(t);
         }
-        c.count.inc();
-        c.time.observe(seconds);
+        t.count++;
+        t.sum += seconds;
+        // Per bucket (not cumulative): the first bound at or above the value, as prom-client's.
+        for (let i = 0; i < BUCKETS.length; i++) {
+          if (seconds <= (BUCKETS[i] as number)) {
+            (t.buckets[i] as number)++;
+            break;
+          }
+        }
       };
     },
   };
