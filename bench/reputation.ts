@@ -22,6 +22,12 @@ const ROUNDS = 3;
 const WARMUP_KEYS = 2000;
 const NOW = Date.parse('2026-06-15T12:00:00Z');
 
+/** Issue 18: single answers against /healthz, p99 at this concurrency, batch throughput. */
+const GOALS: Record<StoreKind, { single: number; p99Ms: number | null; batchIps: number }> = {
+  sqlite: { single: 0.5, p99Ms: 5, batchIps: 20_000 },
+  postgres: { single: 0.3, p99Ms: null, batchIps: 10_000 },
+};
+
 const ipOf = (i: number) => `45.${40 + Math.floor(i / 50)}.${i % 50}.10`;
 
 let client = 0;
@@ -338,6 +344,17 @@ async function benchStore(kind: StoreKind): Promise<void> {
     );
     console.log(
       `reputation ${kind}: ingest telemetry (100 per request) ${f(tIngest.rps * 100)} observations/s (${spread('telemetryIngest', 100)}); evidence (100 per request) ${f(eIngest.rps * 100)} events/s (${spread('evidenceIngest', 100)})`,
+    );
+    // Issue 18's goals, judged on the best round of each contender (ratios per round above).
+    const goals = GOALS[kind];
+    const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
+    const singleRatio = single.rps / healthz.rps;
+    console.log(
+      `reputation ${kind}: goal single ≥ ${goals.single}× /healthz: ${singleRatio.toFixed(3)}× ${met(singleRatio >= goals.single)}` +
+        (goals.p99Ms === null
+          ? ''
+          : `; goal p99 < ${goals.p99Ms} ms: ${ms(single.p99)} ms ${met(single.p99 < goals.p99Ms)}`) +
+        `; goal batch ≥ ${f(goals.batchIps)} IPs/s: ${f(batch.rps * 100)} ${met(batch.rps * 100 >= goals.batchIps)}`,
     );
   } finally {
     await app.close();

@@ -319,7 +319,9 @@ export function createBlocklist(deps: BlocklistDeps) {
     /**
      * For reputation (spec §2.5 listing signals), several addresses with one read per table:
      * each address's active listing type, its `listed` event times at or after `sinceMs`, and
-     * the active listings of its /24 (itself included; null for IPv6).
+     * the active listings of its /24 (itself included; null for IPv6), and `changesAt`: the
+     * first moment these facts change by time alone (a listing of the address or its /24
+     * expires; null: none does). Other changes are events, which raise the change stamps.
      */
     async listingFactsMany(
       ipInputs: readonly string[],
@@ -327,7 +329,12 @@ export function createBlocklist(deps: BlocklistDeps) {
     ): Promise<
       Map<
         string,
-        { activeListing: ListingType | null; listedEvents: number[]; subnetActiveListings: number | null }
+        {
+          activeListing: ListingType | null;
+          listedEvents: number[];
+          subnetActiveListings: number | null;
+          changesAt: number | null;
+        }
       >
     > {
       const ips = ipInputs.map(requireIp);
@@ -339,16 +346,22 @@ export function createBlocklist(deps: BlocklistDeps) {
         store.listedEventTimesMany(addresses, sinceMs),
         store.countActiveInSubnets(subnets, now),
       ]);
-      const types = active as Map<string, ListingType>;
+      const earliest = (a: number | null, b: number | null) =>
+        a === null ? b : b === null ? a : Math.min(a, b);
       return new Map(
-        ips.map((ip) => [
-          ip.address,
-          {
-            activeListing: types.get(ip.address) ?? null,
-            listedEvents: events.get(ip.address) ?? [],
-            subnetActiveListings: ip.subnet24 === null ? null : (counts.get(ip.subnet24) ?? 0),
-          },
-        ]),
+        ips.map((ip) => {
+          const own = active.get(ip.address);
+          const subnet = ip.subnet24 === null ? undefined : counts.get(ip.subnet24);
+          return [
+            ip.address,
+            {
+              activeListing: (own?.type as ListingType | undefined) ?? null,
+              listedEvents: events.get(ip.address) ?? [],
+              subnetActiveListings: ip.subnet24 === null ? null : (subnet?.count ?? 0),
+              changesAt: earliest(own?.expiresAt ?? null, subnet?.firstExpiry ?? null),
+            },
+          ];
+        }),
       );
     },
 

@@ -3,6 +3,7 @@ import type { ExpressionBuilder, Generated, Kysely, Transaction } from 'kysely';
 import { type DialectName, supportsSkipLocked } from '../store/dialect.ts';
 import { createPrepared, type Prepared, type PreparedSql } from '../store/prepared.ts';
 import type { Database } from '../store/schema.ts';
+import { bumpStampsIn } from '../store/stamps.ts';
 
 export interface ListingsTable {
   /** Normalized by core/ip.ts. */
@@ -70,9 +71,17 @@ export interface BlocklistStore {
   countActiveInSubnet24(subnet24: string, now: number): Promise<number>;
   listedEventTimes(ip: string, since: number): Promise<number[]>;
   /** Types of the active listings of the addresses given (an address without one is absent). */
-  activeTypes(ips: readonly string[], now: number): Promise<Map<string, string>>;
+  /** Type and expiry (null: none) of each address's active listing. */
+  activeTypes(
+    ips: readonly string[],
+    now: number,
+  ): Promise<Map<string, { type: string; expiresAt: number | null }>>;
   /** Active listings per /24 of the subnets given (a subnet without any is absent). */
-  countActiveInSubnets(subnets: readonly string[], now: number): Promise<Map<string, number>>;
+  /** Active listings per /24 and the earliest expiry among them (null: none expires). */
+  countActiveInSubnets(
+    subnets: readonly string[],
+    now: number,
+  ): Promise<Map<string, { count: number; firstExpiry: number | null }>>;
   /** `listed` event times per address at or after `since`, oldest first (no events: absent). */
   listedEventTimesMany(ips: readonly string[], since: number): Promise<Map<string, number[]>>;
   eventsAfter(id: number, limit: number): Promise<{ id: number; ip: string }[]>;
@@ -137,6 +146,8 @@ function writer(trx: Transaction<Database>, dialect: DialectName): BlocklistWrit
         .values(event)
         .returning('id')
         .executeTakeFirstOrThrow();
+      // Every listing change is an event: the address's facts and its /24's count changed.
+      await bumpStampsIn(trx, event.subnet24 === null ? [event.ip] : [event.ip, event.subnet24]);
       return Number(row.id);
     },
   };
@@ -147,9 +158,9 @@ const LIST_SQLITE = 'in (select value from json_each(?))';
 const REPUTATION_READS = {
   activeTypes: {
     name: 'netrep_blocklist_active_types',
-    sqlite: `select ip, type from blocklist_listings where ip ${LIST_SQLITE} and (expires_at is null or expires_at > ?)`,
+    sqlite: `select ip, type, expires_at from blocklist_listings where ip ${LIST_SQLITE} and (expires_at is null or expires_at > ?)`,
     postgres:
-      'select ip, type from blocklist_listings where ip = any($1::text[]) and (expires_at is null or expires_at > $2)',
+      'select ip, type, expires_at from blocklist_listings where ip = any($1::text[]) and (expires_at is null or expires_at > $2)',
   },
   listedTimes: {
     name: 'netrep_blocklist_listed_times',
@@ -159,9 +170,9 @@ const REPUTATION_READS = {
   },
   subnetCounts: {
     name: 'netrep_blocklist_subnet_counts',
-    sqlite: `select subnet24, count(*) as n from blocklist_listings where subnet24 ${LIST_SQLITE} and (expires_at is null or expires_at > ?) group by subnet24`,
+    sqlite: `select subnet24, count(*) as n, min(expires_at) as first_expiry from blocklist_listings where subnet24 ${LIST_SQLITE} and (expires_at is null or expires_at > ?) group by subnet24`,
     postgres:
-      'select subnet24, count(*) as n from blocklist_listings where subnet24 = any($1::text[]) and (expires_at is null or expires_at > $2) group by subnet24',
+      'select subnet24, count(*) as n, min(expires_at) as first_expiry from blocklist_listings where subnet24 = any($1::text[]) and (expires_at is null or expires_at > $2) group by subnet24',
   },
 } satisfies Record<string, PreparedSql>;
 
@@ -254,19 +265,29 @@ export function createBlocklistStore(
     },
     async activeTypes(ips, now) {
       if (ips.length === 0) return new Map();
-      const rows = await prepared.all<{ ip: string; type: string }>(REPUTATION_READS.activeTypes, [
-        [...ips],
-        now,
-      ]);
-      return new Map(rows.map((r) => [r.ip, r.type]));
+      const rows = await prepared.all<{ ip: string; type: string; expires_at: number | null }>(
+        REPUTATION_READS.activeTypes,
+        [[...ips], now],
+      );
+      return new Map(
+        rows.map((r) => [
+          r.ip,
+          { type: r.type, expiresAt: r.expires_at === null ? null : Number(r.expires_at) },
+        ]),
+      );
     },
     async countActiveInSubnets(subnets, now) {
       if (subnets.length === 0) return new Map();
-      const rows = await prepared.all<{ subnet24: string; n: number }>(REPUTATION_READS.subnetCounts, [
-        [...subnets],
-        now,
-      ]);
-      return new Map(rows.map((r) => [r.subnet24, Number(r.n)]));
+      const rows = await prepared.all<{ subnet24: string; n: number; first_expiry: number | null }>(
+        REPUTATION_READS.subnetCounts,
+        [[...subnets], now],
+      );
+      return new Map(
+        rows.map((r) => [
+          r.subnet24,
+          { count: Number(r.n), firstExpiry: r.first_expiry === null ? null : Number(r.first_expiry) },
+        ]),
+      );
     },
     async listedEventTimesMany(ips, since) {
       const out = new Map<string, number[]>();

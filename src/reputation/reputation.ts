@@ -6,7 +6,15 @@ import type { Telemetry, TelemetryFacts } from '../telemetry/index.ts';
 import { createCoalescer } from './coalesce.ts';
 import { deriveEvidence, type TelemetryRow } from './evidence.ts';
 import { type EvidenceInput, validateEvidenceBody, validateEvidenceEvent } from './evidence-input.ts';
-import { dailyHistory, HISTORY_DAYS } from './history.ts';
+import {
+  BoundedMap,
+  type FactsEntry,
+  factsValidUntil,
+  type HistoryEntry,
+  type MemberScore,
+  type SubnetEntry,
+} from './facts-cache.ts';
+import { type Computation, dailyHistory, HISTORY_DAYS } from './history.ts';
 import {
   type CountedEvidence,
   countRecent,
@@ -45,6 +53,9 @@ export interface Assessment extends ScoreResult {
   subnetActiveListings: number | null;
   computedAt: number;
 }
+
+/** Addresses (and /24s) whose facts, history and members each instance keeps (facts-cache.ts). */
+const CACHE_ENTRIES = 20_000;
 
 /** Spec §8: reputation batch takes up to 100 IPs. */
 export const MAX_BATCH_IPS = 100;
@@ -210,62 +221,196 @@ export function createReputation(options: ReputationOptions): Reputation {
     return out;
   }
 
+  const facts = new BoundedMap<string, FactsEntry>(CACHE_ENTRIES);
+  const histories = new BoundedMap<string, HistoryEntry>(CACHE_ENTRIES);
+  const subnets = new BoundedMap<string, SubnetEntry>(CACHE_ENTRIES);
+
+  /** The change stamps of the addresses and their /24s, in one read. */
+  async function readStamps(ips: readonly string[], subnetOfIp: Map<string, string | null>) {
+    const keys = new Set(ips);
+    for (const s of subnetOfIp.values()) if (s !== null) keys.add(s);
+    return await rows.stamps([...keys]);
+  }
+
   /**
-   * The rollup path: the facts of many addresses with one read per table (evidence rollups,
-   * telemetry summary, FCrDNS, listings), scored at `now`. Stores nothing.
+   * The facts of many addresses: kept ones whose stamps and time bounds hold, the others read
+   * with one query per table (evidence rollups, telemetry summary, FCrDNS, listings) and kept
+   * when they can be (facts-cache.ts).
    */
-  async function scoreMany(ips: readonly string[], now: number): Promise<Assessment[]> {
+  async function factsFor(
+    ips: readonly string[],
+    now: number,
+    subnetOfIp: Map<string, string | null>,
+    stamps: Map<string, number>,
+  ): Promise<Map<string, FactsEntry>> {
+    const out = new Map<string, FactsEntry>();
+    const missing: string[] = [];
+    const stampOf = (key: string | null | undefined) => (key ? (stamps.get(key) ?? 0) : 0);
+    for (const ip of ips) {
+      const e = facts.get(ip);
+      if (
+        e !== undefined &&
+        e.ipStamp === stampOf(ip) &&
+        e.subnetStamp === stampOf(subnetOfIp.get(ip)) &&
+        now >= e.filledAt &&
+        now < e.validUntil
+      ) {
+        out.set(ip, e);
+      } else missing.push(ip);
+    }
+    if (missing.length === 0) return out;
     const since = now - EVIDENCE_WINDOW_MS;
     const [rollups, tele, fcrdnsRows, listed] = await Promise.all([
-      rows.evidenceWindow(ips, since, now),
-      telemetry.factsForMany(ips),
-      rows.fcrdnsForMany(ips),
-      listingsFor(ips, since),
+      rows.evidenceWindow(missing, since, now),
+      telemetry.factsForMany(missing),
+      rows.fcrdnsForMany(missing),
+      listingsFor(missing, since),
     ]);
     // Days wholly inside are summed by the read; the cut days settle here (raw rows if needed).
-    const tallies = ips.map((ip) => {
+    const tallies = missing.map((ip) => {
       const w = rollups.get(ip);
       const t = tallyWindow(w?.cut ?? [], since, now);
       return { counts: addCounts(t.counts, w?.inside ?? NO_EVENTS), raw: t.raw };
     });
     const cut = tallies.some((t) => t.raw.length > 0)
       ? await countCuts(
-          ips,
+          missing,
           tallies.map((t) => t.raw),
         )
       : new Map<string, KindCounts>();
-    return ips.map((ip, i) => {
-      const facts = tele.get(ip) ?? EMPTY_TELEMETRY;
+    missing.forEach((ip, i) => {
       const listing = listed.get(ip) ?? { activeListing: null, listedEvents: [], subnetActiveListings: null };
-      const fcrdns = fcrdnsRows.get(ip) ?? null;
-      const status = fcrdnsStatus(fcrdns);
-      const inWindow = addCounts(tallies[i]?.counts ?? NO_EVENTS, cut.get(ip) ?? NO_EVENTS);
+      const window = rollups.get(ip);
+      const entry: FactsEntry = {
+        ipStamp: stampOf(ip),
+        subnetStamp: stampOf(subnetOfIp.get(ip)),
+        filledAt: now,
+        validUntil: factsValidUntil(window, listing, now),
+        firstAt: window?.firstAt ?? null,
+        counts: addCounts(tallies[i]?.counts ?? NO_EVENTS, cut.get(ip) ?? NO_EVENTS),
+        telemetry: tele.get(ip) ?? EMPTY_TELEMETRY,
+        fcrdns: fcrdnsRows.get(ip) ?? null,
+        listing,
+      };
+      out.set(ip, entry);
+      if (entry.validUntil > now) facts.set(ip, entry);
+    });
+    return out;
+  }
+
+  const subnetsOf = (ips: readonly string[]) => new Map(ips.map((ip) => [ip, subnetOf(ip)]));
+
+  /** Scores many addresses at `now` from their facts (kept or read). Stores nothing. */
+  async function scoreMany(
+    ips: readonly string[],
+    now: number,
+    subnetOfIp = subnetsOf(ips),
+    stamps?: Map<string, number>,
+  ): Promise<Assessment[]> {
+    const known = await factsFor(ips, now, subnetOfIp, stamps ?? (await readStamps(ips, subnetOfIp)));
+    return ips.map((ip) => {
+      const f = known.get(ip) as FactsEntry;
+      const { listing } = f;
+      const status = fcrdnsStatus(f.fcrdns);
       const evidence: CountedEvidence = {
         ip,
         activeListing: listing.activeListing,
-        telemetry: snapshotOf(facts),
+        telemetry: snapshotOf(f.telemetry),
         geoChangeCount: intel.geoChangeCount90d(ip),
         fcrdns: status,
-        firstObservedAt: anchorOf(rollups.get(ip)?.firstAt ?? null, facts),
+        firstObservedAt: anchorOf(f.firstAt, f.telemetry),
         datacenter: intel.datacenter(ip),
         subnetActiveListings: listing.subnetActiveListings,
       };
       const result = scoreCounted(
         evidence,
-        { ...inWindow, listed: countRecent(listing.listedEvents, now) },
+        { ...f.counts, listed: countRecent(listing.listedEvents, now) },
         now,
       );
       return {
         ...result,
         ip,
         listed: listing.activeListing !== null,
-        fcrdns,
+        fcrdns: f.fcrdns,
         fcrdnsStatus: status,
-        telemetry: facts,
+        telemetry: f.telemetry,
         subnetActiveListings: listing.subnetActiveListings,
         computedAt: now,
       };
     });
+  }
+
+  /** The stored points of each address since the history window's first day, kept per UTC day. */
+  async function historyOf(ips: readonly string[], now: number): Promise<Map<string, Computation[]>> {
+    const today = Math.floor(now / DAY_MS);
+    const out = new Map<string, Computation[]>();
+    const missing: string[] = [];
+    for (const ip of ips) {
+      const e = histories.get(ip);
+      if (e !== undefined && e.day === today && now >= e.filledAt) out.set(ip, e.points);
+      else missing.push(ip);
+    }
+    if (missing.length === 0) return out;
+    const read = await rows.historyForMany(missing, utcDay(now - (HISTORY_DAYS - 1) * DAY_MS));
+    for (const ip of missing) {
+      const points = read.get(ip) ?? [];
+      out.set(ip, points);
+      histories.set(ip, { day: today, filledAt: now, points });
+    }
+    return out;
+  }
+
+  /** The latest stored score of every member of each /24, kept while the /24's stamp holds. */
+  async function membersOf(
+    list: readonly string[],
+    stamps: Map<string, number>,
+  ): Promise<Map<string, Map<string, MemberScore>>> {
+    const out = new Map<string, Map<string, MemberScore>>();
+    const missing: string[] = [];
+    for (const subnet of list) {
+      const e = subnets.get(subnet);
+      if (e !== undefined && e.stamp === (stamps.get(subnet) ?? 0)) out.set(subnet, e.members);
+      else missing.push(subnet);
+    }
+    if (missing.length === 0) return out;
+    const read = await rows.subnetScoresMany(missing);
+    for (const subnet of missing) {
+      const members = new Map((read.get(subnet) ?? []).map((m) => [m.ip, m]));
+      out.set(subnet, members);
+      subnets.set(subnet, { stamp: stamps.get(subnet) ?? 0, members });
+    }
+    return out;
+  }
+
+  /**
+   * Stores computations and updates the kept history and /24 members as the stored rows now
+   * read (a computation dated before the stored one never replaces it).
+   */
+  async function saveComputations(list: readonly ComputationRecord[]): Promise<void> {
+    await rows.saveComputations(list);
+    for (const c of list) {
+      const h = histories.get(c.ip);
+      if (h !== undefined) {
+        const day = Math.floor(c.computedAt / DAY_MS);
+        const i = h.points.findIndex((p) => Math.floor(p.computedAt / DAY_MS) === day);
+        const point = { score: c.score, computedAt: c.computedAt };
+        if (i < 0) h.points = [...h.points, point];
+        else if ((h.points[i] as Computation).computedAt <= c.computedAt) {
+          h.points = h.points.map((p, k) => (k === i ? point : p));
+        }
+      }
+      // The /24 entry is dropped when the score changed: the write raised its stamp.
+      const members = c.subnet === null ? undefined : subnets.get(c.subnet)?.members;
+      const held = members?.get(c.ip);
+      if (
+        members !== undefined &&
+        held !== undefined &&
+        held.score === c.score &&
+        held.computedAt <= c.computedAt
+      ) {
+        members.set(c.ip, { ip: c.ip, score: c.score, computedAt: c.computedAt });
+      }
+    }
   }
 
   const computationOf = (a: Assessment): ComputationRecord => ({
@@ -278,7 +423,7 @@ export function createReputation(options: ReputationOptions): Reputation {
 
   async function assessMany(ips: readonly string[], now: number): Promise<Assessment[]> {
     const assessed = await scoreMany(ips, now);
-    await rows.saveComputations(assessed.map(computationOf));
+    await saveComputations(assessed.map(computationOf));
     return assessed;
   }
 
@@ -325,16 +470,18 @@ export function createReputation(options: ReputationOptions): Reputation {
   /** Full answers for many addresses: one read per table, one write (the computations). */
   async function answerMany(ips: readonly string[], now: number): Promise<ReputationData[]> {
     const unique = [...new Set(ips)];
-    const subnetOfIp = new Map(unique.map((ip) => [ip, subnetOf(ip)]));
-    const subnets = [...new Set([...subnetOfIp.values()].filter((s) => s !== null))];
-    // Every read at once; each computation joins its history and its /24 in memory exactly as
-    // the stored rows will hold it once it is saved (the later computation wins).
-    const [assessed, histories, members] = await Promise.all([
-      scoreMany(unique, now),
-      rows.historyForMany(unique, utcDay(now - (HISTORY_DAYS - 1) * DAY_MS)),
-      rows.subnetScoresMany(subnets),
+    const subnetOfIp = subnetsOf(unique);
+    const subnetList = [...new Set([...subnetOfIp.values()].filter((s) => s !== null))];
+    // The stamps first, then every read the kept facts cannot answer, at once; each computation
+    // joins its history and its /24 in memory exactly as the stored rows will hold it once it is
+    // saved (the later computation wins).
+    const stamps = await readStamps(unique, subnetOfIp);
+    const [assessed, storedHistory, members] = await Promise.all([
+      scoreMany(unique, now, subnetOfIp, stamps),
+      historyOf(unique, now),
+      membersOf(subnetList, stamps),
     ]);
-    await rows.saveComputations(
+    await saveComputations(
       assessed.map((a) => ({
         ip: a.ip,
         subnet: subnetOfIp.get(a.ip) ?? null,
@@ -358,7 +505,7 @@ export function createReputation(options: ReputationOptions): Reputation {
     return ips.map((ip): ReputationData => {
       const a = byIp.get(ip) as Assessment;
       const mine = current.get(ip) as { ip: string; score: number; computedAt: number };
-      const points = histories.get(ip) ?? [];
+      const points = storedHistory.get(ip) ?? [];
       // Today's stored point is replaced by this computation, unless it is dated after now
       // (a clock moved back): then it stays and this one is not added.
       const history: { score: number; computedAt: number }[] = [];
@@ -375,11 +522,12 @@ export function createReputation(options: ReputationOptions): Reputation {
       let summary: SubnetSummary | null = null;
       if (subnet !== null) {
         // The /24 as stored plus every computation of this batch in it (each saved just now).
-        const stored = members.get(subnet) ?? [];
-        const list: SubnetMember[] = stored.filter((m) => !current.has(m.ip));
+        const stored = members.get(subnet) ?? new Map<string, MemberScore>();
+        const list: SubnetMember[] = [];
+        for (const m of stored.values()) if (!current.has(m.ip)) list.push(m);
         for (const c of currentIn.get(subnet) ?? []) {
-          const held = stored.find((m) => m.ip === c.ip && m.computedAt > now);
-          list.push(held ?? c);
+          const held = stored.get(c.ip);
+          list.push(held !== undefined && held.computedAt > now ? held : c);
         }
         summary = summarizeSubnet(subnet, list, a.subnetActiveListings ?? 0);
       }

@@ -25,6 +25,11 @@ export interface ListingSummary {
   listedEvents: number[];
   /** Active listings in the /24 (the address itself included); null for IPv6. */
   subnetActiveListings: number | null;
+  /**
+   * The first moment these facts change by time alone (a listing of the address or of its /24
+   * expires); null when none will. Absent: unknown, so the facts are not kept.
+   */
+  changesAt?: number | null;
 }
 
 /**

@@ -50,6 +50,10 @@ export interface EvidenceWindow {
   firstAt: number | null;
   inside: KindCounts;
   cut: EvidenceDay[];
+  /** Earliest event of the days wholly inside (it leaves the window first); null when none. */
+  insideFirstAt: number | null;
+  /** Earliest event dated after `now` (it enters the window then); null when none. */
+  futureFirstAt: number | null;
 }
 
 /** Production events by kind. */
@@ -76,6 +80,8 @@ export interface ReputationStore {
   /** Every day of every address's rollup and what the raw rows say it should be (the check). */
   rollupMismatches(): Promise<string[]>;
   fcrdnsForMany(ips: readonly string[]): Promise<Map<string, FcrdnsRecord>>;
+  /** Change stamps of the keys (addresses, /24s); a key never raised is absent (store/stamps.ts). */
+  stamps(keys: readonly string[]): Promise<Map<string, number>>;
   /** Stores computations of several addresses in one transaction. */
   saveComputations(cs: readonly ComputationRecord[]): Promise<void>;
   /** Distinct addresses with production pristine-trap evidence observed at or after `since`. */

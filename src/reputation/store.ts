@@ -1,7 +1,16 @@
 /** Saves and reads evidence, FCrDNS results and score computations; no rules here. */
 import { type Generated, type Kysely, sql } from 'kysely';
 import { DAY_MS, utcDay } from '../core/clock.ts';
-import { createPrepared, type PreparedSql, type Store } from '../store/index.ts';
+import {
+  BUMP_STAMPS,
+  bumpStampsCte,
+  bumpStampsIn,
+  createPrepared,
+  type PreparedSql,
+  READ_STAMPS,
+  type Store,
+  stampKeys,
+} from '../store/index.ts';
 import type { Database } from '../store/schema.ts';
 import type { EvidenceKind } from './evidence.ts';
 import type { Computation } from './history.ts';
@@ -122,17 +131,21 @@ const Q = {
   evidenceWindow: {
     name: 'netrep_rep_evidence_window',
     sqlite: `select 'w' as part, ip, null as day, sum(pristine) as pristine, sum(recycled) as recycled, sum(typo) as typo,
-        sum(honeypot) as honeypot, null as first_at, null as last_at from reputation_evidence_days
+        sum(honeypot) as honeypot, min(first_at) as first_at, null as last_at from reputation_evidence_days
       where ip ${IN_IPS.sqlite} and day >= ? and day <= ? and first_at >= ? and last_at <= ? group by ip
       union all select 'c', ip, day, pristine, recycled, typo, honeypot, first_at, last_at from reputation_evidence_days
       where ip ${IN_IPS.sqlite} and day >= ? and day <= ? and last_at >= ? and first_at <= ? and (first_at < ? or last_at > ?)
-      union all select 'f', ip, null, 0, 0, 0, 0, first_at, first_at from reputation_evidence_ips where ip ${IN_IPS.sqlite}`,
+      union all select 'f', ip, null, 0, 0, 0, 0, first_at, first_at from reputation_evidence_ips where ip ${IN_IPS.sqlite}
+      union all select 'n', ip, null, 0, 0, 0, 0, min(first_at), null from reputation_evidence_days
+      where ip ${IN_IPS.sqlite} and day >= ? and first_at > ? group by ip`,
     postgres: `select 'w' as part, ip, null::int as day, sum(pristine) as pristine, sum(recycled) as recycled, sum(typo) as typo,
-        sum(honeypot) as honeypot, null::bigint as first_at, null::bigint as last_at from reputation_evidence_days
+        sum(honeypot) as honeypot, min(first_at) as first_at, null::bigint as last_at from reputation_evidence_days
       where ip ${IN_IPS.postgres} and day >= $2 and day <= $3 and first_at >= $4 and last_at <= $5 group by ip
       union all select 'c', ip, day, pristine, recycled, typo, honeypot, first_at, last_at from reputation_evidence_days
       where ip ${IN_IPS.postgres} and day >= $2 and day <= $3 and last_at >= $4 and first_at <= $5 and (first_at < $4 or last_at > $5)
-      union all select 'f', ip, null, 0, 0, 0, 0, first_at, first_at from reputation_evidence_ips where ip ${IN_IPS.postgres}`,
+      union all select 'f', ip, null, 0, 0, 0, 0, first_at, first_at from reputation_evidence_ips where ip ${IN_IPS.postgres}
+      union all select 'n', ip, null, 0, 0, 0, 0, min(first_at), null from reputation_evidence_days
+      where ip ${IN_IPS.postgres} and day >= $3 and first_at > $5 group by ip`,
   },
   fcrdns: {
     name: 'netrep_rep_fcrdns',
@@ -172,6 +185,14 @@ const Q = {
       where reputation_computations.computed_at <= excluded.computed_at`,
     postgres: '',
   },
+  // A /24 whose member gets a new score (or a new member): the summary of the /24 changed.
+  stampSubnet: {
+    name: 'netrep_rep_stamp_subnet',
+    sqlite: `insert into input_stamps (key, stamp) select ?, 1
+      where ? is not null and not exists (select 1 from reputation_latest where ip = ? and score = ?)
+      on conflict (key) do update set stamp = input_stamps.stamp + 1`,
+    postgres: '',
+  },
   saveLatest: {
     name: 'netrep_rep_save_latest',
     sqlite: `insert into reputation_latest (ip, subnet, score, computed_at) values (?, ?, ?, ?)
@@ -193,7 +214,14 @@ const Q = {
         select * from unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::bigint[])
         on conflict (ip, day) do update set score = excluded.score, level = excluded.level, computed_at = excluded.computed_at
         where reputation_computations.computed_at <= excluded.computed_at
-        returning 1)
+        returning 1),
+      changed as (
+        select distinct u.subnet from unnest($1::text[], $6::text[], $3::int[]) as u(ip, subnet, score)
+        left join reputation_latest r on r.ip = u.ip
+        where u.subnet is not null and (r.ip is null or r.score <> u.score)
+        order by u.subnet),
+      stamped as (insert into input_stamps (key, stamp) select subnet, 1 from changed
+        on conflict (key) do update set stamp = input_stamps.stamp + 1 returning 1)
       insert into reputation_latest (ip, subnet, score, computed_at)
       select u.ip, u.subnet, u.score, u.computed_at
       from unnest($1::text[], $6::text[], $3::int[], $5::bigint[]) as u(ip, subnet, score, computed_at), relaxed
@@ -230,7 +258,8 @@ const Q = {
         insert into reputation_evidence_days (ip, day, pristine, recycled, typo, honeypot, first_at, last_at)
         select * from unnest($7::text[], $8::int[], $9::int[], $10::int[], $11::int[], $12::int[], $13::bigint[], $14::bigint[])
         on conflict (ip, day) do update set ${DAY_SET}
-        returning 1)
+        returning 1),
+      ${bumpStampsCte('stamped', 17)}
       insert into reputation_evidence_ips (ip, first_at) select * from unnest($15::text[], $16::bigint[])
       on conflict (ip) do update set ${FIRST_SET}`,
   },
@@ -274,6 +303,7 @@ export function createReputationStore(store: StoreHandles): ReputationStore {
     }
     await prepared.transaction([
       { sql: Q.savePoint, rows: points.map((p) => [p.ip, p.day, p.score, p.level, p.computed_at]) },
+      { sql: Q.stampSubnet, rows: latest.map((l) => [l.subnet, l.subnet, l.ip, l.score]) },
       { sql: Q.saveLatest, rows: latest.map((l) => [l.ip, l.subnet, l.score, l.computed_at]) },
     ]);
   }
@@ -301,6 +331,7 @@ export function createReputationStore(store: StoreHandles): ReputationStore {
           col(days, 'last_at'),
           col(firsts, 'ip'),
           col(firsts, 'first_at'),
+          stampKeys(events.map((e) => e.ip)),
         ]);
         return;
       }
@@ -321,6 +352,8 @@ export function createReputationStore(store: StoreHandles): ReputationStore {
           ]);
         }
         for (const f of firsts) w.run(Q.upsertFirst, [f.ip, f.first_at]);
+        // The addresses' reputation facts changed (store/stamps.ts).
+        w.run(BUMP_STAMPS, [stampKeys(events.map((e) => e.ip))]);
       });
     },
 
@@ -332,10 +365,30 @@ export function createReputationStore(store: StoreHandles): ReputationStore {
       // SQLite binds each use of a value; PostgreSQL reuses $n.
       const values =
         prepared.dialect === 'sqlite'
-          ? [list, fromDay, toDay, since, now, list, fromDay, toDay, since, now, since, now, list]
+          ? [
+              list,
+              fromDay,
+              toDay,
+              since,
+              now,
+              list,
+              fromDay,
+              toDay,
+              since,
+              now,
+              since,
+              now,
+              list,
+              list,
+              toDay,
+              now,
+            ]
           : [list, fromDay, toDay, since, now];
       const rows = await prepared.all<
-        { part: 'w' | 'c' | 'f' } & Omit<ReputationEvidenceDaysTable, 'day' | 'first_at' | 'last_at'> & {
+        { part: 'w' | 'c' | 'f' | 'n' } & Omit<
+          ReputationEvidenceDaysTable,
+          'day' | 'first_at' | 'last_at'
+        > & {
             day: number | null;
             first_at: number | null;
             last_at: number | null;
@@ -344,12 +397,21 @@ export function createReputationStore(store: StoreHandles): ReputationStore {
       for (const d of rows) {
         let held = out.get(d.ip);
         if (held === undefined) {
-          held = { firstAt: null, inside: { ...NO_EVENTS }, cut: [] };
+          held = {
+            firstAt: null,
+            inside: { ...NO_EVENTS },
+            cut: [],
+            insideFirstAt: null,
+            futureFirstAt: null,
+          };
           out.set(d.ip, held);
         }
         if (d.part === 'f') {
           held.firstAt = Number(d.first_at);
+        } else if (d.part === 'n') {
+          held.futureFirstAt = Number(d.first_at);
         } else if (d.part === 'w') {
+          held.insideFirstAt = Number(d.first_at);
           held.inside = {
             pristine: Number(d.pristine),
             recycled: Number(d.recycled),
@@ -465,11 +527,14 @@ export function createReputationStore(store: StoreHandles): ReputationStore {
         last_checked_at: r.lastCheckedAt,
         last_observed_at: r.lastObservedAt,
       };
-      await db
-        .insertInto('reputation_fcrdns')
-        .values(row)
-        .onConflict((oc) => oc.column('ip').doUpdateSet({ ...row }))
-        .execute();
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('reputation_fcrdns')
+          .values(row)
+          .onConflict((oc) => oc.column('ip').doUpdateSet({ ...row }))
+          .execute();
+        await bumpStampsIn(trx, [r.ip]);
+      });
     },
 
     async fcrdnsFor(ip) {
@@ -479,6 +544,14 @@ export function createReputationStore(store: StoreHandles): ReputationStore {
         .where('ip', '=', ip)
         .executeTakeFirst();
       return row === undefined ? null : fcrdnsRecord(row);
+    },
+
+    async stamps(keys) {
+      const out = new Map<string, number>();
+      if (keys.length === 0) return out;
+      const rows = await prepared.all<{ key: string; stamp: number }>(READ_STAMPS, [[...keys]]);
+      for (const r of rows) out.set(r.key, Number(r.stamp));
+      return out;
     },
 
     async saveComputation(c) {

@@ -1,6 +1,13 @@
 /** Saves and reads telemetry observations and their per-address summary; no rules here. */
 import type { Generated, Kysely } from 'kysely';
-import { createPrepared, type PreparedSql, type Store } from '../store/index.ts';
+import {
+  BUMP_STAMPS,
+  bumpStampsCte,
+  createPrepared,
+  type PreparedSql,
+  type Store,
+  stampKeys,
+} from '../store/index.ts';
 import type { Database } from '../store/schema.ts';
 import type { Observation } from './types.ts';
 
@@ -217,7 +224,8 @@ const INSERT_ALL: PreparedSql = {
       returning id, ip, observed_at, bounce_rate, complaint_rate, volume_24h),
     ${pick('e', 'observed_at asc, id asc')},
     ${pick('l', 'observed_at desc, id desc')},
-    ${pick('s', 'observed_at asc, id asc', ' where volume_24h > 0')}
+    ${pick('s', 'observed_at asc, id asc', ' where volume_24h > 0')},
+    ${bumpStampsCte('stamped', 9)}
     insert into ${T} (ip, ${SUMMARY_COLUMNS.join(', ')})
     select e.ip, ${['e', 'l', 's'].flatMap((a) => [`${a}.observed_at`, `${a}.id`, `${a}.bounce_rate`, `${a}.complaint_rate`, `${a}.volume_24h`]).join(', ')}
     from e join l on l.ip = e.ip left join s on s.ip = e.ip
@@ -271,6 +279,7 @@ export function createTelemetryStore(
           by.keyId,
           by.ownerId,
           receivedAt,
+          stampKeys(observations.map((o) => o.ip)),
         ]);
         return;
       }
@@ -293,6 +302,8 @@ export function createTelemetryStore(
           volume_24h: r.volume_24h,
         }));
         for (const row of summaryRows(inserted)) w.run(UPSERT_SUMMARY, row);
+        // The addresses' reputation facts changed (store/stamps.ts).
+        w.run(BUMP_STAMPS, [stampKeys(observations.map((o) => o.ip))]);
       });
     },
     async factsFor(ip) {
