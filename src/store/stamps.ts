@@ -3,7 +3,9 @@
  * in) that every write changing a fact reputation reads raises in its own transaction. Facts
  * kept in memory with the stamps read before them are current while a fresh read of the same
  * stamps gives the same numbers: one indexed read instead of a read per table, exact across
- * instances sharing the store.
+ * instances sharing the store. The price: two transactions raising the same key (two listings
+ * in one /24, say) run one after the other, the second waiting on the first's row lock until
+ * it commits; keys are raised in sorted order, so they never wait on each other in a cycle.
  */
 import { type QueryExecutorProvider, sql } from 'kysely';
 import type { PreparedSql } from './prepared.ts';
