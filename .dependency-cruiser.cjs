@@ -38,10 +38,11 @@ module.exports = {
     },
     {
       name: 'domains-through-their-index',
-      comment: 'Another folder reaches a domain only through its index.ts (its public functions and types).',
+      comment:
+        'Another folder reaches a domain only through its index.ts (its public functions and types), or its schemas.ts (response schemas, for http/).',
       severity: 'error',
       from: { path: '^src/([^/]+)/', pathNot: TEST },
-      to: { path: `^src/(${DOMAINS})/`, pathNot: ['^src/$1/', `^src/(${DOMAINS})/index\\.ts$`] },
+      to: { path: `^src/(${DOMAINS})/`, pathNot: ['^src/$1/', `^src/(${DOMAINS})/(index|schemas)\\.ts$`] },
     },
     {
       name: 'root-files-through-domain-index',

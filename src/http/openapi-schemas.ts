@@ -26,7 +26,7 @@ import {
   AsnStats,
   IpAnswer,
   IpAnswerExtended,
-} from '../intel/index.ts';
+} from '../intel/schemas.ts';
 import { BatchReputationItem, ReputationData, SubnetSummary } from '../reputation/index.ts';
 import { IngestResult } from '../telemetry/index.ts';
 import { PoolClassificationItem, WarmupData } from '../warmup/index.ts';

@@ -4,5 +4,6 @@ export { type AsnQuery, createIntel, type Intel, type IntelOptions } from './int
 export { type CachedAnswer, createIntelRuntime, type IntelRuntime, type RuntimeState } from './runtime.ts';
 export { scoreThreat, threatLevel } from './threat.ts';
 export { createTrapSet, TRAP_WINDOW_MS, type TrapSet } from './trap-set.ts';
-export * from './types.ts';
+// Types only: the schema values are in schemas.ts (TypeBox stays out of the list commands).
+export type * from './types.ts';
 export { intelFactsOf, ipEnrichmentOf, withDeadline } from './wiring.ts';

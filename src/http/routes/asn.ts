@@ -1,7 +1,7 @@
 /** ASN information, search and statistics (spec §2.3, §4), keyed and anonymous. */
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../core/errors.ts';
-import { AsnInfo, AsnReputation, AsnSearchResult, AsnStats } from '../../intel/index.ts';
+import { AsnInfo, AsnReputation, AsnSearchResult, AsnStats } from '../../intel/schemas.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
 import {
   getAsnExample,

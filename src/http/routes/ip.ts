@@ -5,7 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../core/errors.ts';
 import { type ParsedIp, parseIp } from '../../core/ip.ts';
-import { IpAnswer, IpAnswerExtended } from '../../intel/index.ts';
+import { IpAnswer, IpAnswerExtended } from '../../intel/schemas.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
 import {
   getMyIpExample,
