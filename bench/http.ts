@@ -31,6 +31,7 @@ const THREADS = 2;
 const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 5);
 const ROUNDS = 6;
 const IPS = 20_000;
+const GOAL_RATIO = 1.5;
 
 /** Child mode: the minimal reference server. */
 async function minimalServer(files: string[]): Promise<void> {
@@ -234,6 +235,11 @@ async function main(): Promise<void> {
         `${line('http netrep serve (postgres)', pg)}  ratio ${(pg.rps / ref.rps).toFixed(2)}x  ${perRound(contenders[2]?.rounds ?? [])}  (same; key cached 1 s)\n`,
       );
     }
+    // Issue 18: the lookup route at least 1.5× the bare Fastify + maxmind server, in the same run.
+    const ratio = ours.rps / ref.rps;
+    process.stdout.write(
+      `http goal GET /v1/ip/{ip} ≥ ${GOAL_RATIO}x fastify+maxmind: ${ratio.toFixed(2)}x ${ratio >= GOAL_RATIO ? 'met' : 'NOT met'}${pg ? ` (postgres ${(pg.rps / ref.rps).toFixed(2)}x ${pg.rps / ref.rps >= GOAL_RATIO ? 'met' : 'NOT met'})` : ''}\n`,
+    );
     process.stdout.write(
       `snapshot v${snapshot.version} load ${loadMs.toFixed(0)} ms (in process)  rss netrep ${rssMb(netrep.pid).toFixed(0)} MB  minimal ${rssMb(minimal.pid).toFixed(0)} MB\n`,
     );

@@ -152,6 +152,9 @@ function rates(fns: (() => number)[]): number[] {
 
 const fmt = (r: number) => `${(r / 1e6).toFixed(2)} M/s`;
 const results: string[] = [];
+/** Issue 18: text in, answer out, at least 5× the maxmind reader given the same text, every row. */
+const GOAL_RATIO = 5;
+const judged: string[] = [];
 for (const [family, routed, seed] of [
   [4, false, 1],
   [4, true, 2],
@@ -200,7 +203,12 @@ for (const [family, routed, seed] of [
       `  | engine on pre-parsed ${fmt(ours)} (${(ours / theirs).toFixed(1)}x)  via parseIp ${fmt(oursParsed)} (${(oursParsed / theirs).toFixed(1)}x)  [sink ${sink % 7}]`,
   );
   process.stdout.write(`${results.at(-1)}\n`);
+  const ratio = oursText / theirs;
+  judged.push(`${name} ${ratio.toFixed(1)}x ${ratio >= GOAL_RATIO ? 'met' : 'NOT met'}`);
 }
+process.stdout.write(
+  `lookup goal text to answer ≥ ${GOAL_RATIO}x maxmind in every row: ${judged.join(', ')}\n`,
+);
 process.stdout.write(
   `snapshot v${snapshot.version} load ${loadMs.toFixed(0)} ms  rss +${((rssAfter - rssBefore) / 1e6).toFixed(0)} MB (total ${(rssAfter / 1e6).toFixed(0)} MB)  intervals v4 ${snapshot.v4.size} v6 ${snapshot.v6.size}\n`,
 );

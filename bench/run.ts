@@ -9,7 +9,18 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const ALL = ['lookup', 'cli-lookup', 'http', 'dnsbl', 'reputation', 'emailauth', 'headers', 'feeds', 'audit'];
+const ALL = [
+  'lookup',
+  'cli-lookup',
+  'http',
+  'memory',
+  'dnsbl',
+  'reputation',
+  'emailauth',
+  'headers',
+  'feeds',
+  'audit',
+];
 /** Run only when named (`npm run bench -- soak`): five minutes of mixed traffic. */
 const ON_REQUEST = ['soak'];
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

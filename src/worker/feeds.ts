@@ -5,6 +5,7 @@
  */
 import type { Clock } from '../core/clock.ts';
 import { utcDay } from '../core/clock.ts';
+import { collectGarbage } from '../core/collect-garbage.ts';
 import { hasFeedRows, listDatasetVersions, readFeedRows } from '../dataset/index.ts';
 import {
   buildDailyFeeds,
@@ -84,6 +85,9 @@ export function startFeedsWorker(options: {
       .then((results) => {
         // A feed not built yet (no data, or a failure) is retried on the next tick.
         if (results.every((r) => r.status !== 'skipped' && r.status !== 'failed')) doneDay = day;
+        // A build reads every row of the snapshot's feed files and sorts them: hundreds of MB of
+        // garbage that V8 would otherwise keep resident in an idle server (core/collect-garbage.ts).
+        if (results.some((r) => r.status === 'created')) collectGarbage();
         for (const r of results) {
           if (r.status === 'created')
             options.logger?.info(
