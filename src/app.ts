@@ -36,7 +36,7 @@ import {
   withDeadline,
 } from './intel/index.ts';
 import { createLimits } from './limits/index.ts';
-import { createReputation, type IntelFacts, type ListingFacts } from './reputation/index.ts';
+import { createReputation, type IntelFacts, listingFactsOf } from './reputation/index.ts';
 import { migrate, openStore, ping, type Store, sqliteDataVersion } from './store/index.ts';
 import { createTelemetry } from './telemetry/index.ts';
 import { createWarmup } from './warmup/index.ts';
@@ -164,12 +164,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   const blocklist = createBlocklist({ store, clock });
   // Reputation reads listings through this narrow interface (spec §2.5 listing signals).
-  const listingFacts: ListingFacts = {
-    activeListing: async (ip) => (await blocklist.check(ip))?.type ?? null,
-    activeCountInSubnet24: (ip) => blocklist.activeCountInSubnet24(ip),
-    listedEventsSince: (ip, since) => blocklist.listedEventTimes(ip, since),
-    factsForMany: (ips, since) => blocklist.listingFactsMany(ips, since),
-  };
+  const listingFacts = listingFactsOf(blocklist);
   const telemetry = createTelemetry({ store, clock });
   const blocklistMirror = await startBlocklistMirror({
     blocklist,

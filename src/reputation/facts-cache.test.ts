@@ -12,9 +12,9 @@ import { createManualClock, DAY_MS, type ManualClock, toIso } from '../core/cloc
 import type { Store } from '../store/index.ts';
 import { createTelemetry } from '../telemetry/index.ts';
 import { factsValidUntil } from './facts-cache.ts';
-import { createReputation, type Reputation } from './reputation.ts';
+import { createReputation } from './reputation.ts';
 import { EVIDENCE_WINDOW_MS } from './score.ts';
-import type { IntelFacts, ListingFacts } from './sources.ts';
+import { type IntelFacts, listingFactsOf } from './sources.ts';
 import { NO_EVENTS } from './window.ts';
 
 const HOUR = 3_600_000;
@@ -22,12 +22,7 @@ const HOUR = 3_600_000;
 function instance(store: Store, clock: ManualClock) {
   const blocklist = createBlocklist({ store, clock });
   const telemetry = createTelemetry({ store, clock });
-  const listings: ListingFacts = {
-    activeListing: async (ip) => (await blocklist.check(ip))?.type ?? null,
-    activeCountInSubnet24: (ip) => blocklist.activeCountInSubnet24(ip),
-    listedEventsSince: (ip, since) => blocklist.listedEventTimes(ip, since),
-    factsForMany: (ips, since) => blocklist.listingFactsMany(ips, since),
-  };
+  const listings = listingFactsOf(blocklist);
   const intel: IntelFacts = { datacenter: () => false, geoChangeCount90d: () => null };
   const reputation = createReputation({ store, clock, telemetry, listings, intel });
   return { blocklist, telemetry, reputation };

@@ -21,8 +21,8 @@ export {
   levelForScore,
   scoreReputation,
 } from './score.ts';
-export type { IntelFacts, ListingFacts } from './sources.ts';
-export { unknownIntel } from './sources.ts';
+export type { IntelFacts, ListingFacts, ListingSource } from './sources.ts';
+export { listingFactsOf, unknownIntel } from './sources.ts';
 export type { FcrdnsRecord, PristineTrapSource, ReputationStore } from './store.ts';
 export { createReputationStore } from './store.ts';
 export type { SubnetMember } from './subnet.ts';

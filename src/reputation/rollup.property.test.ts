@@ -14,7 +14,7 @@ import { createBlocklist } from '../blocklist/index.ts';
 import { createManualClock, DAY_MS, type ManualClock, toIso } from '../core/clock.ts';
 import { createTelemetry } from '../telemetry/index.ts';
 import { createReputation, type Reputation } from './reputation.ts';
-import type { IntelFacts, ListingFacts } from './sources.ts';
+import { type IntelFacts, listingFactsOf } from './sources.ts';
 
 const HOUR = 3_600_000;
 const KINDS = ['pristine_trap', 'recycled_trap', 'typo_trap', 'smtp_honeypot'] as const;
@@ -82,12 +82,7 @@ function build(handle: TestStoreHandle): Setup {
   const clock = createManualClock('2026-06-15T12:00:00Z');
   const blocklist = createBlocklist({ store: handle.store, clock });
   const telemetry = createTelemetry({ store: handle.store, clock });
-  const listings: ListingFacts = {
-    activeListing: async (ip) => (await blocklist.check(ip))?.type ?? null,
-    activeCountInSubnet24: (ip) => blocklist.activeCountInSubnet24(ip),
-    listedEventsSince: (ip, since) => blocklist.listedEventTimes(ip, since),
-    factsForMany: (ips, since) => blocklist.listingFactsMany(ips, since),
-  };
+  const listings = listingFactsOf(blocklist);
   const intel: IntelFacts = { datacenter: (ip) => ip.endsWith('.1'), geoChangeCount90d: () => null };
   const reputation = createReputation({ store: handle.store, clock, telemetry, listings, intel });
   return { handle, clock, reputation, blocklist, telemetry };

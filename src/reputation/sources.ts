@@ -2,7 +2,7 @@ import type { ListingType } from './types.ts';
 
 /**
  * What reputation needs from the blocklist module. app.ts adapts the blocklist service to
- * it; a failure of any call is unavailable evidence (503), never "not listed".
+ * it (listingFactsOf); a failure of any call is unavailable evidence (503), never "not listed".
  */
 export interface ListingFacts {
   /** Type of the address's active listing, or null when it is not listed. */
@@ -16,6 +16,24 @@ export interface ListingFacts {
    * the single-address calls above are made for each address.
    */
   factsForMany?(ips: readonly string[], sinceMs: number): Promise<Map<string, ListingSummary>>;
+}
+
+/** The blocklist service's calls listing facts are read through (the blocklist module's own). */
+export interface ListingSource {
+  check(ip: string): Promise<{ type: ListingType } | null>;
+  activeCountInSubnet24(ip: string): Promise<number>;
+  listedEventTimes(ip: string, sinceMs: number): Promise<number[]>;
+  listingFactsMany(ips: readonly string[], sinceMs: number): Promise<Map<string, ListingSummary>>;
+}
+
+/** ListingFacts over the blocklist service: how app.ts (and the tests that build reputation) wire it. */
+export function listingFactsOf(blocklist: ListingSource): ListingFacts {
+  return {
+    activeListing: async (ip) => (await blocklist.check(ip))?.type ?? null,
+    activeCountInSubnet24: (ip) => blocklist.activeCountInSubnet24(ip),
+    listedEventsSince: (ip, since) => blocklist.listedEventTimes(ip, since),
+    factsForMany: (ips, since) => blocklist.listingFactsMany(ips, since),
+  };
 }
 
 /** The listing facts of one address. */
