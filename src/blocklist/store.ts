@@ -70,14 +70,12 @@ export interface BlocklistStore {
   countEvents(): Promise<number>;
   countActiveInSubnet24(subnet24: string, now: number): Promise<number>;
   listedEventTimes(ip: string, since: number): Promise<number[]>;
-  /** Types of the active listings of the addresses given (an address without one is absent). */
-  /** Type and expiry (null: none) of each address's active listing. */
+  /** Type and expiry (null: none) of the active listing of each address given (none: absent). */
   activeTypes(
     ips: readonly string[],
     now: number,
   ): Promise<Map<string, { type: string; expiresAt: number | null }>>;
-  /** Active listings per /24 of the subnets given (a subnet without any is absent). */
-  /** Active listings per /24 and the earliest expiry among them (null: none expires). */
+  /** Active listings per /24 given and the earliest expiry among them (null: none expires; no listing: absent). */
   countActiveInSubnets(
     subnets: readonly string[],
     now: number,

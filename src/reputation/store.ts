@@ -7,6 +7,7 @@ import {
   bumpStampsIn,
   createPrepared,
   type PreparedSql,
+  RAISE_STAMP,
   READ_STAMPS,
   type Store,
   stampKeys,
@@ -190,7 +191,7 @@ const Q = {
     name: 'netrep_rep_stamp_subnet',
     sqlite: `insert into input_stamps (key, stamp) select ?, 1
       where ? is not null and not exists (select 1 from reputation_latest where ip = ? and score = ?)
-      on conflict (key) do update set stamp = input_stamps.stamp + 1`,
+      ${RAISE_STAMP}`,
     postgres: '',
   },
   saveLatest: {
@@ -215,13 +216,13 @@ const Q = {
         on conflict (ip, day) do update set score = excluded.score, level = excluded.level, computed_at = excluded.computed_at
         where reputation_computations.computed_at <= excluded.computed_at
         returning 1),
-      changed as (
-        select distinct u.subnet from unnest($1::text[], $6::text[], $3::int[]) as u(ip, subnet, score)
+      ${bumpStampsCte(
+        'stamped',
+        `select distinct u.subnet from unnest($1::text[], $6::text[], $3::int[]) as u(ip, subnet, score)
         left join reputation_latest r on r.ip = u.ip
         where u.subnet is not null and (r.ip is null or r.score <> u.score)
-        order by u.subnet),
-      stamped as (insert into input_stamps (key, stamp) select subnet, 1 from changed
-        on conflict (key) do update set stamp = input_stamps.stamp + 1 returning 1)
+        order by u.subnet`,
+      )}
       insert into reputation_latest (ip, subnet, score, computed_at)
       select u.ip, u.subnet, u.score, u.computed_at
       from unnest($1::text[], $6::text[], $3::int[], $5::bigint[]) as u(ip, subnet, score, computed_at), relaxed

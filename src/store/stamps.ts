@@ -17,22 +17,25 @@ export function stampKeys(keys: Iterable<string | null | undefined>): string[] {
   return [...out].sort();
 }
 
+/** `insert into input_stamps …` + this raises each key it inserts (a new key starts at 1). */
+export const RAISE_STAMP = 'on conflict (key) do update set stamp = input_stamps.stamp + 1';
+
 /** Raises the stamp of every key given as one list parameter (`stampKeys`). */
 export const BUMP_STAMPS: PreparedSql = {
   name: 'netrep_stamps_bump',
-  sqlite: `insert into input_stamps (key, stamp) select value, 1 from json_each(?) where true
-    on conflict (key) do update set stamp = input_stamps.stamp + 1`,
-  postgres: `insert into input_stamps (key, stamp) select k, 1 from unnest($1::text[]) as k
-    on conflict (key) do update set stamp = input_stamps.stamp + 1`,
+  sqlite: `insert into input_stamps (key, stamp) select value, 1 from json_each(?) where true ${RAISE_STAMP}`,
+  postgres: `insert into input_stamps (key, stamp) select k, 1 from unnest($1::text[]) as k ${RAISE_STAMP}`,
 };
 
 /**
  * The PostgreSQL form as a data-modifying CTE, for writes that are one statement: `${name} as
- * (…)` raising the keys of parameter `$n` (a text array).
+ * (…)` raising the keys of `keys`: parameter `$n` (a text array, in `stampKeys` order) or a
+ * select of one text column (ordered, so that writers lock the rows in the same order).
  */
-export const bumpStampsCte = (name: string, param: number) =>
-  `${name} as (insert into input_stamps (key, stamp) select k, 1 from unnest($${param}::text[]) as k
-    on conflict (key) do update set stamp = input_stamps.stamp + 1 returning 1)`;
+export const bumpStampsCte = (name: string, keys: number | string) => {
+  const source = typeof keys === 'number' ? `select unnest($${keys}::text[])` : keys;
+  return `${name} as (insert into input_stamps (key, stamp) select k, 1 from (${source}) as s(k) ${RAISE_STAMP} returning 1)`;
+};
 
 /** The stamps of the keys given (a key never raised is absent: stamp 0). */
 export const READ_STAMPS: PreparedSql = {
@@ -43,8 +46,9 @@ export const READ_STAMPS: PreparedSql = {
 
 /** Raises stamps inside a Kysely transaction (writes that are not prepared statements). */
 export async function bumpStampsIn(trx: QueryExecutorProvider, keys: readonly string[]): Promise<void> {
-  for (const key of stampKeys(keys)) {
-    await sql`insert into input_stamps (key, stamp) values (${key}, 1)
-      on conflict (key) do update set stamp = input_stamps.stamp + 1`.execute(trx);
-  }
+  const rows = stampKeys(keys).map((key) => sql`(${key}, 1)`);
+  if (rows.length === 0) return;
+  await sql`insert into input_stamps (key, stamp) values ${sql.join(rows)} ${sql.raw(RAISE_STAMP)}`.execute(
+    trx,
+  );
 }
