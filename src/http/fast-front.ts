@@ -45,24 +45,12 @@ function nameIs(head: string, from: number, to: number, lower: string): boolean 
   return true;
 }
 
-/** The header names the front acts on (one switch on the lowercase name, without making it). */
+/** The header names the front acts on, lowercase. */
+const NAMES = ['host', 'x-api-key', 'connection', 'content-length', 'transfer-encoding', 'expect', 'upgrade'];
+
+/** The lowercase name of head[from, to) when the front acts on it, else null (no string made). */
 function headerName(head: string, from: number, to: number): string | null {
-  switch (to - from) {
-    case 4:
-      return nameIs(head, from, to, 'host') ? 'host' : null;
-    case 6:
-      return nameIs(head, from, to, 'expect') ? 'expect' : null;
-    case 7:
-      return nameIs(head, from, to, 'upgrade') ? 'upgrade' : null;
-    case 9:
-      return nameIs(head, from, to, 'x-api-key') ? 'x-api-key' : null;
-    case 10:
-      return nameIs(head, from, to, 'connection') ? 'connection' : null;
-    case 14:
-      return nameIs(head, from, to, 'content-length') ? 'content-length' : null;
-    case 17:
-      return nameIs(head, from, to, 'transfer-encoding') ? 'transfer-encoding' : null;
-  }
+  for (const name of NAMES) if (nameIs(head, from, to, name)) return name;
   return null;
 }
 /** Controls other than HTAB, and DEL, have no place in a field value (RFC 9110 §5.5). */

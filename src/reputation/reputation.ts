@@ -413,9 +413,9 @@ export function createReputation(options: ReputationOptions): Reputation {
     }
   }
 
-  const computationOf = (a: Assessment): ComputationRecord => ({
+  const computationOf = (a: Assessment, subnet = subnetOf(a.ip)): ComputationRecord => ({
     ip: a.ip,
-    subnet: subnetOf(a.ip),
+    subnet,
     score: a.score,
     level: a.level,
     computedAt: a.computedAt,
@@ -423,7 +423,7 @@ export function createReputation(options: ReputationOptions): Reputation {
 
   async function assessMany(ips: readonly string[], now: number): Promise<Assessment[]> {
     const assessed = await scoreMany(ips, now);
-    await saveComputations(assessed.map(computationOf));
+    await saveComputations(assessed.map((a) => computationOf(a)));
     return assessed;
   }
 
@@ -481,15 +481,7 @@ export function createReputation(options: ReputationOptions): Reputation {
       historyOf(unique, now),
       membersOf(subnetList, stamps),
     ]);
-    await saveComputations(
-      assessed.map((a) => ({
-        ip: a.ip,
-        subnet: subnetOfIp.get(a.ip) ?? null,
-        score: a.score,
-        level: a.level,
-        computedAt: a.computedAt,
-      })),
-    );
+    await saveComputations(assessed.map((a) => computationOf(a, subnetOfIp.get(a.ip) ?? null)));
     const byIp = new Map(assessed.map((a) => [a.ip, a]));
     const current = new Map(assessed.map((a) => [a.ip, { ip: a.ip, score: a.score, computedAt: now }]));
     // This batch's computations by /24, in batch order.
