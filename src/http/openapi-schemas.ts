@@ -33,7 +33,7 @@ import { PoolClassificationItem, WarmupData } from '../warmup/index.ts';
 import { DOC_SCHEMA, ErrorCodeSchema, ErrorData, ErrorEnvelope, Meta } from './schemas.ts';
 
 /** The shapes the domains define, under the names they have in the code. */
-const KNOWN: ReadonlyArray<readonly [string, TSchema]> = [
+export const KNOWN: ReadonlyArray<readonly [string, TSchema]> = [
   ['Meta', Meta],
   ['ErrorEnvelope', ErrorEnvelope],
   ['ErrorData', ErrorData],

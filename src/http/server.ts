@@ -28,6 +28,7 @@ import { registerErrors, sendError } from './plugins/errors.ts';
 import { createMetricsRegistry, registerMetrics } from './plugins/metrics.ts';
 import { ROUTE_MODULES } from './routes/index.ts';
 import { ErrorEnvelope } from './schemas.ts';
+import { buildSerializer } from './serializer.ts';
 
 // ajv-formats is CommonJS: its default export arrives one level down under ESM interop.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
@@ -123,6 +124,8 @@ export async function buildHttp(options: BuildHttpOptions): Promise<HttpApp> {
       );
     },
     routerOptions: { ignoreTrailingSlash: false, caseSensitive: true, maxParamLength: 1024 },
+    // Response unions written without a validation per value (serializer.ts).
+    schemaController: { compilersFactory: { buildSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Query strings and path parameters arrive as text, so they are coerced to the schema's types;
