@@ -214,6 +214,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     listings: listingFacts,
     intel: options.intelFacts ?? intelFactsOf(() => intelRuntime.current()),
     onPristineTrapsRecorded: (hits) => trapSet.add(hits),
+    onWriteError: (err) =>
+      http.log.error({ err }, 'reputation: computations not written yet (kept, tried again)'),
   });
   const warmup = createWarmup({
     store,
@@ -422,6 +424,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         ['feeds worker', () => feedsWorker.stop()],
         ['dataset updater', () => datasetUpdater.stop()],
         ['webhook worker', () => webhookWorker.stop()],
+        // The computations queued behind the last answers (after every source of them stopped).
+        ['reputation', () => reputation.close()],
         ['trap set', () => trapSet.close()],
         ['blocklist mirror', () => blocklistMirror.close()],
         ['accounts', () => accounts.close()],

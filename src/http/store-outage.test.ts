@@ -51,7 +51,9 @@ const IP = '45.33.29.1';
 
 /**
  * SQLite with another connection holding the write lock (WAL: reads go on): the routes that
- * write, or read inside a write transaction, answer 503; the rest answer as before.
+ * write, or read inside a write transaction, answer 503; the rest answer as before. Reputation
+ * answers (single, batch, warm-up) are reads: their computations are written behind them
+ * (src/reputation/write-behind.ts), once the lock is gone.
  */
 const SQLITE_LOCKED: Record<string, OnOutage> = {
   'POST /v1/admin/keys/:key_id/features': 'STORE_UNAVAILABLE',
@@ -59,9 +61,6 @@ const SQLITE_LOCKED: Record<string, OnOutage> = {
   'GET /v1/blocklist/stats': 'STORE_UNAVAILABLE',
   'GET /v1/blocklist/recent': 'STORE_UNAVAILABLE',
   'POST /v1/admin/blocklist/listings': 'STORE_UNAVAILABLE',
-  'GET /v1/email/ip/:ip/reputation': 'EVIDENCE_UNAVAILABLE',
-  'POST /v1/email/reputation/batch': 'EVIDENCE_UNAVAILABLE',
-  'GET /v1/email/ip/:ip/warmup': 'EVIDENCE_UNAVAILABLE',
   'POST /v1/email/pool/classify': 'EVIDENCE_UNAVAILABLE',
   'POST /v1/email/telemetry/ingest': 'STORE_UNAVAILABLE',
   'POST /v1/admin/evidence': 'STORE_UNAVAILABLE',
@@ -539,6 +538,10 @@ describe('store outage on SQLite', () => {
         (c) => c.sqliteLocked ?? 'same',
       );
       expect(problems).toEqual([]);
+      // The computations answered during the lock are written now that it is gone.
+      await expect(t.app.services.reputation?.flush()).resolves.toBeUndefined();
+      const written = sqlite.prepare('select count(*) as n from reputation_latest where ip = ?').get(IP);
+      expect(written).toEqual({ n: 1 });
     } finally {
       sqlite.pragma('busy_timeout = 5000');
       other.close();

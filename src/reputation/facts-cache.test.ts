@@ -19,13 +19,17 @@ import { NO_EVENTS } from './window.ts';
 
 const HOUR = 3_600_000;
 
+const instances: { reputation: { close(): Promise<void> } }[] = [];
+
 function instance(store: Store, clock: ManualClock) {
   const blocklist = createBlocklist({ store, clock });
   const telemetry = createTelemetry({ store, clock });
   const listings = listingFactsOf(blocklist);
   const intel: IntelFacts = { datacenter: () => false, geoChangeCount90d: () => null };
   const reputation = createReputation({ store, clock, telemetry, listings, intel });
-  return { blocklist, telemetry, reputation };
+  const made = { blocklist, telemetry, reputation };
+  instances.push(made);
+  return made;
 }
 
 describe('factsValidUntil', () => {
@@ -54,6 +58,7 @@ describe.each(STORE_KINDS)('kept facts across instances (%s)', (kind) => {
   const skip = skipStore(kind);
   let handle: TestStoreHandle | undefined;
   afterEach(async () => {
+    for (const i of instances.splice(0)) await i.reputation.close();
     await handle?.cleanup();
     handle = undefined;
   });

@@ -10,8 +10,10 @@ import { createTestStore, STORE_KINDS, skipStore, type TestStoreHandle } from '.
 import { createBlocklist } from '../blocklist/index.ts';
 import { createManualClock } from '../core/clock.ts';
 import { createTelemetry } from '../telemetry/index.ts';
-import { createReputation } from './reputation.ts';
+import { createReputation, type Reputation } from './reputation.ts';
 import { type ListingFacts, unknownIntel } from './sources.ts';
+
+const built: Reputation[] = [];
 
 function build(handle: TestStoreHandle, listings?: ListingFacts) {
   const clock = createManualClock('2026-06-15T12:00:00Z');
@@ -21,7 +23,7 @@ function build(handle: TestStoreHandle, listings?: ListingFacts) {
     activeCountInSubnet24: (ip) => blocklist.activeCountInSubnet24(ip),
     listedEventsSince: (ip, since) => blocklist.listedEventTimes(ip, since),
   };
-  return createReputation({
+  const reputation = createReputation({
     store: handle.store,
     clock,
     telemetry: createTelemetry({ store: handle.store, clock }),
@@ -29,12 +31,16 @@ function build(handle: TestStoreHandle, listings?: ListingFacts) {
     intel: unknownIntel,
     evidenceTimeoutMs: 300,
   });
+  built.push(reputation);
+  return reputation;
 }
 
 describe.each(STORE_KINDS)('createReputation (%s)', (kind) => {
   const skip = skipStore(kind);
   let handle: TestStoreHandle | undefined;
   afterEach(async () => {
+    // Queued computations are written before the store goes.
+    for (const r of built.splice(0)) await r.close().catch(() => undefined);
     await handle?.cleanup();
     handle = undefined;
   });

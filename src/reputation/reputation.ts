@@ -41,6 +41,7 @@ import type {
   TelemetrySnapshot,
 } from './types.ts';
 import { addCounts, NO_EVENTS, type RawRange, tallyWindow } from './window.ts';
+import { createWriteBehind, overlayMembers, overlayPoints } from './write-behind.ts';
 
 /** One scored address with the facts other modules (warm-up, pool) reuse. */
 export interface Assessment extends ScoreResult {
@@ -90,6 +91,10 @@ export interface Reputation {
   recentPristineTrapIps(since: number): Promise<string[]>;
   /** Stores an FCrDNS observation (audit probes, the daily check). */
   recordFcrdns(record: FcrdnsRecord): Promise<void>;
+  /** Writes the computations queued behind answers so far (write-behind.ts). */
+  flush(): Promise<void>;
+  /** Writes what is queued; later computations are written in their answer. */
+  close(): Promise<void>;
 }
 
 export interface ReputationOptions {
@@ -105,6 +110,10 @@ export interface ReputationOptions {
    * and observation times (the IP threat score adds them to its trap set).
    */
   onPristineTrapsRecorded?: (hits: { ip: string; observedAt: number }[]) => void;
+  /** Computations are written behind the answers every this many ms (default 100). */
+  writeBehindMs?: number;
+  /** A failed write of computations (they stay queued and are tried again). */
+  onWriteError?: (err: unknown) => void;
 }
 
 /**
@@ -140,7 +149,22 @@ function fcrdnsStatus(record: FcrdnsRecord | null): FcrdnsStatus {
   return record.forwardMatch ? 'pass' : 'fail';
 }
 
+/**
+ * The answer's FCrDNS object, once per stored record: kept facts hand the same record to every
+ * answer (issue 18: formatting its two instants was 1 % of a single answer's CPU). The object
+ * is only ever serialized, never changed.
+ */
+const fcrdnsAnswers = new WeakMap<FcrdnsRecord, FcrdnsResult>();
 function fcrdnsResult(r: FcrdnsRecord): FcrdnsResult {
+  let answer = fcrdnsAnswers.get(r);
+  if (answer === undefined) {
+    answer = fcrdnsResultOf(r);
+    fcrdnsAnswers.set(r, answer);
+  }
+  return answer;
+}
+
+function fcrdnsResultOf(r: FcrdnsRecord): FcrdnsResult {
   return {
     ip: r.ip,
     ptr_hostname: r.ptrHostname,
@@ -181,6 +205,11 @@ export function createReputation(options: ReputationOptions): Reputation {
   const { clock, telemetry, listings, intel } = options;
   const rows: ReputationStore = createReputationStore(options.store);
   const timeoutMs = options.evidenceTimeoutMs ?? 5000;
+  const writer = createWriteBehind({
+    save: (list) => rows.saveComputations(list),
+    ...(options.writeBehindMs === undefined ? {} : { flushMs: options.writeBehindMs }),
+    ...(options.onWriteError ? { onError: options.onWriteError } : {}),
+  });
 
   async function listingsFor(ips: readonly string[], since: number): Promise<Map<string, ListingSummary>> {
     if (listings.factsForMany) return await listings.factsForMany(ips, since);
@@ -353,7 +382,8 @@ export function createReputation(options: ReputationOptions): Reputation {
     if (missing.length === 0) return out;
     const read = await rows.historyForMany(missing, utcDay(now - (HISTORY_DAYS - 1) * DAY_MS));
     for (const ip of missing) {
-      const points = read.get(ip) ?? [];
+      // With the computations not yet written (this instance's own).
+      const points = overlayPoints(read.get(ip) ?? [], writer.pointsOf(ip));
       out.set(ip, points);
       histories.set(ip, { day: today, filledAt: now, points });
     }
@@ -375,7 +405,8 @@ export function createReputation(options: ReputationOptions): Reputation {
     if (missing.length === 0) return out;
     const read = await rows.subnetScoresMany(missing);
     for (const subnet of missing) {
-      const members = new Map((read.get(subnet) ?? []).map((m) => [m.ip, m]));
+      const stored = new Map((read.get(subnet) ?? []).map((m) => [m.ip, m]));
+      const members = overlayMembers(stored, writer.latestIn(subnet));
       out.set(subnet, members);
       subnets.set(subnet, { stamp: stamps.get(subnet) ?? 0, members });
     }
@@ -383,11 +414,13 @@ export function createReputation(options: ReputationOptions): Reputation {
   }
 
   /**
-   * Stores computations and updates the kept history and /24 members as the stored rows now
-   * read (a computation dated before the stored one never replaces it).
+   * Queues computations to be written (write-behind.ts) and updates the kept history and /24
+   * members as the stored rows will read (a computation dated before the stored one never
+   * replaces it). The /24's stamp is raised when the write lands, which then drops the kept
+   * entry here too and has it read again from the rows.
    */
   async function saveComputations(list: readonly ComputationRecord[]): Promise<void> {
-    await rows.saveComputations(list);
+    const full = writer.queue(list);
     for (const c of list) {
       const h = histories.get(c.ip);
       if (h !== undefined) {
@@ -399,18 +432,13 @@ export function createReputation(options: ReputationOptions): Reputation {
           h.points = h.points.map((p, k) => (k === i ? point : p));
         }
       }
-      // The /24 entry is dropped when the score changed: the write raised its stamp.
       const members = c.subnet === null ? undefined : subnets.get(c.subnet)?.members;
       const held = members?.get(c.ip);
-      if (
-        members !== undefined &&
-        held !== undefined &&
-        held.score === c.score &&
-        held.computedAt <= c.computedAt
-      ) {
+      if (members !== undefined && (held === undefined || held.computedAt <= c.computedAt)) {
         members.set(c.ip, { ip: c.ip, score: c.score, computedAt: c.computedAt });
       }
     }
+    if (full !== undefined) await full;
   }
 
   const computationOf = (a: Assessment, subnet = subnetOf(a.ip)): ComputationRecord => ({
@@ -464,7 +492,12 @@ export function createReputation(options: ReputationOptions): Reputation {
   }
 
   async function subnetSummary(subnet: string, activeListings: number): Promise<SubnetSummary> {
-    return summarizeSubnet(subnet, await rows.subnetScores(subnet), activeListings);
+    const stored = new Map((await rows.subnetScores(subnet)).map((m) => [m.ip, m]));
+    return summarizeSubnet(
+      subnet,
+      [...overlayMembers(stored, writer.latestIn(subnet)).values()],
+      activeListings,
+    );
   }
 
   /** Full answers for many addresses: one read per table, one write (the computations). */
@@ -614,5 +647,7 @@ export function createReputation(options: ReputationOptions): Reputation {
 
     recentPristineTrapIps: (since) => rows.pristineTrapIpsSince(since),
     recordFcrdns: (record) => rows.saveFcrdns(record),
+    flush: () => writer.flush(),
+    close: () => writer.close(),
   };
 }

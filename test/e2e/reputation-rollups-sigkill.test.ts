@@ -117,6 +117,7 @@ describe.each(STORE_KINDS)('SIGKILL during telemetry and evidence ingest: rollup
         },
         intel: unknownIntel,
       });
+      cleanups.push(() => reputation.close());
       // The kill came mid-ingest, after real writes of both kinds.
       const raw = async (table: 'telemetry_observations' | 'reputation_evidence') =>
         Number(

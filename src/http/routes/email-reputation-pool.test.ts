@@ -182,10 +182,11 @@ describe.each(STORE_KINDS)('pool classification (%s)', (kind) => {
   it.skipIf(skip)('a stopped store under the running app: 503 for pool classification', async () => {
     // Authenticate once so the key is known, then stop the store: on PostgreSQL the pool is
     // ended (the key stays in the 1 s auth cache); on SQLite, where authentication reads the
-    // same file, the telemetry summary the answer reads is moved away instead.
+    // same file, the change stamps every answer reads first (even one from kept facts) are
+    // moved away instead.
     expect((await classify(['45.33.44.1'])).status).toBe(200);
     if (t.app.store.pgPool) await t.app.store.pgPool.end();
-    else await renameTable('telemetry_ip_summary', 'telemetry_gone');
+    else await renameTable('input_stamps', 'input_stamps_gone');
     const down = await classify(['45.33.44.1']);
     expect(down.status).toBe(503);
     expect(down.data.code).toBe('EVIDENCE_UNAVAILABLE');
