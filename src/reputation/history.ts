@@ -45,10 +45,22 @@ export function dailyHistory(computations: readonly Computation[], now: number):
     if (held === undefined || c.computedAt >= held.computedAt) slots[slot] = c;
   }
   const points: HistoryPoint[] = [];
-  for (const c of slots) {
-    if (c !== undefined) {
-      points.push({ score: c.score, level: levelForScore(c.score), computed_at: isoOf(c.computedAt) });
-    }
-  }
+  for (const c of slots) if (c !== undefined) points.push(pointOf(c));
   return points;
+}
+
+/**
+ * The answer's point of a stored computation, made once per computation object: kept histories
+ * hand the same objects to every answer of the day (issue 18: 29 of the 30 points of an answer).
+ * Computations are never changed once made (a new score is a new object), and the point is only
+ * ever serialized.
+ */
+const answerPoints = new WeakMap<Computation, HistoryPoint>();
+function pointOf(c: Computation): HistoryPoint {
+  let point = answerPoints.get(c);
+  if (point === undefined) {
+    point = { score: c.score, level: levelForScore(c.score), computed_at: isoOf(c.computedAt) };
+    answerPoints.set(c, point);
+  }
+  return point;
 }
