@@ -70,6 +70,20 @@ describe('write-behind queue', () => {
     await w.close();
   });
 
+  it('close reports a failed last write and does not throw (the shutdown goes on)', async () => {
+    const errors: unknown[] = [];
+    const w = createWriteBehind({
+      save: async () => {
+        throw new Error('store closing');
+      },
+      flushMs: 60_000,
+      onError: (err) => errors.push(err),
+    });
+    w.queue([at('45.1.2.3', 40, 1)]);
+    await expect(w.close()).resolves.toBeUndefined();
+    expect(errors).toHaveLength(1);
+  });
+
   it('a full queue makes the caller wait for a write; after close every queue writes at once', async () => {
     const saved: ComputationRecord[] = [];
     const w = createWriteBehind({

@@ -28,7 +28,10 @@ export interface WriteBehind {
   latestIn(subnet: string): readonly MemberScore[];
   /** Writes everything queued so far (and waits for a write in progress). */
   flush(): Promise<void>;
-  /** Stops the timer after a last write; later computations are written at once. */
+  /**
+   * Stops the timer after a last write (a failed one is reported by onError, not thrown); later
+   * computations are written at once.
+   */
   close(): Promise<void>;
 }
 
@@ -178,7 +181,9 @@ export function createWriteBehind(options: WriteBehindOptions): WriteBehind {
       closed = true;
       if (timer !== null) clearTimeout(timer);
       timer = null;
-      await write();
+      // A store that fails now (shutting down) costs these history points, reported by onError;
+      // the rest of a shutdown (closing the store) must still run.
+      await write().catch(() => undefined);
     },
   };
 }
