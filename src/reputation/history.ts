@@ -1,4 +1,5 @@
 import { DAY_MS, toIso } from '../core/clock.ts';
+import { memoByObject } from '../core/memo.ts';
 import { levelForScore } from './score.ts';
 import type { HistoryPoint } from './types.ts';
 
@@ -9,23 +10,6 @@ export interface Computation {
 }
 
 export const HISTORY_DAYS = 30;
-
-/**
- * `toIso` of stored computation times: an address's history is the same 30 instants answer after
- * answer, and formatting them was a tenth of a single answer's CPU (issue 18). Pure memo of a
- * pure function; emptied when it grows past its bound.
- */
-const isoMemo = new Map<number, string>();
-const ISO_MEMO_MAX = 100_000;
-function isoOf(ms: number): string {
-  let iso = isoMemo.get(ms);
-  if (iso === undefined) {
-    if (isoMemo.size >= ISO_MEMO_MAX) isoMemo.clear();
-    iso = toIso(ms);
-    isoMemo.set(ms, iso);
-  }
-  return iso;
-}
 
 /**
  * CONTRACT §7: one point per UTC day, the last computation of that day, over 30 days: the
@@ -51,16 +35,14 @@ export function dailyHistory(computations: readonly Computation[], now: number):
 
 /**
  * The answer's point of a stored computation, made once per computation object: kept histories
- * hand the same objects to every answer of the day (issue 18: 29 of the 30 points of an answer).
- * Computations are never changed once made (a new score is a new object), and the point is only
- * ever serialized.
+ * hand the same objects to every answer of the day (issue 18: 29 of the 30 points of an answer;
+ * formatting their instants was a tenth of a single answer's CPU). Computations are never changed
+ * once made (a new score is a new object).
  */
-const answerPoints = new WeakMap<Computation, HistoryPoint>();
-function pointOf(c: Computation): HistoryPoint {
-  let point = answerPoints.get(c);
-  if (point === undefined) {
-    point = { score: c.score, level: levelForScore(c.score), computed_at: isoOf(c.computedAt) };
-    answerPoints.set(c, point);
-  }
-  return point;
-}
+const pointOf = memoByObject(
+  (c: Computation): HistoryPoint => ({
+    score: c.score,
+    level: levelForScore(c.score),
+    computed_at: toIso(c.computedAt),
+  }),
+);

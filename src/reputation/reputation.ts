@@ -1,6 +1,7 @@
 import { type Clock, DAY_MS, toIso, utcDay } from '../core/clock.ts';
 import { AppError } from '../core/errors.ts';
 import { isPublicIp, type ParsedIp, parseIp } from '../core/ip.ts';
+import { memoByObject } from '../core/memo.ts';
 import type { Store } from '../store/index.ts';
 import type { Telemetry, TelemetryFacts } from '../telemetry/index.ts';
 import { createCoalescer } from './coalesce.ts';
@@ -151,18 +152,9 @@ function fcrdnsStatus(record: FcrdnsRecord | null): FcrdnsStatus {
 
 /**
  * The answer's FCrDNS object, once per stored record: kept facts hand the same record to every
- * answer (issue 18: formatting its two instants was 1 % of a single answer's CPU). The object
- * is only ever serialized, never changed.
+ * answer (issue 18: formatting its two instants was 1 % of a single answer's CPU).
  */
-const fcrdnsAnswers = new WeakMap<FcrdnsRecord, FcrdnsResult>();
-function fcrdnsResult(r: FcrdnsRecord): FcrdnsResult {
-  let answer = fcrdnsAnswers.get(r);
-  if (answer === undefined) {
-    answer = fcrdnsResultOf(r);
-    fcrdnsAnswers.set(r, answer);
-  }
-  return answer;
-}
+const fcrdnsResult = memoByObject(fcrdnsResultOf);
 
 function fcrdnsResultOf(r: FcrdnsRecord): FcrdnsResult {
   return {
