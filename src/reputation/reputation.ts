@@ -414,21 +414,11 @@ export function createReputation(options: ReputationOptions): Reputation {
   async function saveComputations(list: readonly ComputationRecord[]): Promise<void> {
     const full = writer.queue(list);
     for (const c of list) {
+      // The same merges the overlays of the rows make: per day, and per address, the later wins.
       const h = histories.get(c.ip);
-      if (h !== undefined) {
-        const day = Math.floor(c.computedAt / DAY_MS);
-        const i = h.points.findIndex((p) => Math.floor(p.computedAt / DAY_MS) === day);
-        const point = { score: c.score, computedAt: c.computedAt };
-        if (i < 0) h.points = [...h.points, point];
-        else if ((h.points[i] as Computation).computedAt <= c.computedAt) {
-          h.points = h.points.map((p, k) => (k === i ? point : p));
-        }
-      }
+      if (h !== undefined) h.points = overlayPoints(h.points, [c]);
       const members = c.subnet === null ? undefined : subnets.get(c.subnet)?.members;
-      const held = members?.get(c.ip);
-      if (members !== undefined && (held === undefined || held.computedAt <= c.computedAt)) {
-        members.set(c.ip, { ip: c.ip, score: c.score, computedAt: c.computedAt });
-      }
+      if (members !== undefined) overlayMembers(members, [c]);
     }
     if (full !== undefined) await full;
   }
