@@ -88,11 +88,7 @@ export interface ReputationStore {
   pristineTrapIpsSince(since: number): Promise<string[]>;
   saveFcrdns(record: FcrdnsRecord): Promise<void>;
   fcrdnsFor(ip: string): Promise<FcrdnsRecord | null>;
-  /** Stores a computation: the day's point (last one of the day wins) and the latest score. */
-  saveComputation(c: ComputationRecord): Promise<void>;
-  /** Stored daily points of an address from `sinceDay` (YYYY-MM-DD) on. */
-  historyFor(ip: string, sinceDay: string): Promise<Computation[]>;
-  /** The same for many addresses in one read: address → points (none: absent). */
+  /** Stored daily points of addresses from `sinceDay` (YYYY-MM-DD) on, in one read: address → points (none: absent). */
   historyForMany(ips: readonly string[], sinceDay: string): Promise<Map<string, Computation[]>>;
   /** Latest scores of the addresses of one /24. */
   subnetScores(subnet: string): Promise<{ ip: string; score: number; computedAt: number }[]>;

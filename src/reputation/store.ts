@@ -153,11 +153,6 @@ const Q = {
     sqlite: `select * from reputation_fcrdns where ip ${IN_IPS.sqlite}`,
     postgres: `select * from reputation_fcrdns where ip ${IN_IPS.postgres}`,
   },
-  history: {
-    name: 'netrep_rep_history',
-    sqlite: 'select score, computed_at from reputation_computations where ip = ? and day >= ?',
-    postgres: 'select score, computed_at from reputation_computations where ip = $1 and day >= $2',
-  },
   // One row per address, its points as 'score:computed_at,…' (a row per point cost more to hand
   // over than to read: 30 objects per answer).
   historyMany: {
@@ -555,16 +550,7 @@ export function createReputationStore(store: StoreHandles): ReputationStore {
       return out;
     },
 
-    async saveComputation(c) {
-      await saveAll([c]);
-    },
-
     saveComputations: saveAll,
-
-    async historyFor(ip, sinceDay) {
-      const rows = await prepared.all<{ score: number; computed_at: number }>(Q.history, [ip, sinceDay]);
-      return rows.map((r) => ({ score: Number(r.score), computedAt: Number(r.computed_at) }));
-    },
 
     async historyForMany(ips, sinceDay) {
       const out = new Map<string, Computation[]>();
