@@ -30,7 +30,15 @@ import {
 import { BatchReputationItem, ReputationData, SubnetSummary } from '../reputation/index.ts';
 import { IngestResult } from '../telemetry/index.ts';
 import { PoolClassificationItem, WarmupData } from '../warmup/index.ts';
-import { DOC_SCHEMA, ErrorCodeSchema, ErrorData, ErrorEnvelope, Meta } from './schemas.ts';
+import {
+  DOC_SCHEMA,
+  ErrorCodeSchema,
+  ErrorData,
+  ErrorEnvelope,
+  Meta,
+  stringLiteralsOf,
+  VALUE_KEYWORDS,
+} from './schemas.ts';
 
 /** The shapes the domains define, under the names they have in the code. */
 export const KNOWN: ReadonlyArray<readonly [string, TSchema]> = [
@@ -87,11 +95,10 @@ const REF = '#/components/schemas/';
 
 /** TypeBox writes a union of string literals as `anyOf: [{const}, …]`; OpenAPI readers want `enum`. */
 function asEnum(schema: Json): Json | null {
-  const members = schema.anyOf;
-  if (!Array.isArray(members) || members.length === 0) return null;
-  if (!members.every((m) => typeof (m as Json).const === 'string')) return null;
+  const values = stringLiteralsOf(schema);
+  if (values === null) return null;
   const { anyOf: _members, ...rest } = schema;
-  return { ...rest, type: 'string', enum: members.map((m) => (m as Json).const) };
+  return { ...rest, type: 'string', enum: values };
 }
 
 export function createSchemaNames(): SchemaNames {
@@ -118,7 +125,7 @@ export function createSchemaNames(): SchemaNames {
     for (const [k, v] of Object.entries(node)) {
       if (k === '$id') continue;
       // Examples and defaults are data, not schemas: copied as they are.
-      out[k] = k === 'examples' || k === 'default' || k === 'const' || k === 'enum' ? v : convert(v, self);
+      out[k] = VALUE_KEYWORDS.has(k) ? v : convert(v, self);
     }
     return asEnum(out) ?? out;
   };

@@ -5,6 +5,26 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { ERRORS, type ErrorCode } from '../core/errors.ts';
 
+/** Schema keywords that hold values, not schemas: a walk over a schema copies them as they are. */
+export const VALUE_KEYWORDS: ReadonlySet<string> = new Set(['const', 'enum', 'default', 'examples']);
+
+/**
+ * The strings of a union of string literals (TypeBox writes one as `anyOf: [{const: 'a'}, …]`),
+ * or null for any other schema: the OpenAPI document shows it as an `enum`, the serializer
+ * writes it as a string.
+ */
+export function stringLiteralsOf(schema: Record<string, unknown>): string[] | null {
+  const members = schema['anyOf'];
+  if (!Array.isArray(members) || members.length === 0) return null;
+  const out: string[] = [];
+  for (const m of members) {
+    const value = (m as { const?: unknown } | null)?.const;
+    if (typeof value !== 'string') return null;
+    out.push(value);
+  }
+  return out;
+}
+
 export const Meta = Type.Object(
   {
     processing_time_ms: Type.Integer({ description: 'Server time spent on the request, in milliseconds.' }),

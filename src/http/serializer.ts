@@ -16,14 +16,11 @@
  * the schema is no longer turned into a 500 by the serializer, which was never its job.
  */
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import { stringLiteralsOf, VALUE_KEYWORDS } from './schemas.ts';
 
 type Schema = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function isStringLiteral(s: unknown): boolean {
-  return isObject(s) && typeof s['const'] === 'string' && (s['type'] === undefined || s['type'] === 'string');
-}
 
 function isNull(s: unknown): boolean {
   return (
@@ -49,13 +46,12 @@ export function serializableSchema(schema: unknown): unknown {
   if (!isObject(schema)) return schema;
   const out: Schema = {};
   for (const [k, v] of Object.entries(schema)) {
-    // `const`, `enum`, `default` and `examples` hold values, not schemas.
-    out[k] = k === 'const' || k === 'enum' || k === 'default' || k === 'examples' ? v : serializableSchema(v);
+    out[k] = VALUE_KEYWORDS.has(k) ? v : serializableSchema(v);
   }
   const anyOf = out['anyOf'];
   if (!Array.isArray(anyOf) || anyOf.length === 0) return out;
   const { anyOf: _, ...rest } = out;
-  if (anyOf.every(isStringLiteral)) return { ...rest, type: 'string' };
+  if (stringLiteralsOf(out) !== null) return { ...rest, type: 'string' };
   if (anyOf.length === 2) {
     const [a, b] = anyOf as unknown[];
     const typed = isNull(b) ? a : isNull(a) ? b : undefined;
