@@ -69,8 +69,6 @@ export function createWriteBehind(options: WriteBehindOptions): WriteBehind {
   let inFlight: Promise<void> | null = null;
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
-  /** /24 → addresses of it in `pending` or `writing`. */
-  const bySubnet = new Map<string, Set<string>>();
 
   const schedule = () => {
     if (timer === null && !closed && pending.size > 0) {
@@ -108,15 +106,6 @@ export function createWriteBehind(options: WriteBehindOptions): WriteBehind {
       () => {
         writing = null;
         inFlight = null;
-        for (const [ip, days] of taken) {
-          if (pending.has(ip)) continue;
-          for (const c of days.values()) {
-            if (c.subnet === null) continue;
-            const members = bySubnet.get(c.subnet);
-            members?.delete(ip);
-            if (members?.size === 0) bySubnet.delete(c.subnet);
-          }
-        }
         schedule();
       },
       (err: unknown) => {
@@ -134,17 +123,7 @@ export function createWriteBehind(options: WriteBehindOptions): WriteBehind {
 
   return {
     queue(list) {
-      for (const c of list) {
-        put(pending, c);
-        if (c.subnet !== null) {
-          let members = bySubnet.get(c.subnet);
-          if (members === undefined) {
-            members = new Set();
-            bySubnet.set(c.subnet, members);
-          }
-          members.add(c.ip);
-        }
-      }
+      for (const c of list) put(pending, c);
       if (closed || pending.size >= maxPending) return write();
       schedule();
       return undefined;
@@ -160,19 +139,17 @@ export function createWriteBehind(options: WriteBehindOptions): WriteBehind {
     },
 
     latestIn(subnet) {
-      const ips = bySubnet.get(subnet);
-      if (ips === undefined) return [];
-      const out: MemberScore[] = [];
-      for (const ip of ips) {
-        let latest: ComputationRecord | undefined;
-        for (const q of [writing, pending]) {
-          for (const c of q?.get(ip)?.values() ?? []) {
-            if (latest === undefined || c.computedAt >= latest.computedAt) latest = c;
+      // A scan of the queues (a few hundred addresses; read only when a /24 is read from the rows).
+      const latest = new Map<string, MemberScore>();
+      for (const q of [writing, pending]) {
+        for (const days of q?.values() ?? []) {
+          for (const c of days.values()) {
+            if (c.subnet === subnet)
+              overlayMembers(latest, [{ ip: c.ip, score: c.score, computedAt: c.computedAt }]);
           }
         }
-        if (latest !== undefined) out.push({ ip, score: latest.score, computedAt: latest.computedAt });
       }
-      return out;
+      return [...latest.values()];
     },
 
     flush: () => write(),
