@@ -2,14 +2,28 @@
  * Reputation throughput for IPs with rich evidence, on SQLite and PostgreSQL: 200 public IPs,
  * each with 40 evidence events over 90 days (some synthetic), 12 telemetry observations,
  * listing history, listed neighbours, an FCrDNS result, dataset facts and 30 days of score
- * history. Requests go through the real Fastify app in process (inject, 16 in flight), so the
- * numbers include access control, limits, validation, scoring, the history write and
- * serialization. Reference measured in the same run on the same app: GET /healthz.
+ * history. Reference measured in the same run on the same app: GET /healthz. Two drivers:
+ *
+ * - over HTTP (the goal lines): the app listens on 127.0.0.1 and `wrk` in another process (one
+ *   thread, 16 connections) sends the requests, each from its own client address through
+ *   X-Forwarded-For (NETREP_TRUSTED_PROXIES=127.0.0.1, as behind a reverse proxy), so every
+ *   request meets the anonymous limits of a new client. Latency is what wrk saw; CPU is this
+ *   process's (the server's) per request.
+ * - in process (inject, 16 in flight): every contender, through the real Fastify app without a
+ *   socket. light-my-request's client side runs in the same process and is counted: it turns each
+ *   body into a Buffer and back, which for a body of 4 KB or more (a reputation answer) is an
+ *   ArrayBuffer of its own per request; a static 4 KB body measured 0.44-0.49× of /healthz this
+ *   way, so these ratios say little about what a client over a socket sees.
+ *
+ * Both include access control, limits, validation, scoring, the history write and serialization.
  * Run: node --import tsx bench/reputation.ts
  */
+import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import inspector from 'node:inspector';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createManualClock, DAY_MS, toIso } from '../src/core/clock.ts';
@@ -24,7 +38,9 @@ const ROUNDS = 3;
 const WARMUP_KEYS = 2000;
 const NOW = Date.parse('2026-06-15T12:00:00Z');
 
-/** Issue 18: single answers against /healthz, p99 at this concurrency, batch throughput. */
+const WRK = '/usr/bin/wrk';
+
+/** Issue 18: single answers against /healthz, p99 at this concurrency, batch throughput (over HTTP). */
 const GOALS: Record<StoreKind, { single: number; p99Ms: number | null; batchIps: number }> = {
   sqlite: { single: 0.5, p99Ms: 5, batchIps: 20_000 },
   postgres: { single: 0.3, p99Ms: null, batchIps: 10_000 },
@@ -74,6 +90,38 @@ async function drive(send: (i: number, worker: number) => Promise<number>): Prom
   };
 }
 
+function wrkMs(text: string): number {
+  const m = /([\d.]+)(us|ms|s)\b/.exec(text);
+  if (!m) return Number.NaN;
+  const v = Number(m[1]);
+  return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
+}
+
+/**
+ * `wrk` (one thread, IN_FLIGHT connections, DURATION_MS) against this process's listening app,
+ * with a Lua script that makes each request; fails on any answer that is not 2xx. Asynchronous,
+ * so the app in this process answers while wrk runs; CPU is this process's.
+ */
+function driveWrk(url: string, script: string): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const cpu0 = process.cpuUsage();
+    const args = ['-t1', `-c${IN_FLIGHT}`, `-d${DURATION_MS / 1000}s`, '--latency', '-s', script, url];
+    execFile(WRK, args, { encoding: 'utf8' }, (err, out) => {
+      if (err) return reject(err);
+      const cpu = process.cpuUsage(cpu0);
+      const failed = /Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1];
+      if (failed) return reject(new Error(`wrk ${url}: ${failed} answers were not 2xx`));
+      const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+      resolve({
+        rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
+        p50: wrkMs(/\n\s+50%\s+(\S+)/.exec(out)?.[1] ?? ''),
+        p99: wrkMs(/\n\s+99%\s+(\S+)/.exec(out)?.[1] ?? ''),
+        cpuUs: (cpu.user + cpu.system) / Math.max(1, requests),
+      });
+    });
+  });
+}
+
 /** A CPU profile of this process from now until stop (node:inspector), written as JSON. */
 async function startProfile(): Promise<{ stop(file: string): Promise<void> }> {
   const session = new inspector.Session();
@@ -87,6 +135,32 @@ async function startProfile(): Promise<{ stop(file: string): Promise<void> }> {
   return {
     async stop(file) {
       const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+      writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
+}
+
+/**
+ * A sampling heap profile from now until stop: every allocation sampled (one in 4 KB), kept
+ * whether or not it was collected since, so it shows what the young generation is fed.
+ */
+async function startHeapSampling(): Promise<{ stop(file: string): Promise<void> }> {
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) =>
+      session.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))),
+    );
+  await post('HeapProfiler.enable');
+  await post('HeapProfiler.startSampling', {
+    samplingInterval: 4096,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  return {
+    async stop(file) {
+      const { profile } = (await post('HeapProfiler.stopSampling')) as { profile: unknown };
       writeFileSync(file, JSON.stringify(profile));
       session.disconnect();
     },
@@ -111,6 +185,8 @@ async function benchStore(kind: StoreKind): Promise<void> {
       datasetUpdate: 'off',
       // Any DNS the app asks (the FCrDNS pass) stays on this machine: nothing listens on port 9.
       dnsServers: ['127.0.0.1:9'],
+      // wrk's requests name their client in X-Forwarded-For, as a reverse proxy would.
+      trustedProxies: ['127.0.0.1'],
     },
     {},
   );
@@ -120,6 +196,7 @@ async function benchStore(kind: StoreKind): Promise<void> {
     limitPrefix: `b${crypto.randomBytes(4).toString('hex')}`,
     ...(handle.pgSchema ? { pgSchema: handle.pgSchema } : {}),
   });
+  const work = mkdtempSync(path.join(tmpdir(), 'netrep-bench-reputation-'));
   try {
     const { user } = await app.services.accounts.createUser({ email: 'bench@example.test', role: 'admin' });
     const make = (
@@ -233,7 +310,49 @@ async function benchStore(kind: StoreKind): Promise<void> {
     let ingestSeq = 0;
     const freshIp = (n: number) => `46.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
 
+    // Over HTTP: wrk scripts; each request names a new client (the counter, as 10.x.y.z).
+    const base = existsSync(WRK) ? await app.listen() : null;
+    const script = (name: string, make: string) => {
+      const file = path.join(work, `${name}.lua`);
+      writeFileSync(
+        file,
+        `counter = 0
+client = function()
+  counter = counter + 1
+  return string.format("10.%d.%d.%d", math.floor(counter / 65536) % 256, math.floor(counter / 256) % 256, counter % 256)
+end
+request = function()
+${make}
+end
+`,
+      );
+      return file;
+    };
+    const wrkIp = `string.format("45.%d.%d.10", 40 + math.floor((counter % ${IPS}) / 50), counter % 50)`;
+    const httpScripts = {
+      healthz: script('healthz', '  return wrk.format("GET", "/healthz")'),
+      single: script(
+        'single',
+        `  local from = client()
+  return wrk.format("GET", "/v1/email/ip/" .. ${wrkIp} .. "/reputation", { ["X-Forwarded-For"] = from })`,
+      ),
+      batch: script(
+        'batch',
+        `  return wrk.format("POST", "/v1/email/reputation/batch",
+    { ["X-Forwarded-For"] = client(), ["Content-Type"] = "application/json" },
+    ${JSON.stringify(JSON.stringify({ ips: batchIps }))})`,
+      ),
+    };
+    const overHttp = (name: keyof typeof httpScripts) => () => driveWrk(base as string, httpScripts[name]);
+
     const contenders: Record<string, () => Promise<Result>> = {
+      ...(base
+        ? {
+            'http:healthz': overHttp('healthz'),
+            'http:single': overHttp('single'),
+            'http:batch': overHttp('batch'),
+          }
+        : {}),
       healthz: () => drive(async () => (await app.http.inject({ url: '/healthz' })).statusCode),
       single: () =>
         drive(async (i) => {
@@ -325,6 +444,9 @@ async function benchStore(kind: StoreKind): Promise<void> {
     // REPUTATION_BENCH_CPUPROFILE=file.cpuprofile: a V8 CPU profile of the rounds alone (no setup).
     const profileTo = process.env['REPUTATION_BENCH_CPUPROFILE'];
     const profiler = profileTo ? await startProfile() : null;
+    // REPUTATION_BENCH_HEAPPROFILE=file: a sampling heap profile of what the rounds allocate.
+    const heapTo = process.env['REPUTATION_BENCH_HEAPPROFILE'];
+    const heap = heapTo ? await startHeapSampling() : null;
     for (let r = 0; r < ROUNDS; r++) {
       for (const [name, run] of Object.entries(contenders)) {
         if (only && !only.includes(name)) continue;
@@ -333,6 +455,7 @@ async function benchStore(kind: StoreKind): Promise<void> {
         rounds[name] = list;
       }
     }
+    if (heap && heapTo) await heap.stop(heapTo.replace(/(\.heapprofile)?$/, `-${kind}.heapprofile`));
     if (profiler && profileTo)
       await profiler.stop(profileTo.replace(/(\.cpuprofile)?$/, `-${kind}.cpuprofile`));
     const best = (name: string): Result =>
@@ -342,35 +465,50 @@ async function benchStore(kind: StoreKind): Promise<void> {
     // CPU per request, least of the rounds (the run least disturbed by other work on the machine).
     const cpuOf = (name: string) =>
       `CPU ${Math.round(Math.min(...(rounds[name] ?? []).map((r) => r.cpuUs)))} µs/request`;
-    const healthz = best('healthz');
-    const single = best('single');
-    const batch = best('batch');
     const warm = best('warmup');
     const pool = best('pool');
     const tIngest = best('telemetryIngest');
     const eIngest = best('evidenceIngest');
-    const ratios = (name: string, scale = 1) =>
+    const ratios = (name: string, reference: string, scale = 1) =>
       (rounds[name] ?? [])
-        .map((r, i) => ((r.rps * scale) / (rounds['healthz']?.[i]?.rps ?? Number.NaN)).toFixed(3))
+        .map((r, i) => ((r.rps * scale) / (rounds[reference]?.[i]?.rps ?? Number.NaN)).toFixed(3))
         .join(' ');
     // Lines only for the contenders that ran (REPUTATION_BENCH_ONLY).
     const ran = (name: string) => (rounds[name]?.length ?? 0) > 0;
     const say = (line: string) => console.log(`reputation ${kind}: ${line}`);
-    if (ran('healthz'))
+    const factors = `${data.factors.length} factors, 30-day history`;
+    /** The reference, single and batch lines of one driver (`http:` or in process). */
+    const core = (prefix: '' | 'http:') => {
+      const healthz = best(`${prefix}healthz`);
+      const single = best(`${prefix}single`);
+      const batch = best(`${prefix}batch`);
+      if (ran(`${prefix}healthz`))
+        say(
+          `${prefix}reference GET /healthz ${f(healthz.rps)} req/s, p99 ${ms(healthz.p99)} ms, ${cpuOf(`${prefix}healthz`)} (${spread(`${prefix}healthz`)})`,
+        );
+      if (ran(`${prefix}single`))
+        say(
+          `${prefix}GET /v1/email/ip/{ip}/reputation (${factors}) ${f(single.rps)} req/s, p50 ${ms(single.p50)} ms, p99 ${ms(single.p99)} ms, ${cpuOf(`${prefix}single`)}; ratio to /healthz ${(single.rps / healthz.rps).toFixed(3)} (per round ${ratios(`${prefix}single`, `${prefix}healthz`)})`,
+        );
+      if (ran(`${prefix}batch`))
+        say(
+          `${prefix}POST /v1/email/reputation/batch (100 IPs) ${f(batch.rps)} req/s = ${f(batch.rps * 100)} IPs/s, p99 ${ms(batch.p99)} ms, ${cpuOf(`${prefix}batch`)} (${spread(`${prefix}batch`, 100)} IPs/s)`,
+        );
+      return { healthz, single, batch };
+    };
+    if (base) {
       say(
-        `reference GET /healthz ${f(healthz.rps)} req/s, p99 ${ms(healthz.p99)} ms, ${cpuOf('healthz')} (${spread('healthz')})`,
+        `over HTTP: wrk (1 thread, ${IN_FLIGHT} connections, another process; a new client per request via X-Forwarded-For), best of ${ROUNDS} rounds of ${DURATION_MS / 1000} s; CPU is the server's`,
       );
-    if (ran('single'))
-      say(
-        `GET /v1/email/ip/{ip}/reputation (${data.factors.length} factors, 30-day history) ${f(single.rps)} req/s, p50 ${ms(single.p50)} ms, p99 ${ms(single.p99)} ms, ${cpuOf('single')}; ratio to /healthz ${(single.rps / healthz.rps).toFixed(3)} (per round ${ratios('single')})`,
-      );
-    if (ran('batch'))
-      say(
-        `POST /v1/email/reputation/batch (100 IPs) ${f(batch.rps)} req/s = ${f(batch.rps * 100)} IPs/s, p99 ${ms(batch.p99)} ms (${spread('batch', 100)} IPs/s)`,
-      );
+    } else say(`over HTTP: skipped (${WRK} not found: apt-get install wrk); goals judged in process`);
+    const http = core('http:');
+    say(
+      `in process: inject, ${IN_FLIGHT} in flight, light-my-request's client side counted in the same process`,
+    );
+    const inProcess = core('');
     if (ran('warmup'))
       say(
-        `GET /v1/email/ip/{ip}/warmup ${f(warm.rps)} req/s, p99 ${ms(warm.p99)} ms, ${cpuOf('warmup')}; ratio to /healthz ${(warm.rps / healthz.rps).toFixed(3)} (per round ${ratios('warmup')})`,
+        `GET /v1/email/ip/{ip}/warmup ${f(warm.rps)} req/s, p99 ${ms(warm.p99)} ms, ${cpuOf('warmup')}; ratio to /healthz ${(warm.rps / inProcess.healthz.rps).toFixed(3)} (per round ${ratios('warmup', 'healthz')})`,
       );
     if (ran('pool'))
       say(
@@ -384,24 +522,27 @@ async function benchStore(kind: StoreKind): Promise<void> {
       say(
         `ingest evidence (100 per request) ${f(eIngest.rps * 100)} events/s (${spread('evidenceIngest', 100)})`,
       );
-    // Issue 18's goals, judged on the best round of each contender (ratios per round above).
+    // Issue 18's goals, on the best round of each contender over HTTP (in process without wrk).
+    const prefix = base ? 'http:' : '';
+    const { healthz, single, batch } = base ? http : inProcess;
     const goals = GOALS[kind];
     const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
     const singleRatio = single.rps / healthz.rps;
     const judged: string[] = [];
-    if (ran('single') && ran('healthz')) {
+    if (ran(`${prefix}single`) && ran(`${prefix}healthz`)) {
       judged.push(
         `single ≥ ${goals.single}× /healthz: ${singleRatio.toFixed(3)}× ${met(singleRatio >= goals.single)}`,
       );
       if (goals.p99Ms !== null)
         judged.push(`p99 < ${goals.p99Ms} ms: ${ms(single.p99)} ms ${met(single.p99 < goals.p99Ms)}`);
     }
-    if (ran('batch'))
+    if (ran(`${prefix}batch`))
       judged.push(
         `batch ≥ ${f(goals.batchIps)} IPs/s: ${f(batch.rps * 100)} ${met(batch.rps * 100 >= goals.batchIps)}`,
       );
-    if (judged.length > 0) say(`goal ${judged.join('; goal ')}`);
+    if (judged.length > 0) say(`goal (${base ? 'over HTTP' : 'in process'}) ${judged.join('; goal ')}`);
   } finally {
+    rmSync(work, { recursive: true, force: true });
     await app.close();
     await handle.cleanup();
   }
