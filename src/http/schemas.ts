@@ -67,12 +67,18 @@ export interface Replied<D> {
   meta?: Partial<Static<typeof Meta>>;
 }
 
+/** Where an envelope schema keeps the hand-written serializer of its data (serializer.ts). */
+export const DATA_JSON = Symbol('netrep.dataJson');
+
 /**
  * The success envelope around a route's data schema: on the wire (serialization, OpenAPI) `meta`
- * with all its fields; to the type provider, what the handler returns (`Replied`).
+ * with all its fields; to the type provider, what the handler returns (`Replied`). `dataJson`
+ * writes the data part instead of fast-json-stringify (for a hot answer; it must write the same
+ * bytes as the schema's serializer, which its test shows).
  */
-export function envelope<T extends TSchema>(data: T) {
-  return Type.Unsafe<Replied<Static<T>>>(Type.Object({ data, meta: Meta }));
+export function envelope<T extends TSchema>(data: T, dataJson?: (value: Static<T>) => string) {
+  const schema = Type.Unsafe<Replied<Static<T>>>(Type.Object({ data, meta: Meta }));
+  return dataJson ? Object.assign(schema, { [DATA_JSON]: dataJson }) : schema;
 }
 
 /** The schema /openapi.json shows in place of the one validating (see `documentedAs`). */

@@ -2,61 +2,11 @@ import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { Type } from '@sinclair/typebox';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ReputationData } from '../reputation/index.ts';
+import { type Schema, valuesOf } from '../../test/helpers/schema-values.ts';
+import { ReputationData, reputationDataJson } from '../reputation/index.ts';
 import { KNOWN } from './openapi-schemas.ts';
+import { envelope } from './schemas.ts';
 import { buildSerializer, serializableSchema } from './serializer.ts';
-
-type Schema = Record<string, unknown>;
-
-/**
- * Values a JSON schema admits, for the keywords the domains' answer schemas use (TypeBox's
- * output): objects (required and optional properties, records), arrays, strings (date-time
- * or date formatted, or any text), integers, numbers, booleans, null, const, enum, anyOf.
- */
-function valuesOf(schema: Schema): fc.Arbitrary<unknown> {
-  if (Array.isArray(schema['anyOf'])) return fc.oneof(...(schema['anyOf'] as Schema[]).map(valuesOf));
-  if (schema['const'] !== undefined) return fc.constant(schema['const']);
-  if (Array.isArray(schema['enum'])) return fc.constantFrom(...(schema['enum'] as unknown[]));
-  switch (schema['type']) {
-    case 'object': {
-      const properties = (schema['properties'] ?? {}) as Record<string, Schema>;
-      const required = new Set((schema['required'] ?? []) as string[]);
-      const pattern = schema['patternProperties'] as Record<string, Schema> | undefined;
-      if (pattern) {
-        const [, item] = Object.entries(pattern)[0] as [string, Schema];
-        return fc.dictionary(fc.string({ maxLength: 8 }), valuesOf(item), { maxKeys: 4 });
-      }
-      const shape = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, valuesOf(v)]));
-      return fc.record(shape, { requiredKeys: [...required] });
-    }
-    case 'array':
-      return fc.array(valuesOf((schema['items'] ?? {}) as Schema), { maxLength: 4 });
-    case 'string': {
-      const dates = fc.date({ noInvalidDate: true, min: new Date(0), max: new Date('9999-12-31T23:59:59Z') });
-      if (schema['format'] === 'date-time') return dates.map((d) => d.toISOString());
-      if (schema['format'] === 'date') return dates.map((d) => d.toISOString().slice(0, 10));
-      return fc.string({ unit: 'grapheme', maxLength: 12 });
-    }
-    case 'integer':
-      return fc.integer({
-        min: (schema['minimum'] as number | undefined) ?? -1e9,
-        max: (schema['maximum'] as number | undefined) ?? 1e9,
-      });
-    case 'number':
-      return fc.double({
-        noNaN: true,
-        noDefaultInfinity: true,
-        min: (schema['minimum'] as number | undefined) ?? -1e9,
-        max: (schema['maximum'] as number | undefined) ?? 1e9,
-      });
-    case 'boolean':
-      return fc.boolean();
-    case 'null':
-      return fc.constant(null);
-    default:
-      return fc.jsonValue({ maxDepth: 2 });
-  }
-}
 
 const route = (schema: unknown) => ({ schema, method: 'GET', url: '/x', httpStatus: '200' });
 const asWritten = (schema: unknown) => SerializerSelector()({}, {})(route(schema));
@@ -88,6 +38,32 @@ describe('response serializer (serializer.ts)', () => {
       );
     },
   );
+
+  it('an envelope with a data writer: the bytes of the envelope schema as written, meta included', () => {
+    const before = asWritten(envelope(ReputationData));
+    const after = rewritten(envelope(ReputationData, reputationDataJson));
+    const payloads = fc.record({
+      data: valuesOf(ReputationData as unknown as Schema),
+      meta: fc.record(
+        {
+          processing_time_ms: fc.integer({ min: 0, max: 60_000 }),
+          request_id: fc.uuid(),
+          cache_status: fc.constantFrom('HIT', 'MISS'),
+          extra: fc.string(),
+        },
+        { requiredKeys: ['processing_time_ms'] },
+      ),
+    });
+    fc.assert(
+      fc.property(payloads, (payload) => {
+        expect(after(payload)).toBe(before(payload));
+      }),
+      { numRuns: 200 },
+    );
+    // Not an envelope: the schema's own serializer decides (as without a writer).
+    expect(() => after({ nope: 1 })).toThrow();
+    expect(() => before({ nope: 1 })).toThrow();
+  });
 
   it('a record of nullable items (the batch lookup answer) keeps its nulls', () => {
     const schema = Type.Record(Type.String(), Type.Union([Type.Object({ a: Type.Integer() }), Type.Null()]));

@@ -16,7 +16,7 @@
  * the schema is no longer turned into a 500 by the serializer, which was never its job.
  */
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
-import { stringLiteralsOf, VALUE_KEYWORDS } from './schemas.ts';
+import { DATA_JSON, Meta, stringLiteralsOf, VALUE_KEYWORDS } from './schemas.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -62,9 +62,27 @@ export function serializableSchema(schema: unknown): unknown {
 
 type SerializerFactory = ReturnType<typeof SerializerSelector>;
 
-/** Fastify's default serializer factory, over rewritten schemas (for `schemaController`). */
+type Serialize = (payload: unknown) => string;
+
+/**
+ * Fastify's default serializer factory, over rewritten schemas (for `schemaController`). An
+ * envelope made with a data writer (`envelope(schema, dataJson)`) is written as
+ * `{"data":…,"meta":…}` with that writer for the data and fast-json-stringify for the meta, the
+ * order and bytes fast-json-stringify writes for the envelope; a payload that is not such an
+ * envelope goes to the schema's own serializer.
+ */
 export const buildSerializer: SerializerFactory = (externalSchemas, options) => {
   const shared = serializableSchema(externalSchemas ?? {}) as Parameters<SerializerFactory>[0];
   const compile = SerializerSelector()(shared, options);
-  return (route) => compile({ ...route, schema: serializableSchema(route.schema) as typeof route.schema });
+  return (route) => {
+    const whole = compile({ ...route, schema: serializableSchema(route.schema) as typeof route.schema });
+    const dataJson = (route.schema as { [DATA_JSON]?: Serialize } | undefined)?.[DATA_JSON];
+    if (dataJson === undefined) return whole;
+    const meta = compile({ ...route, schema: serializableSchema(Meta) as typeof route.schema }) as Serialize;
+    return (payload: unknown) => {
+      const p = payload as { data?: unknown; meta?: unknown } | null;
+      if (p?.data === undefined || p.meta === undefined) return (whole as Serialize)(payload);
+      return `{"data":${dataJson(p.data)},"meta":${meta(p.meta)}}`;
+    };
+  };
 };

@@ -1,3 +1,4 @@
+export { reputationDataJson } from './answer-json.ts';
 export type { EvidenceEvent, EvidenceFacts, EvidenceKind, TelemetryRow } from './evidence.ts';
 export { deriveEvidence, EVIDENCE_KINDS } from './evidence.ts';
 export type { EvidenceInput } from './evidence-input.ts';
