@@ -126,3 +126,56 @@ describe.each(STORE_KINDS)('kept facts across instances (%s)', (kind) => {
     await answer('listed again');
   });
 });
+
+describe.each(STORE_KINDS)('a kept score (%s)', (kind) => {
+  const skip = skipStore(kind);
+  let handle: TestStoreHandle | undefined;
+  afterEach(async () => {
+    for (const i of instances.splice(0)) await i.reputation.close();
+    await handle?.cleanup();
+    handle = undefined;
+  });
+
+  it.skipIf(skip)('is made again when the age in days or the dataset facts change', async () => {
+    handle = await createTestStore(kind);
+    const clock = createManualClock('2026-06-15T12:00:00Z');
+    const store = handle.store;
+    const telemetry = createTelemetry({ store, clock });
+    const dataset = { datacenter: false as boolean | null, geo: null as number | null };
+    const intel: IntelFacts = { datacenter: () => dataset.datacenter, geoChangeCount90d: () => dataset.geo };
+    const reputation = createReputation({
+      store,
+      clock,
+      telemetry,
+      listings: listingFactsOf(createBlocklist({ store, clock })),
+      intel,
+    });
+    instances.push({ reputation });
+    const ip = '45.10.21.30';
+    await telemetry.ingest(
+      {
+        observations: [{ ip, observed_at: toIso(clock() - HOUR), bounce_rate: 0.01, volume_24h: 10 }],
+      },
+      { keyId: 1, ownerId: 1 },
+    );
+    // 59 full days after the first observation: +2 (one full 30 days).
+    clock.advance(59 * DAY_MS);
+    const factor = async (name: string) => {
+      const kept = await reputation.assess(ip);
+      const again = await reputation.assess(ip);
+      const slow = await reputation.assessFromScratch(ip);
+      expect(again.factors).toBe(kept.factors);
+      expect([kept.score, kept.factors]).toEqual([slow.score, slow.factors]);
+      return kept.factors.find((f) => f.name === name);
+    };
+    expect(await factor('ip_age_days')).toMatchObject({ impact: 2 });
+    clock.advance(DAY_MS);
+    expect(await factor('ip_age_days')).toMatchObject({ impact: 4 });
+    expect(await factor('datacenter_type')).toMatchObject({ impact: 0 });
+    dataset.datacenter = true;
+    expect(await factor('datacenter_type')).toMatchObject({ impact: 5 });
+    expect(await factor('geo_instability')).toBeUndefined();
+    dataset.geo = 3;
+    expect(await factor('geo_instability')).toMatchObject({ impact: -20 });
+  });
+});

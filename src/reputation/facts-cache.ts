@@ -14,6 +14,7 @@ import type { Computation } from './history.ts';
 import { EVIDENCE_WINDOW_MS } from './score.ts';
 import type { ListingSummary } from './sources.ts';
 import type { EvidenceWindow, FcrdnsRecord, KindCounts } from './store-types.ts';
+import type { ScoreResult } from './types.ts';
 
 export interface FactsEntry {
   ipStamp: number;
@@ -27,6 +28,20 @@ export interface FactsEntry {
   telemetry: TelemetryFacts;
   fcrdns: FcrdnsRecord | null;
   listing: ListingSummary;
+  /**
+   * The last score made from this entry and the inputs it took besides the entry (reputation.ts
+   * scoreMany): while they are the same, so is the score, and its factors are the same objects.
+   */
+  scored?: ScoredWith;
+}
+
+/** What a score depends on besides a facts entry's fields. */
+export interface ScoredWith {
+  listed: number;
+  geoChangeCount: number | null;
+  datacenter: boolean | null;
+  ageDays: number | null;
+  result: ScoreResult;
 }
 
 export interface HistoryEntry {

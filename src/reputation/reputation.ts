@@ -17,6 +17,7 @@ import {
 } from './facts-cache.ts';
 import { type Computation, dailyHistory, HISTORY_DAYS } from './history.ts';
 import {
+  ageDays,
   type CountedEvidence,
   countRecent,
   EVIDENCE_WINDOW_MS,
@@ -333,21 +334,36 @@ export function createReputation(options: ReputationOptions): Reputation {
       const f = known.get(ip) as FactsEntry;
       const { listing } = f;
       const status = fcrdnsStatus(f.fcrdns);
-      const evidence: CountedEvidence = {
-        ip,
-        activeListing: listing.activeListing,
-        telemetry: snapshotOf(f.telemetry),
-        geoChangeCount: intel.geoChangeCount90d(ip),
-        fcrdns: status,
-        firstObservedAt: anchorOf(f.firstAt, f.telemetry),
-        datacenter: intel.datacenter(ip),
-        subnetActiveListings: listing.subnetActiveListings,
-      };
-      const result = scoreCounted(
-        evidence,
-        { ...f.counts, listed: countRecent(listing.listedEvents, now) },
-        now,
-      );
+      // Besides the entry, a score takes these; the same ones give the same score (kept facts
+      // answer many requests, and scoring with its factor texts was a twentieth of an answer).
+      const listed = countRecent(listing.listedEvents, now);
+      const geoChangeCount = intel.geoChangeCount90d(ip);
+      const datacenter = intel.datacenter(ip);
+      const firstObservedAt = anchorOf(f.firstAt, f.telemetry);
+      const age = firstObservedAt === null ? null : ageDays(firstObservedAt, now);
+      let scored = f.scored;
+      if (
+        scored === undefined ||
+        scored.listed !== listed ||
+        scored.geoChangeCount !== geoChangeCount ||
+        scored.datacenter !== datacenter ||
+        scored.ageDays !== age
+      ) {
+        const evidence: CountedEvidence = {
+          ip,
+          activeListing: listing.activeListing,
+          telemetry: snapshotOf(f.telemetry),
+          geoChangeCount,
+          fcrdns: status,
+          firstObservedAt,
+          datacenter,
+          subnetActiveListings: listing.subnetActiveListings,
+        };
+        const result = scoreCounted(evidence, { ...f.counts, listed }, now);
+        scored = { listed, geoChangeCount, datacenter, ageDays: age, result };
+        f.scored = scored;
+      }
+      const result = scored.result;
       return {
         ...result,
         ip,

@@ -34,6 +34,11 @@ export function levelForScore(score: number): ReputationLevel {
   return 'bad';
 }
 
+/** Full days from the first production observation to `now` (the only way `now` enters the model besides the windows). */
+export function ageDays(firstObservedAt: number, now: number): number {
+  return Math.max(0, Math.floor((now - firstObservedAt) / DAY_MS));
+}
+
 /** Events in [now - 30 days, now]; events dated after now are not counted. */
 export function countRecent(times: readonly number[], now: number): number {
   let n = 0;
@@ -181,7 +186,7 @@ export function scoreCounted(evidence: CountedEvidence, counts: SignalCounts, no
   }
 
   if (evidence.firstObservedAt !== null) {
-    const days = Math.max(0, Math.floor((now - evidence.firstObservedAt) / DAY_MS));
+    const days = ageDays(evidence.firstObservedAt, now);
     add(
       'ip_age_days',
       Math.min(2 * Math.floor(days / 30), 20),
