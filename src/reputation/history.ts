@@ -29,7 +29,11 @@ export function dailyHistory(computations: readonly Computation[], now: number):
     if (held === undefined || c.computedAt >= held.computedAt) slots[slot] = c;
   }
   const points: HistoryPoint[] = [];
-  for (const c of slots) if (c !== undefined) points.push(pointOf(c));
+  for (let i = 0; i < HISTORY_DAYS; i++) {
+    const c = slots[i];
+    // Today's point is each answer's own computation: a new one every time, not worth keeping.
+    if (c !== undefined) points.push(i === HISTORY_DAYS - 1 ? pointMade(c) : pointOf(c));
+  }
   return points;
 }
 
@@ -39,10 +43,9 @@ export function dailyHistory(computations: readonly Computation[], now: number):
  * formatting their instants was a tenth of a single answer's CPU). Computations are never changed
  * once made (a new score is a new object).
  */
-const pointOf = memoByObject(
-  (c: Computation): HistoryPoint => ({
-    score: c.score,
-    level: levelForScore(c.score),
-    computed_at: toIso(c.computedAt),
-  }),
-);
+const pointMade = (c: Computation): HistoryPoint => ({
+  score: c.score,
+  level: levelForScore(c.score),
+  computed_at: toIso(c.computedAt),
+});
+const pointOf = memoByObject(pointMade);

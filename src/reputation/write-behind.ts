@@ -170,16 +170,22 @@ export function createWriteBehind(options: WriteBehindOptions): WriteBehind {
  * one on equal times, as the upsert would write it).
  */
 export function overlayPoints(stored: readonly Computation[], queued: readonly Computation[]): Computation[] {
-  if (queued.length === 0) return stored as Computation[];
-  const byDay = new Map<number, Computation>();
-  for (const p of stored) byDay.set(dayOf(p), p);
+  // Called for every answer (its own computation into the kept history): the stored list is
+  // copied only when a point changes, and today's point, the one that changes, is the last.
+  let out: Computation[] | null = null;
   for (const q of queued) {
-    const held = byDay.get(dayOf(q));
-    if (held === undefined || held.computedAt <= q.computedAt) {
-      byDay.set(dayOf(q), { score: q.score, computedAt: q.computedAt });
-    }
+    const list = out ?? stored;
+    const day = dayOf(q);
+    let i = list.length - 1;
+    while (i >= 0 && dayOf(list[i] as Computation) !== day) i--;
+    const held = list[i];
+    if (held !== undefined && held.computedAt > q.computedAt) continue;
+    out ??= [...stored];
+    const point = { score: q.score, computedAt: q.computedAt };
+    if (held === undefined) out.push(point);
+    else out[i] = point;
   }
-  return [...byDay.values()];
+  return out ?? (stored as Computation[]);
 }
 
 /** Stored latest scores of a /24 with its queued ones (the later computation of each address). */
