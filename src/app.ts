@@ -52,6 +52,7 @@ import {
 } from './worker/dataset-update.ts';
 import { type FcrdnsWorker, startFcrdnsWorker } from './worker/fcrdns.ts';
 import { createFeedSources, type FeedsWorker, startFeedsWorker } from './worker/feeds.ts';
+import { createChildFeedsRunner } from './worker/feeds-build-process.ts';
 import { registerFeedsMetrics } from './worker/feeds-metrics.ts';
 import { startWebhookWorker, type WebhookWorker } from './worker/webhooks.ts';
 
@@ -329,6 +330,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     clock,
     sources: feedsSources,
     logger: http.log,
+    // The dataset feeds are built in a child process: the build's garbage is not kept here.
+    datasetFeedsRunner: createChildFeedsRunner(),
   });
   // Every instance swaps in newer snapshots; only one that runs the workers downloads and builds.
   const datasetUpdater = startDatasetUpdater({

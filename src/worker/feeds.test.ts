@@ -4,8 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildFeedsDataset, writeFeedsFixture } from '../../test/helpers/feeds-pipeline.ts';
 import { createTestStore, type TestStoreHandle } from '../../test/helpers/stores.ts';
 import { createManualClock, DAY_MS } from '../core/clock.ts';
-import { feedsDir, listFeedSnapshots } from '../feeds/index.ts';
+import { FEED_NAMES, type FeedName, feedsDir, listFeedSnapshots } from '../feeds/index.ts';
 import { createFeedSources, type FeedsWorker, startFeedsWorker } from './feeds.ts';
+import { createChildFeedsRunner, type FeedsBuildRunner } from './feeds-build-process.ts';
 
 let handle: TestStoreHandle | null = null;
 let worker: FeedsWorker | null = null;
@@ -77,5 +78,64 @@ describe('feeds worker', () => {
     clock.advance(DAY_MS);
     await new Promise((r) => setTimeout(r, 80));
     expect(await listFeedSnapshots(dir, 'trap_confirmed')).toEqual(['2026-05-01']);
+  });
+});
+
+describe('feeds worker with the dataset feeds built in a child process', () => {
+  it('builds them there and the trap feed here; a failed child fails only its feeds, retried next run', async () => {
+    handle = await createTestStore('sqlite');
+    const { dataDir } = handle;
+    const clock = createManualClock('2026-03-31T12:00:00Z');
+    const from = path.join(dataDir, 'upstream');
+    mkdirSync(from);
+    writeFeedsFixture(from);
+    await buildFeedsDataset(dataDir, from, clock);
+    const sources = createFeedSources({ dataDir, store: handle.store });
+    const dir = feedsDir(dataDir);
+    const datasetFeeds = FEED_NAMES.filter((f) => f !== 'trap_confirmed');
+
+    // A child that cannot run: every dataset feed fails with the reason; the trap feed is still
+    // built here.
+    const broken: FeedsBuildRunner = () => Promise.reject(new Error('feed build failed: no such program'));
+    worker = startFeedsWorker({ dataDir, clock, sources, scheduled: false, datasetFeedsRunner: broken });
+    const failed = await worker.runOnce();
+    expect(failed.map((r) => [r.feed, r.status])).toEqual(
+      FEED_NAMES.map((f) => [f, f === 'trap_confirmed' ? 'created' : 'failed']),
+    );
+    expect(failed.find((r) => r.feed === 'tor_exits')?.reason).toBe('feed build failed: no such program');
+    expect(worker.counts().failedBuilds.get('tor_exits')).toBe(1);
+    await worker.stop();
+
+    // The real child: the missing feeds are built there, what exists is left alone.
+    const asked: FeedName[][] = [];
+    const child = createChildFeedsRunner();
+    worker = startFeedsWorker({
+      dataDir,
+      clock,
+      sources,
+      scheduled: false,
+      datasetFeedsRunner: (request) => {
+        asked.push(request.feeds);
+        return child(request);
+      },
+    });
+    const built = await worker.runOnce();
+    expect(asked).toEqual([datasetFeeds]);
+    expect(built.map((r) => [r.feed, r.status])).toEqual(
+      FEED_NAMES.map((f) => [f, f === 'trap_confirmed' ? 'exists' : 'created']),
+    );
+    expect(built.every((r) => r.status !== 'created' || (r.rowCount ?? 0) > 0)).toBe(true);
+    for (const feed of datasetFeeds) expect(await listFeedSnapshots(dir, feed)).toEqual(['2026-03-31']);
+    // Nothing missing: no child at all.
+    expect(new Set((await worker.runOnce()).map((r) => r.status))).toEqual(new Set(['exists']));
+    expect(asked).toHaveLength(1);
+  });
+
+  it('a child that does not finish in time is killed, and its build rejected with the reason', async () => {
+    handle = await createTestStore('sqlite');
+    const run = createChildFeedsRunner({ timeoutMs: 50 });
+    await expect(
+      run({ dataDir: handle.dataDir, now: Date.now(), feeds: ['tor_exits'], onSkippedRow: () => {} }),
+    ).rejects.toThrow('feed build failed: timed out after 0 s');
   });
 });
