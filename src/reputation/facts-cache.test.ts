@@ -54,7 +54,7 @@ describe('factsValidUntil', () => {
   });
 });
 
-describe.each(STORE_KINDS)('kept facts across instances (%s)', (kind) => {
+describe.each(STORE_KINDS)('kept facts (%s)', (kind) => {
   const skip = skipStore(kind);
   let handle: TestStoreHandle | undefined;
   afterEach(async () => {
@@ -125,18 +125,8 @@ describe.each(STORE_KINDS)('kept facts across instances (%s)', (kind) => {
     await a.blocklist.list({ ip, type: 'spam', reason: 'again' });
     await answer('listed again');
   });
-});
 
-describe.each(STORE_KINDS)('a kept score (%s)', (kind) => {
-  const skip = skipStore(kind);
-  let handle: TestStoreHandle | undefined;
-  afterEach(async () => {
-    for (const i of instances.splice(0)) await i.reputation.close();
-    await handle?.cleanup();
-    handle = undefined;
-  });
-
-  it.skipIf(skip)('is made again when the age in days or the dataset facts change', async () => {
+  it.skipIf(skip)('a kept score is made again when the age in days or the dataset facts change', async () => {
     handle = await createTestStore(kind);
     const clock = createManualClock('2026-06-15T12:00:00Z');
     const store = handle.store;
