@@ -40,8 +40,8 @@ describe('response serializer (serializer.ts)', () => {
   );
 
   it('an envelope with a data writer: the bytes of the envelope schema as written, meta included', () => {
-    const before = asWritten(envelope(ReputationData));
-    const after = rewritten(envelope(ReputationData, reputationDataJson));
+    const bySchema = asWritten(envelope(ReputationData));
+    const byWriter = rewritten(envelope(ReputationData, reputationDataJson));
     const payloads = fc.record({
       data: valuesOf(ReputationData as unknown as Schema),
       meta: fc.record(
@@ -56,13 +56,13 @@ describe('response serializer (serializer.ts)', () => {
     });
     fc.assert(
       fc.property(payloads, (payload) => {
-        expect(after(payload)).toBe(before(payload));
+        expect(byWriter(payload)).toBe(bySchema(payload));
       }),
       { numRuns: 200 },
     );
     // Not an envelope: the schema's own serializer decides (as without a writer).
-    expect(() => after({ nope: 1 })).toThrow();
-    expect(() => before({ nope: 1 })).toThrow();
+    expect(() => byWriter({ nope: 1 })).toThrow();
+    expect(() => bySchema({ nope: 1 })).toThrow();
   });
 
   it('a record of nullable items (the batch lookup answer) keeps its nulls', () => {
