@@ -5,13 +5,10 @@
  * out-of-memory kill ends the child, not the server. The child runs at a lower CPU priority.
  * A failed or killed build leaves no snapshot: its temp directory is removed here.
  */
-import { spawn } from 'node:child_process';
 import { readdirSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { setPriority } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { datasetsDir } from '../dataset/index.ts';
+import { spawnBuildChild } from './build-child.ts';
 
 export interface BuildRequest {
   dataDir: string;
@@ -28,23 +25,14 @@ export interface BuildRequest {
 /** Builds one snapshot and resolves with its version, or rejects with why it failed. */
 export type BuildRunner = (request: BuildRequest) => Promise<number>;
 
-const CHILD = fileURLToPath(new URL('./dataset-build-child.ts', import.meta.url));
-// The sources run through tsx (bin/netrep.js); the child gets the same loader by URL.
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+const CHILD = new URL('./dataset-build-child.ts', import.meta.url);
 
 export function createChildBuildRunner(options: { timeoutMs?: number } = {}): BuildRunner {
   const timeoutMs = options.timeoutMs ?? 30 * 60_000;
   return (request) =>
     new Promise<number>((resolve, reject) => {
       const args = { dataDir: request.dataDir, from: request.from, npmDir: request.npmDir, now: request.now };
-      const child = spawn(process.execPath, ['--import', TSX, CHILD, JSON.stringify(args)], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      try {
-        if (child.pid) setPriority(child.pid, 10);
-      } catch {
-        // Lowering the priority needs no privilege; where it is refused anyway, the build runs at normal priority.
-      }
+      const child = spawnBuildChild(CHILD, args);
       let stdout = '';
       let partial = '';
       // The last step reached says how far the build got (past "write", a temp dir existed).

@@ -3,11 +3,8 @@
  * priority, so that what the build reads and sorts is freed when the child exits and the serving
  * process stays small at idle (issue 18). Skipped rows are reported to the caller as they come.
  */
-import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { setPriority } from 'node:os';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { FeedBuildResult, FeedName } from '../feeds/index.ts';
+import { spawnBuildChild } from './build-child.ts';
 
 export interface FeedsBuildRequest {
   dataDir: string;
@@ -19,23 +16,14 @@ export interface FeedsBuildRequest {
 /** Builds the named dataset feeds for the day of `now`; rejects when the build as a whole fails. */
 export type FeedsBuildRunner = (request: FeedsBuildRequest) => Promise<FeedBuildResult[]>;
 
-const CHILD = fileURLToPath(new URL('./feeds-build-child.ts', import.meta.url));
-// The sources run through tsx (bin/netrep.js); the child gets the same loader by URL.
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+const CHILD = new URL('./feeds-build-child.ts', import.meta.url);
 
 export function createChildFeedsRunner(options: { timeoutMs?: number } = {}): FeedsBuildRunner {
   const timeoutMs = options.timeoutMs ?? 30 * 60_000;
   return (request) =>
     new Promise<FeedBuildResult[]>((resolve, reject) => {
       const args = { dataDir: request.dataDir, now: request.now, feeds: request.feeds };
-      const child = spawn(process.execPath, ['--import', TSX, CHILD, JSON.stringify(args)], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      try {
-        if (child.pid) setPriority(child.pid, 10);
-      } catch {
-        // Where lowering the priority is refused, the build runs at normal priority.
-      }
+      const child = spawnBuildChild(CHILD, args);
       let results: FeedBuildResult[] | null = null;
       let partial = '';
       let stderr = '';

@@ -1,0 +1,24 @@
+/**
+ * Starts a build child (dataset-build-child.ts, feeds-build-child.ts): `node` with the same tsx
+ * loader as the serving process (bin/netrep.js), the request as one JSON argument, stdout and
+ * stderr piped, at a lower CPU priority so the serving process keeps answering while it runs.
+ */
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { setPriority } from 'node:os';
+import type { Readable } from 'node:stream';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+export function spawnBuildChild(child: URL, args: object): ChildProcessByStdio<null, Readable, Readable> {
+  const proc = spawn(process.execPath, ['--import', TSX, fileURLToPath(child), JSON.stringify(args)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  try {
+    if (proc.pid) setPriority(proc.pid, 10);
+  } catch {
+    // Lowering the priority needs no privilege; where it is refused anyway, the build runs at normal priority.
+  }
+  return proc;
+}
