@@ -23,7 +23,7 @@ import { createIntel } from '../src/intel/index.ts';
 import { probeBackends, TEST_POSTGRES_URL } from '../test/helpers/backends.ts';
 import { pgUrlWithSchema } from '../test/helpers/process.ts';
 import { createSchema, dropSchema } from '../test/helpers/stores.ts';
-import { benchDataDir, realAddresses, rssMb, waitListening } from './served.ts';
+import { benchDataDir, parseWrk, realAddresses, rssMb, waitListening } from './served.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CONNECTIONS = 50;
@@ -72,13 +72,6 @@ function cpuTicks(pid: number | undefined): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
-function toMs(text: string): number {
-  const m = /([\d.]+)(us|ms|s)/.exec(text);
-  if (!m) return Number.NaN;
-  const v = Number(m[1]);
-  return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
-}
-
 function wrk(url: string, script: string, seconds: number, pid?: number): WrkResult {
   const before = pid ? cpuTicks(pid) : 0;
   const out = execFileSync(
@@ -87,13 +80,10 @@ function wrk(url: string, script: string, seconds: number, pid?: number): WrkRes
     { encoding: 'utf8' },
   );
   const ticks = pid ? cpuTicks(pid) - before : 0;
-  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+  const { requests, ...report } = parseWrk(out);
   return {
+    ...report,
     cpuUs: requests > 0 ? (ticks * 10_000) / requests /* USER_HZ 100: a tick is 10 ms */ : Number.NaN,
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
-    p50: toMs(/\n\s+50%\s+(\S+)/.exec(out)?.[1] ?? ''),
-    p99: toMs(/\n\s+99%\s+(\S+)/.exec(out)?.[1] ?? ''),
-    non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0),
   };
 }
 

@@ -13,7 +13,8 @@
  *   socket. light-my-request's client side runs in the same process and is counted: it turns each
  *   body into a Buffer and back, which for a body of 4 KB or more (a reputation answer) is an
  *   ArrayBuffer of its own per request; a static 4 KB body measured 0.44-0.49× of /healthz this
- *   way, so these ratios say little about what a client over a socket sees.
+ *   way (a one-off experiment with a temporary route), so these ratios say little about what a
+ *   client over a socket sees.
  *
  * Both include access control, limits, validation, scoring, the history write and serialization.
  * Run: node --import tsx bench/reputation.ts
@@ -30,6 +31,7 @@ import { createManualClock, DAY_MS, toIso } from '../src/core/clock.ts';
 import type { IntelFacts } from '../src/reputation/index.ts';
 import { probeBackends } from '../test/helpers/backends.ts';
 import { createTestStore, type StoreKind } from '../test/helpers/stores.ts';
+import { parseWrk } from './served.ts';
 
 const IPS = 200;
 const IN_FLIGHT = 16;
@@ -90,13 +92,6 @@ async function drive(send: (i: number, worker: number) => Promise<number>): Prom
   };
 }
 
-function wrkMs(text: string): number {
-  const m = /([\d.]+)(us|ms|s)\b/.exec(text);
-  if (!m) return Number.NaN;
-  const v = Number(m[1]);
-  return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
-}
-
 /**
  * `wrk` (one thread, IN_FLIGHT connections, DURATION_MS) against this process's listening app,
  * with a Lua script that makes each request; fails on any answer that is not 2xx. Asynchronous,
@@ -109,36 +104,36 @@ function driveWrk(url: string, script: string): Promise<Result> {
     execFile(WRK, args, { encoding: 'utf8' }, (err, out) => {
       if (err) return reject(err);
       const cpu = process.cpuUsage(cpu0);
-      const failed = /Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1];
-      if (failed) return reject(new Error(`wrk ${url}: ${failed} answers were not 2xx`));
-      const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
-      resolve({
-        rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
-        p50: wrkMs(/\n\s+50%\s+(\S+)/.exec(out)?.[1] ?? ''),
-        p99: wrkMs(/\n\s+99%\s+(\S+)/.exec(out)?.[1] ?? ''),
-        cpuUs: (cpu.user + cpu.system) / Math.max(1, requests),
-      });
+      const { requests, non2xx, ...report } = parseWrk(out);
+      if (non2xx > 0) return reject(new Error(`wrk ${url}: ${non2xx} answers were not 2xx`));
+      resolve({ ...report, cpuUs: (cpu.user + cpu.system) / Math.max(1, requests) });
     });
   });
 }
 
-/** A CPU profile of this process from now until stop (node:inspector), written as JSON. */
-async function startProfile(): Promise<{ stop(file: string): Promise<void> }> {
+/** `post` on an inspector session of this process. */
+function inspectorSession() {
   const session = new inspector.Session();
   session.connect();
-  const post = (method: string) =>
+  const post = (method: string, params: object = {}) =>
     new Promise<unknown>((resolve, reject) =>
-      session.post(method, (err, res) => (err ? reject(err) : resolve(res))),
+      session.post(method, params, (err, res) => (err ? reject(err) : resolve(res))),
     );
+  /** Ends with `method`, writes the `profile` it answers as JSON. */
+  const stop = async (method: string, file: string) => {
+    const { profile } = (await post(method)) as { profile: unknown };
+    writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+  };
+  return { post, stop };
+}
+
+/** A CPU profile of this process from now until stop (node:inspector), written as JSON. */
+async function startProfile(): Promise<{ stop(file: string): Promise<void> }> {
+  const { post, stop } = inspectorSession();
   await post('Profiler.enable');
   await post('Profiler.start');
-  return {
-    async stop(file) {
-      const { profile } = (await post('Profiler.stop')) as { profile: unknown };
-      writeFileSync(file, JSON.stringify(profile));
-      session.disconnect();
-    },
-  };
+  return { stop: (file) => stop('Profiler.stop', file) };
 }
 
 /**
@@ -146,25 +141,14 @@ async function startProfile(): Promise<{ stop(file: string): Promise<void> }> {
  * whether or not it was collected since, so it shows what the young generation is fed.
  */
 async function startHeapSampling(): Promise<{ stop(file: string): Promise<void> }> {
-  const session = new inspector.Session();
-  session.connect();
-  const post = (method: string, params?: object) =>
-    new Promise<unknown>((resolve, reject) =>
-      session.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))),
-    );
+  const { post, stop } = inspectorSession();
   await post('HeapProfiler.enable');
   await post('HeapProfiler.startSampling', {
     samplingInterval: 4096,
     includeObjectsCollectedByMajorGC: true,
     includeObjectsCollectedByMinorGC: true,
   });
-  return {
-    async stop(file) {
-      const { profile } = (await post('HeapProfiler.stopSampling')) as { profile: unknown };
-      writeFileSync(file, JSON.stringify(profile));
-      session.disconnect();
-    },
-  };
+  return { stop: (file) => stop('HeapProfiler.stopSampling', file) };
 }
 
 async function benchStore(kind: StoreKind): Promise<void> {
@@ -330,7 +314,11 @@ end
     };
     const wrkIp = `string.format("45.%d.%d.10", 40 + math.floor((counter % ${IPS}) / 50), counter % 50)`;
     const httpScripts = {
-      healthz: script('healthz', '  return wrk.format("GET", "/healthz")'),
+      // The same request shape as the answers' (a client address in X-Forwarded-For).
+      healthz: script(
+        'healthz',
+        '  return wrk.format("GET", "/healthz", { ["X-Forwarded-For"] = client() })',
+      ),
       single: script(
         'single',
         `  local from = client()

@@ -1,7 +1,7 @@
 /**
  * What the benchmarks that drive a real `netrep serve` share: a dataset directory (the lookup
  * bench's snapshot when there is one, else a fresh npm build), random real addresses, waiting
- * for a child to listen, and a process's RSS.
+ * for a child to listen, a process's RSS, and reading wrk's report.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
@@ -70,4 +70,27 @@ export function waitListening(child: ChildProcess, what: string): Promise<string
 export function rssMb(pid: number | undefined): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+/** What `wrk --latency` printed: requests, rate, p50 and p99 (ms), answers that were not 2xx. */
+export function parseWrk(out: string): {
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+} {
+  const ms = (text: string) => {
+    const m = /([\d.]+)(us|ms|s)\b/.exec(text);
+    if (!m) return Number.NaN;
+    const v = Number(m[1]);
+    return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
+  };
+  return {
+    requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
+    p50: ms(/\n\s+50%\s+(\S+)/.exec(out)?.[1] ?? ''),
+    p99: ms(/\n\s+99%\s+(\S+)/.exec(out)?.[1] ?? ''),
+    non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0),
+  };
 }
