@@ -14,8 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../core/clock.ts';
 import { ipWords, type ParsedIp, parseIp, readIp } from '../core/ip.ts';
 import { seededRandom as prng } from '../core/random.ts';
-import { buildDataset, npmDataDir, type Snapshot } from '../dataset/index.ts';
+import { buildDataset, formatAddr, NO_RECORD, npmDataDir, type Snapshot } from '../dataset/index.ts';
+import { cidrAround, findV4 } from './engine.ts';
 import { createIntel, type Intel } from './index.ts';
+import { pieceHiV4, pieceLoV4 } from './prefix-cut.ts';
+import { buildProfile } from './profile.ts';
 
 interface Rows {
   starts: bigint[];
@@ -194,4 +197,59 @@ describe('npm-only build', () => {
       expect(bogons).toBeLessThan(family === 4 ? 10_000 : 1_000);
     }, 120_000);
   }
+
+  it('IPv4: answers equal a from-scratch answer on uniform, routed and block-edge addresses', () => {
+    // The reference: the snapshot's own interval by its plain bucketed search (findV4 over the
+    // uncut table), that record's profile, and the largest CIDR block of its piece around the
+    // address (cidrAround, bigint arithmetic); the lookup instead reads cut intervals through
+    // whole and partial /16 and /20 blocks (lookup-v4.ts).
+    const asnMap = new Map(snapshot.asns.map((a) => [a.asn, a]));
+    const t = snapshot.v4;
+    const rand = prng(20261125);
+    const probes: number[] = [];
+    for (let k = 0; k < 30_000; k++) probes.push(Math.floor(rand() * 2 ** 32));
+    for (let k = 0; k < 30_000; k++) {
+      const i = Math.floor(rand() * t.size);
+      const end = i + 1 < t.size ? (t.starts[i + 1] as number) - 1 : 0xffffffff;
+      const start = t.starts[i] as number;
+      probes.push(start + Math.floor(rand() * (end - start + 1)), start, end);
+    }
+    for (let k = 0; k < 10_000; k++) {
+      const size = k % 2 === 0 ? 0x10000 : 0x1000;
+      const base = Math.floor(rand() * (2 ** 32 / size)) * size;
+      probes.push(base, base + size - 1, Math.max(0, base - 1));
+    }
+    const mismatches: string[] = [];
+    let answered = 0;
+    for (const n of probes) {
+      const ip = parseIp(`${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`) as ParsedIp;
+      const got = intel.lookup(ip);
+      if (got?.bogon) continue;
+      const i = findV4(t, n);
+      const rec = i < 0 ? NO_RECORD : (t.recs[i] as number);
+      if (rec === NO_RECORD) {
+        if (got !== null) mismatches.push(`${ip.address}: no record, got ${got.prefix}`);
+        continue;
+      }
+      answered++;
+      const p = buildProfile(snapshot, rec, (asn) => asnMap.get(asn));
+      const { network, length } = cidrAround(4, BigInt(n), BigInt(pieceLoV4(t, i)), BigInt(pieceHiV4(t, i)));
+      const expected = {
+        ip: ip.address,
+        prefix: `${formatAddr(4, network)}/${length}`,
+        asn: p.asn,
+        asn_name: p.asnName,
+        country: p.country,
+        rir: p.rir,
+        connection_type: p.connectionType,
+        bogon: false,
+        netrep: p.netrep,
+        threat: p.threat,
+      };
+      if (JSON.stringify(got) !== JSON.stringify(expected))
+        mismatches.push(`${ip.address}: expected ${JSON.stringify(expected)} got ${JSON.stringify(got)}`);
+    }
+    expect(mismatches.slice(0, 5)).toEqual([]);
+    expect(answered).toBeGreaterThan(60_000);
+  }, 120_000);
 });

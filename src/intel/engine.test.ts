@@ -2,17 +2,18 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type FamilyTable, NO_RECORD, rangeToCidrs } from '../dataset/index.ts';
 import {
+  type BlockIndexV4,
+  blockIndexV4,
   blockLengthV4,
   cidrAround,
   cidrAroundV6,
-  DENSE_V4,
-  findIndexedV4,
   findV4,
   findV6,
   findV6Fine,
   fineIndexV6,
   formatV6Words,
-  searchIndexV4,
+  PARTIAL_V4,
+  searchV4,
   topKeysOf,
 } from './engine.ts';
 import { splitByPrefixV4, splitByPrefixV6 } from './prefix-cut.ts';
@@ -52,6 +53,17 @@ const table4 = (starts: number[]) =>
   );
 const table6 = (starts: number[][]) => table(6, starts);
 
+/** The interval of ip through blockIndexV4 and searchV4, as lookup-v4.ts reads them. */
+function viaBlocks(starts: Uint32Array, b: BlockIndexV4, ip: number): number {
+  const top = ip >>> 16;
+  const e = b.by16[top] as number;
+  if (e !== PARTIAL_V4) return e;
+  const q = (b.base20[top] as number) + ((ip >>> 12) & 15);
+  const f = b.by20[3 * q] as number;
+  if (f !== PARTIAL_V4) return f;
+  return searchV4(starts, 1, b.by20[3 * q + 1] as number, b.by20[3 * q + 2] as number, ip);
+}
+
 describe('engine search', () => {
   it('finds the last interval starting at or below the address, across bucket edges', () => {
     const t = table4([0x01000000, 0x0100ff00, 0x01010000, 0x01010080, 0xfffffff0]);
@@ -66,27 +78,29 @@ describe('engine search', () => {
     expect(findV4(table4([]), 5)).toBe(-1);
   });
 
-  it('findIndexedV4 finds what findV4 finds, on both sides of 2^31', () => {
+  it('blockIndexV4 and searchV4 find what findV4 finds, on both sides of 2^31', () => {
     const starts = [0x01000000, 0x0100ff00, 0x01010000, 0x7fffff00, 0x80000000, 0x80000100, 0xfffffff0];
     const t = table4(starts);
     const probes = [0, 0x00ffffff, 0x01000000, 0x0100ffff, 0x7fffffff, 0x80000000, 0x800000ff, 0xffffffff];
-    const index = searchIndexV4(t.starts);
-    for (const ip of probes) expect(findIndexedV4(t.starts, index, ip), `${ip}`).toBe(findV4(t, ip));
+    const blocks = blockIndexV4(t.starts);
+    for (const ip of probes) expect(viaBlocks(t.starts, blocks, ip), `${ip}`).toBe(findV4(t, ip));
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: 0xffffffff }),
-        (ip) => findIndexedV4(t.starts, index, ip) === findV4(t, ip),
+        (ip) => viaBlocks(t.starts, blocks, ip) === findV4(t, ip),
       ),
       { numRuns: 5000, seed: 3 },
     );
     const none = new Uint32Array(0);
-    expect(findIndexedV4(none, searchIndexV4(none), 5)).toBe(-1);
+    expect(viaBlocks(none, blockIndexV4(none), 5)).toBe(-1);
   });
 
-  it('findIndexedV4 with the two-level index agrees with findV4 on random and crowded starts', () => {
-    // Starts anywhere, and starts crowded into a few /16s (a second level of /20 buckets).
+  it('blockIndexV4 agrees with findV4 on random and crowded starts, at every block edge', () => {
+    // Starts anywhere, on /16 and /20 boundaries, and crowded into a few /16s.
     const start = fc.oneof(
       { arbitrary: fc.integer({ min: 0, max: 0xffffffff }), weight: 1 },
+      { arbitrary: fc.integer({ min: 0, max: 0xffff }).map((k) => k * 0x10000), weight: 1 },
+      { arbitrary: fc.integer({ min: 0, max: 0xfffff }).map((k) => k * 0x1000), weight: 1 },
       { arbitrary: fc.integer({ min: 0xc6336000, max: 0xc63380ff }), weight: 3 },
       { arbitrary: fc.integer({ min: 0x0affe000, max: 0x0b001fff }), weight: 3 },
     );
@@ -97,25 +111,34 @@ describe('engine search', () => {
         (raw, extra) => {
           const starts = [...raw].sort((a, b) => a - b);
           const t = table4(starts);
-          const index = searchIndexV4(t.starts);
+          const blocks = blockIndexV4(t.starts);
           const probes = [0, 0xffffffff, ...extra];
-          for (const x of starts) probes.push(x, Math.max(0, x - 1), Math.min(0xffffffff, x + 1));
-          return probes.every((ip) => findIndexedV4(t.starts, index, ip) === findV4(t, ip));
+          for (const x of starts) {
+            probes.push(x, Math.max(0, x - 1), Math.min(0xffffffff, x + 1));
+            // The edges of the /16 and /20 the start is in.
+            for (const size of [0x10000, 0x1000]) {
+              const base = x - (x % size);
+              probes.push(base, Math.max(0, base - 1), base + size - 1, Math.min(0xffffffff, base + size));
+            }
+          }
+          return probes.every((ip) => viaBlocks(t.starts, blocks, ip) === findV4(t, ip));
         },
       ),
       { numRuns: 300, seed: 5 },
     );
-    // A /16 with more than DENSE_V4 starts has its second level; one at the limit has none.
-    const crowded = Array.from({ length: DENSE_V4 + 8 }, (_, i) => 0xc6330000 + i * 0x600);
-    const index = searchIndexV4(Uint32Array.from(crowded));
-    expect(index.dense[0xc633]).toBe(0);
-    expect([...index.sub.subarray(0, 17)]).toEqual(
-      Array.from({ length: 17 }, (_, s) => crowded.filter((x) => ((x >>> 12) & 15) < s).length),
-    );
-    const t = table4(crowded);
-    for (let ip = 0xc632fff0; ip <= 0xc6340010; ip += 0x80)
-      expect(findIndexedV4(t.starts, index, ip), `${ip}`).toBe(findV4(t, ip));
-    expect(searchIndexV4(Uint32Array.from(crowded.slice(0, DENSE_V4))).dense[0xc633]).toBe(-1);
+  });
+
+  it('blockIndexV4: a block starting at its first address is whole, any other start makes it partial', () => {
+    // 198.51.0.0/16 in one interval from its first address; 198.52.0.0/16 with starts at the
+    // first address of its /20 #0 (whole), inside /20 #1 (partial) and none in the rest.
+    const t = table4([0xc6330000, 0xc6340000, 0xc6341010, 0xc6350000]);
+    const b = blockIndexV4(t.starts);
+    expect(b.by16[0xc633]).toBe(0);
+    expect(b.by16[0xc632]).toBe(-1);
+    expect(b.by16[0xc634]).toBe(PARTIAL_V4);
+    expect(b.by16[0xc636]).toBe(3);
+    const q = b.base20[0xc634] as number;
+    expect([...b.by20.subarray(3 * q, 3 * q + 9)]).toEqual([1, 0, 1, PARTIAL_V4, 1, 2, 2, 2, 2]);
   });
 
   it('IPv6 four-word compare', () => {
@@ -264,10 +287,11 @@ describe('IPv4 prefix blocks', () => {
           const b = scan(lo, hi, (expected[j + 1] as number) - 1);
           expect(a).toEqual(b);
         }
-        // The index narrows a search over the cut starts to the right interval.
+        // The block index over the cut starts finds the right interval.
         const ref = table4(expected);
+        const blocks = blockIndexV4(cut.starts);
         for (const ip of [lo, start, end, hi, (start + end) >>> 1, Math.max(0, start - 1)])
-          expect(findIndexedV4(cut.starts, cut.index, ip)).toBe(findV4(ref, ip));
+          expect(viaBlocks(cut.starts, blocks, ip)).toBe(findV4(ref, ip));
       }),
       { numRuns: 100, seed: 11 },
     );

@@ -1,8 +1,9 @@
 /**
  * Longest-prefix search over interval starts: IPv4 through a 65,536-entry bucket index on the
- * top 16 bits (with a /20 second level in dense /16s), IPv6 through top-bit keys and a fine
- * index, then a binary search; plus the address arithmetic of the hot path. No allocation per
- * lookup. prefix-cut.ts builds the cut tables it searches.
+ * top 16 bits (the snapshot's own tables) or through whole and partial /16 and /20 blocks (the
+ * cut tables, blockIndexV4), IPv6 through top-bit keys and a fine index, then a binary search;
+ * plus the address arithmetic of the hot path. No allocation per lookup. prefix-cut.ts builds
+ * the cut tables it searches.
  */
 
 import { formatV6 } from '../core/ip.ts';
@@ -25,23 +26,6 @@ export function findV4(t: FamilyTable, ip: number): number {
   return (starts[lo] as number) <= ip ? lo : -1;
 }
 
-/** Bucket sizes above which a /16 bucket gets a second level of sixteen /20 buckets. */
-export const DENSE_V4 = 32;
-
-/**
- * The IPv4 search index of some starts: `buckets[k]` is the first interval whose start is at or
- * above k << 16 (the snapshot's own index, 256 KB, cache-resident). Routed space is dense: a /16
- * there holds up to hundreds of cut intervals, a search of eight or more probes that are each a
- * likely cache miss; such a bucket (more than DENSE_V4) has a second level, sixteen /20 buckets
- * at `sub[dense[k]]` (17 bounds, the last equal to buckets[k + 1]); `dense[k]` is -1 elsewhere.
- * (A flat /20 index, 4 MB, was tried: it slowed uniform lookups, for it does not stay in cache.)
- */
-export interface SearchIndexV4 {
-  buckets: Uint32Array;
-  dense: Int32Array;
-  sub: Uint32Array;
-}
-
 /**
  * Bucket bounds on the top `bits` bits of ascending starts (`width` words each, the first word
  * holding the top bits): entry k is the first start at or above k << (32 - bits) in its first
@@ -60,47 +44,79 @@ function topBitsIndex(starts: Uint32Array, width: 1 | 4, bits: number): Uint32Ar
   return out;
 }
 
-export function searchIndexV4(starts: Uint32Array): SearchIndexV4 {
-  const buckets = topBitsIndex(starts, 1, 16);
-  const dense = new Int32Array(65536).fill(-1);
-  const sub: number[] = [];
-  for (let k = 0; k < 65536; k++) {
-    const from = buckets[k] as number;
-    const to = buckets[k + 1] as number;
-    if (to - from <= DENSE_V4) continue;
-    dense[k] = sub.length;
-    let j = from;
-    for (let s = 0; s < 16; s++) {
-      while (j < to && (((starts[j] as number) >>> 12) & 15) < s) j++;
-      sub.push(j);
+/** A block (BlockIndexV4) in which intervals start: search it. */
+export const PARTIAL_V4 = -2;
+
+/**
+ * The IPv4 address space in blocks, for lookups that mostly need no search: every /16, and the
+ * sixteen /20s of each /16 that intervals start inside. A whole block (no start inside it but,
+ * perhaps, at its first address) lies in one interval, which the entry names; a partial one
+ * says where to search. On the full dataset half of the address space is in whole /16s and a
+ * quarter more in whole /20s, and what a lookup reads there (256 KB, and 12 bytes a /20) stays
+ * in cache where a search over the starts (4 MB) and the bucket index above them does not.
+ */
+export interface BlockIndexV4 {
+  /** Per /16: the interval holding all of it, -1 when none does (below the first start), or PARTIAL_V4. */
+  by16: Int32Array;
+  /** Per /16 whose entry is PARTIAL_V4: the index of its first /20 in by20 (0 elsewhere). */
+  base20: Int32Array;
+  /**
+   * Three words per /20 of the partial /16s: the entry, as in by16; the last interval starting
+   * before the /20 (-1: none); the last starting in or before it. The interval of an address of
+   * a partial /20 is the last of those two and the starts between them at or below it; a whole
+   * /20's interval is the third word.
+   */
+  by20: Int32Array;
+}
+
+/** One block's entry, given `k`, its first start at or above `from`, and `e`, its first at or above the end. */
+function blockEntry(starts: Uint32Array, from: number, k: number, e: number): number {
+  if (e === k) return k - 1;
+  return e === k + 1 && (starts[k] as number) === from ? k : PARTIAL_V4;
+}
+
+export function blockIndexV4(starts: Uint32Array): BlockIndexV4 {
+  const n = starts.length;
+  const by16 = new Int32Array(65536);
+  const base20 = new Int32Array(65536);
+  const by20: number[] = [];
+  let k = 0; // the first start at or above the current block's first address
+  const firstAtOrAbove = (x: number, from: number) => {
+    let i = from;
+    while (i < n && (starts[i] as number) < x) i++;
+    return i;
+  };
+  for (let top = 0; top < 65536; top++) {
+    const base = top * 65536;
+    k = firstAtOrAbove(base, k);
+    const entry = blockEntry(starts, base, k, firstAtOrAbove(base + 65536, k));
+    by16[top] = entry;
+    if (entry !== PARTIAL_V4) continue;
+    base20[top] = by20.length / 3;
+    for (let q = 0; q < 16; q++) {
+      const from = base + q * 4096;
+      k = firstAtOrAbove(from, k);
+      const e = firstAtOrAbove(from + 4096, k);
+      by20.push(blockEntry(starts, from, k, e), k - 1, e - 1);
     }
-    sub.push(to);
   }
-  return { buckets, dense, sub: Uint32Array.from(sub) };
+  return { by16, base20, by20: Int32Array.from(by20) };
 }
 
 /**
- * findV4 over ascending starts (one Uint32Array, 4 bytes a start) through searchIndexV4 of the
- * same starts: the interval index, or -1. The compact array keeps a sparse /16 bucket in one or
- * two cache lines, and a dense one's /20 part in a few.
+ * The interval of `ip` in a partial block: the last of lo (an interval starting below the
+ * block, -1 for none) and the starts after it up to hi that are at or below ip. The starts are
+ * read every `stride` words (lookup-v4.ts keeps a row beside each start).
  */
-export function findIndexedV4(starts: Uint32Array, index: SearchIndexV4, ip: number): number {
-  const top = ip >>> 16;
-  let lo = (index.buckets[top] as number) - 1;
-  let hi = (index.buckets[top + 1] as number) - 1;
-  if (hi - lo > DENSE_V4) {
-    const at = (index.dense[top] as number) + ((ip >>> 12) & 15);
-    lo = (index.sub[at] as number) - 1;
-    hi = (index.sub[at + 1] as number) - 1;
+export function searchV4(starts: Uint32Array, stride: number, lo: number, hi: number, ip: number): number {
+  let a = lo;
+  let b = hi;
+  while (a < b) {
+    const mid = (a + b + 1) >>> 1;
+    if ((starts[mid * stride] as number) <= ip) a = mid;
+    else b = mid - 1;
   }
-  if (hi < 0) return -1;
-  if (lo < 0) lo = 0;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if ((starts[mid] as number) <= ip) lo = mid;
-    else hi = mid - 1;
-  }
-  return (starts[lo] as number) <= ip ? lo : -1;
+  return a;
 }
 
 function cmp6(s: Uint32Array, i: number, w0: number, w1: number, w2: number, w3: number): number {

@@ -1,22 +1,15 @@
 /**
- * The hot path: `lookup(ip)` is a bucketed binary search over the snapshot's intervals cut
- * where the prefix changes, plus a cached per-interval template (profile and prefix); only the
- * answer object is new. `recordAt` finds the record of any address (slower, no cut tables).
+ * The hot path: `lookup(ip)` reads the snapshot's intervals cut where the prefix changes, with
+ * what each answers (profile and prefix) cached on first use: IPv4 through whole and partial
+ * blocks (lookup-v4.ts), IPv6 through a bucketed binary search and a per-interval template.
+ * Only the answer object is new. `recordAt` finds the record of any address (slower, no cut tables).
  */
-import { type IpWords, intToIpv4, type ParsedIp } from '../core/ip.ts';
+import type { IpWords, ParsedIp } from '../core/ip.ts';
 import { NO_RECORD, type Snapshot } from '../dataset/index.ts';
 import { bogonV4, bogonV6 } from './bogon.ts';
-import {
-  blockLengthV4,
-  cidrAroundV6,
-  findIndexedV4,
-  findV4,
-  findV6,
-  findV6Fine,
-  formatV6Words,
-  v6Words,
-} from './engine.ts';
-import { pieceHiV4, pieceLoV4, pieceV6, splitByPrefixV4, splitByPrefixV6 } from './prefix-cut.ts';
+import { cidrAroundV6, findV4, findV6, findV6Fine, formatV6Words, v6Words } from './engine.ts';
+import { createLookupV4 } from './lookup-v4.ts';
+import { pieceV6, splitByPrefixV6 } from './prefix-cut.ts';
 import type { Profile } from './profile.ts';
 import { type Contribution, POINTS, scoreThreat } from './threat.ts';
 import type { IpAnswer, Threat, ThreatSignalSource } from './types.ts';
@@ -113,11 +106,11 @@ export function createLookup(options: {
 
   const hasSignals = options.signals !== undefined;
 
-  function threatFor(ip: string, p: AnswerProfile): Threat {
-    if (!hasSignals) return p.threat;
+  function threatFor(ip: string, threat: Threat, contributions: Contribution[]): Threat {
+    if (!hasSignals) return threat;
     const listing = signals.listingFor(ip);
     const trap = signals.pristineTrapHitRecent(ip);
-    if (!listing && !trap) return p.threat;
+    if (!listing && !trap) return threat;
     const c: Contribution[] = [];
     if (listing) {
       const bad = listing.type === 'malware' || listing.type === 'phishing';
@@ -126,7 +119,7 @@ export function createLookup(options: {
         reason: `active blocklist listing (${listing.type})`,
       });
     }
-    c.push(...p.contributions);
+    c.push(...contributions);
     if (trap) c.push({ points: POINTS.trap, reason: 'pristine spam trap hit in the last 30 days' });
     return scoreThreat(c);
   }
@@ -142,7 +135,7 @@ export function createLookup(options: {
       connection_type: t.connectionType,
       bogon: false,
       netrep: t.netrep,
-      threat: threatFor(address, t),
+      threat: threatFor(address, t.threat, t.contributions),
     };
   }
 
@@ -155,15 +148,18 @@ export function createLookup(options: {
     );
   }
 
-  // Per interval, built on first use: its record's profile and its prefix. One slot read and
-  // one object on the hot path instead of the record, piece and profile tables (each a likely
+  const lookupPublicV4 = createLookupV4({
+    snapshot: s,
+    profileOf,
+    threatOf: hasSignals ? threatFor : null,
+  });
+
+  // IPv6: per interval, built on first use: its record's profile and its prefix. One slot read
+  // and one object on the hot path instead of the record, piece and profile tables (each a likely
   // cache miss on random addresses). The intervals are cut where the prefix changes
-  // (splitByPrefixV4/V6), so every template has its prefix and an answer reads it. The search
-  // reads only the compact cut starts (4 bytes a start for IPv4, findIndexedV4); the slots are
-  // a packed array beside them (filled by push: `new Array(n)` of this size is a dictionary).
-  const cut4 = splitByPrefixV4(s.v4);
-  const templates4: (IntervalTemplate | null)[] = [];
-  for (let k = 0; k < cut4.origin.length; k++) templates4.push(null);
+  // (splitByPrefixV6), so every template has its prefix and an answer reads it. The slots are a
+  // packed array beside the cut starts (filled by push: `new Array(n)` of this size is a
+  // dictionary).
   const cut6 = splitByPrefixV6(s.v6);
   const templates6: (IntervalTemplate | null)[] = [];
   for (let k = 0; k < cut6.origin.length; k++) templates6.push(null);
@@ -180,16 +176,6 @@ export function createLookup(options: {
       threat: p.threat,
       prefix,
     };
-  }
-
-  /** The template of cut interval j (in snapshot interval i, record rec). */
-  function template4(j: number, i: number, rec: number): IntervalTemplate {
-    const start = cut4.starts[j] as number;
-    const len = blockLengthV4(pieceLoV4(s.v4, i), pieceHiV4(s.v4, i), start);
-    const network = len === 0 ? 0 : (start & (0xffffffff << (32 - len))) >>> 0;
-    const t = templateOf(profileOf(rec), `${intToIpv4(network)}/${len}`);
-    templates4[j] = t;
-    return t;
   }
 
   const lo6 = new Uint32Array(4);
@@ -210,17 +196,7 @@ export function createLookup(options: {
 
   function lookupV4(n: number, address: string): IpAnswer | null {
     const bogon = bogonV4(n);
-    if (bogon) return bogonAnswer(address, bogon);
-    const j = findIndexedV4(cut4.starts, cut4.index, n);
-    if (j < 0) return null;
-    let t = templates4[j] as IntervalTemplate | null;
-    if (t === null) {
-      const i = cut4.origin[j] as number;
-      const rec = s.v4.recs[i] as number;
-      if (rec === NO_RECORD) return null;
-      t = template4(j, i, rec);
-    }
-    return answerOf(address, t);
+    return bogon ? bogonAnswer(address, bogon) : lookupPublicV4(n, address);
   }
 
   /** The IPv6 address in `words`. */

@@ -5,15 +5,7 @@
  * cut starts is engine.ts.
  */
 import { type FamilyTable, NO_RECORD } from '../dataset/index.ts';
-import {
-  blockLengthV4,
-  cidrAroundV6,
-  cmpWords,
-  fineIndexV6,
-  type SearchIndexV4,
-  searchIndexV4,
-  topKeysOf,
-} from './engine.ts';
+import { blockLengthV4, cidrAroundV6, cmpWords, fineIndexV6, topKeysOf } from './engine.ts';
 
 /** IPv4 intervals cut where the prefix changes (splitByPrefixV4). */
 export interface PrefixCutV4 {
@@ -21,8 +13,6 @@ export interface PrefixCutV4 {
   starts: Uint32Array;
   /** The snapshot interval each cut interval lies in. */
   origin: Uint32Array;
-  /** searchIndexV4(starts), for findIndexedV4. */
-  index: SearchIndexV4;
 }
 
 /**
@@ -97,7 +87,7 @@ export function splitByPrefixV4(t: FamilyTable): PrefixCutV4 {
     }
   }
   const { starts, origin } = cut.done();
-  return { starts, origin, index: searchIndexV4(starts) };
+  return { starts, origin };
 }
 
 /** IPv6 intervals cut where the prefix changes (splitByPrefixV6), with their search indexes. */
