@@ -2,35 +2,28 @@
  * The IPv4 hot path of lookup.ts. An address is answered from the block it lies in
  * (blockIndexV4): a whole /16 or /20 names its answer row directly; a partial /20 is searched
  * over [start, row] pairs, so that the row of the interval found comes in the cache line of its
- * start. Answer rows are kept side by side in one flat array (ROW slots each, appended on first
- * use) rather than as an object per interval spread over the heap: a uniform random address
- * touches two or three cache lines, not the five to seven of index, starts, slot and template.
+ * start, and the answer is read from that row (answer-rows.ts): a uniform random address touches
+ * two or three cache lines, not the five to seven of index, starts, slot and template object.
  */
 import { intToIpv4 } from '../core/ip.ts';
 import { NO_RECORD, type Snapshot } from '../dataset/index.ts';
+import type { AnswerRows } from './answer-rows.ts';
 import { blockIndexV4, blockLengthV4, PARTIAL_V4, searchV4 } from './engine.ts';
 import { pieceHiV4, pieceLoV4, splitByPrefixV4 } from './prefix-cut.ts';
 import type { Profile } from './profile.ts';
-import type { Contribution } from './threat.ts';
-import type { IpAnswer, Threat } from './types.ts';
+import type { IpAnswer } from './types.ts';
 
-/** A row's slots: prefix, asn, asn_name, country, rir, connection_type, netrep, threat, contributions. */
-const ROW = 9;
 /** Marks where a row number goes: not yet built; no record (no answer); search the block. */
 const UNBUILT = -1;
 const NONE = -3;
 const PARTIAL = PARTIAL_V4;
 
-/** The threat of an answer given its static threat and contributions (blocklist and trap signals). */
-export type ThreatOf = (ip: string, threat: Threat, contributions: Contribution[]) => Threat;
-
 export function createLookupV4(options: {
   snapshot: Snapshot;
   profileOf: (rec: number) => Profile;
-  /** null: no signals, the static threat. */
-  threatOf: ThreatOf | null;
+  rows: AnswerRows;
 }): (ip: number, address: string) => IpAnswer | null {
-  const { snapshot: s, profileOf, threatOf } = options;
+  const { snapshot: s, profileOf, rows } = options;
   const cut = splitByPrefixV4(s.v4);
   const origin = cut.origin;
   const blocks = blockIndexV4(cut.starts);
@@ -48,31 +41,18 @@ export function createLookupV4(options: {
   const by20 = blocks.by20;
   const rows20 = new Int32Array(by20.length / 3);
   for (let q = 0; q < rows20.length; q++) rows20[q] = markOf(by20[3 * q] as number);
-  const rows: unknown[] = [];
 
   /** The row of cut interval j (NONE when it has no record), built on first use. */
   function rowOf(j: number): number {
     if (j < 0) return NONE;
     let r = rowAt[2 * j + 1] as number;
     if (r === UNBUILT) {
-      r = rows.length / ROW;
       const i = origin[j] as number;
       const p = profileOf(s.v4.recs[i] as number);
       const start = starts[2 * j] as number;
       const len = blockLengthV4(pieceLoV4(s.v4, i), pieceHiV4(s.v4, i), start);
       const network = len === 0 ? 0 : (start & (0xffffffff << (32 - len))) >>> 0;
-      const prefix = `${intToIpv4(network)}/${len}`;
-      rows.push(
-        prefix,
-        p.asn,
-        p.asnName,
-        p.country,
-        p.rir,
-        p.connectionType,
-        p.netrep,
-        p.threat,
-        p.contributions,
-      );
+      r = rows.add(p, `${intToIpv4(network)}/${len}`);
       rowAt[2 * j + 1] = r;
     }
     return r;
@@ -91,25 +71,6 @@ export function createLookupV4(options: {
     return rowOf(searchV4(starts, 2, by20[3 * q + 1] as number, by20[3 * q + 2] as number, ip));
   }
 
-  function answer(address: string, r: number): IpAnswer {
-    const o = r * ROW;
-    return {
-      ip: address,
-      prefix: rows[o] as string,
-      asn: rows[o + 1] as number | null,
-      asn_name: rows[o + 2] as string | null,
-      country: rows[o + 3] as string | null,
-      rir: rows[o + 4] as string | null,
-      connection_type: rows[o + 5] as IpAnswer['connection_type'],
-      bogon: false,
-      netrep: rows[o + 6] as IpAnswer['netrep'],
-      threat:
-        threatOf === null
-          ? (rows[o + 7] as Threat)
-          : threatOf(address, rows[o + 7] as Threat, rows[o + 8] as Contribution[]),
-    };
-  }
-
   /** The answer for a public (not bogon) address. */
   return (ip, address) => {
     const top = ip >>> 16;
@@ -122,6 +83,6 @@ export function createLookupV4(options: {
       }
       if (r === NONE) return null;
     }
-    return answer(address, r);
+    return rows.answer(address, r);
   };
 }

@@ -1,11 +1,12 @@
 /**
  * The hot path: `lookup(ip)` reads the snapshot's intervals cut where the prefix changes, with
  * what each answers (profile and prefix) cached on first use: IPv4 through whole and partial
- * blocks (lookup-v4.ts), IPv6 through a bucketed binary search and a per-interval template.
- * Only the answer object is new. `recordAt` finds the record of any address (slower, no cut tables).
+ * blocks (lookup-v4.ts), IPv6 through a bucketed binary search; both answer from rows of
+ * answer-rows.ts. Only the answer object is new. `recordAt` finds the record of any address (slower, no cut tables).
  */
 import type { IpWords, ParsedIp } from '../core/ip.ts';
 import { NO_RECORD, type Snapshot } from '../dataset/index.ts';
+import { answerRows } from './answer-rows.ts';
 import { bogonV4, bogonV6 } from './bogon.ts';
 import { cidrAroundV6, findV4, findV6, findV6Fine, formatV6Words, v6Words } from './engine.ts';
 import { createLookupV4 } from './lookup-v4.ts';
@@ -46,17 +47,9 @@ function bogonAnswer(address: string, prefix: string): IpAnswer {
   };
 }
 
-/** What an answer takes from a record's profile. */
-type AnswerProfile = Pick<
-  Profile,
-  'asn' | 'asnName' | 'country' | 'rir' | 'connectionType' | 'netrep' | 'contributions' | 'threat'
->;
-
-/** A record's profile copied per interval (one object read on the hot path, not two). */
-interface IntervalTemplate extends AnswerProfile {
-  /** The prefix of every address of the (cut) interval. */
-  prefix: string;
-}
+/** The row marks of rowAt6: not yet built; no record (no answer). */
+const UNBUILT = -1;
+const NONE = -3;
 
 /**
  * A lazily filled table of n values: an Int32Array of slots into a packed array. (A plain
@@ -124,21 +117,6 @@ export function createLookup(options: {
     return scoreThreat(c);
   }
 
-  function answerOf(address: string, t: IntervalTemplate): IpAnswer {
-    return {
-      ip: address,
-      prefix: t.prefix,
-      asn: t.asn,
-      asn_name: t.asnName,
-      country: t.country,
-      rir: t.rir,
-      connection_type: t.connectionType,
-      bogon: false,
-      netrep: t.netrep,
-      threat: threatFor(address, t.threat, t.contributions),
-    };
-  }
-
   function v6Value(): bigint {
     return (
       (BigInt(words[0] as number) << 96n) |
@@ -148,50 +126,36 @@ export function createLookup(options: {
     );
   }
 
-  const lookupPublicV4 = createLookupV4({
-    snapshot: s,
-    profileOf,
-    threatOf: hasSignals ? threatFor : null,
-  });
+  const rows = answerRows(hasSignals ? threatFor : null);
+  const lookupPublicV4 = createLookupV4({ snapshot: s, profileOf, rows });
 
-  // IPv6: per interval, built on first use: its record's profile and its prefix. One slot read
-  // and one object on the hot path instead of the record, piece and profile tables (each a likely
+  // IPv6: the row of each cut interval (answer-rows.ts), built on first use: one Int32Array read
+  // and one row on the hot path instead of the record, piece and profile tables (each a likely
   // cache miss on random addresses). The intervals are cut where the prefix changes
-  // (splitByPrefixV6), so every template has its prefix and an answer reads it. The slots are a
-  // packed array beside the cut starts (filled by push: `new Array(n)` of this size is a
-  // dictionary).
+  // (splitByPrefixV6), so every row has its prefix.
   const cut6 = splitByPrefixV6(s.v6);
-  const templates6: (IntervalTemplate | null)[] = [];
-  for (let k = 0; k < cut6.origin.length; k++) templates6.push(null);
-
-  function templateOf(p: Profile, prefix: string): IntervalTemplate {
-    return {
-      asn: p.asn,
-      asnName: p.asnName,
-      country: p.country,
-      rir: p.rir,
-      connectionType: p.connectionType,
-      netrep: p.netrep,
-      contributions: p.contributions,
-      threat: p.threat,
-      prefix,
-    };
-  }
+  const rowAt6 = new Int32Array(cut6.origin.length).fill(UNBUILT);
 
   const lo6 = new Uint32Array(4);
   const hi6 = new Uint32Array(4);
   const network6 = new Uint32Array(4);
   const bcast6 = new Uint32Array(4);
 
-  /** The template of cut interval j (in snapshot interval i, record rec). */
-  function template6(j: number, i: number, rec: number): IntervalTemplate {
+  /** The row of cut interval j, NONE when it has no record. */
+  function row6(j: number): number {
+    const i = cut6.origin[j] as number;
+    const rec = s.v6.recs[i] as number;
+    if (rec === NO_RECORD) {
+      rowAt6[j] = NONE;
+      return NONE;
+    }
     pieceV6(s.v6, i, lo6, hi6);
     const len = cidrAroundV6(cut6.starts.subarray(j * 4, j * 4 + 4), lo6, hi6, network6, bcast6);
     const n = network6;
     const text = formatV6Words(n[0] as number, n[1] as number, n[2] as number, n[3] as number);
-    const t = templateOf(profileOf(rec), `${text}/${len}`);
-    templates6[j] = t;
-    return t;
+    const r = rows.add(profileOf(rec), `${text}/${len}`);
+    rowAt6[j] = r;
+    return r;
   }
 
   function lookupV4(n: number, address: string): IpAnswer | null {
@@ -210,14 +174,9 @@ export function createLookup(options: {
     const w1 = words[1] as number;
     const j = findV6Fine(cut6.starts, cut6.fine, cut6.keys, w0, w1, words[2] as number, words[3] as number);
     if (j < 0) return null;
-    let t = templates6[j] as IntervalTemplate | null;
-    if (t === null) {
-      const i = cut6.origin[j] as number;
-      const rec = s.v6.recs[i] as number;
-      if (rec === NO_RECORD) return null;
-      t = template6(j, i, rec);
-    }
-    return answerOf(address, t);
+    let r = rowAt6[j] as number;
+    if (r === UNBUILT) r = row6(j);
+    return r === NONE ? null : rows.answer(address, r);
   }
 
   function lookup(ip: ParsedIp): IpAnswer | null {
