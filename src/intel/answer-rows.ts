@@ -11,6 +11,10 @@ import type { IpAnswer, Threat } from './types.ts';
 /** A row's slots: prefix, asn, asn_name, country, rir, connection_type, netrep, threat, contributions. */
 const ROW = 9;
 
+/** Marks where a row number is kept: not yet built; no record there (no answer). */
+export const ROW_UNBUILT = -1;
+export const ROW_NONE = -3;
+
 /** The threat of an answer given its static threat and contributions (blocklist and trap signals). */
 export type ThreatOf = (ip: string, threat: Threat, contributions: Contribution[]) => Threat;
 

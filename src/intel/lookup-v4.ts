@@ -7,15 +7,15 @@
  */
 import { intToIpv4 } from '../core/ip.ts';
 import { NO_RECORD, type Snapshot } from '../dataset/index.ts';
-import type { AnswerRows } from './answer-rows.ts';
+import { type AnswerRows, ROW_NONE, ROW_UNBUILT } from './answer-rows.ts';
 import { blockIndexV4, blockLengthV4, PARTIAL_V4, searchV4 } from './engine.ts';
 import { pieceHiV4, pieceLoV4, splitByPrefixV4 } from './prefix-cut.ts';
 import type { Profile } from './profile.ts';
 import type { IpAnswer } from './types.ts';
 
-/** Marks where a row number goes: not yet built; no record (no answer); search the block. */
-const UNBUILT = -1;
-const NONE = -3;
+const UNBUILT = ROW_UNBUILT;
+const NONE = ROW_NONE;
+/** A third mark, for blocks: search it. */
 const PARTIAL = PARTIAL_V4;
 
 export function createLookupV4(options: {

@@ -2,11 +2,12 @@
  * The hot path: `lookup(ip)` reads the snapshot's intervals cut where the prefix changes, with
  * what each answers (profile and prefix) cached on first use: IPv4 through whole and partial
  * blocks (lookup-v4.ts), IPv6 through a bucketed binary search; both answer from rows of
- * answer-rows.ts. Only the answer object is new. `recordAt` finds the record of any address (slower, no cut tables).
+ * answer-rows.ts. Only the answer object is new. `recordAt` finds the record of any address
+ * (slower, no cut tables).
  */
 import type { IpWords, ParsedIp } from '../core/ip.ts';
 import { NO_RECORD, type Snapshot } from '../dataset/index.ts';
-import { answerRows } from './answer-rows.ts';
+import { answerRows, ROW_NONE as NONE, ROW_UNBUILT as UNBUILT } from './answer-rows.ts';
 import { bogonV4, bogonV6 } from './bogon.ts';
 import { cidrAroundV6, findV4, findV6, findV6Fine, formatV6Words, v6Words } from './engine.ts';
 import { createLookupV4 } from './lookup-v4.ts';
@@ -46,10 +47,6 @@ function bogonAnswer(address: string, prefix: string): IpAnswer {
     threat: BOGON_THREAT,
   };
 }
-
-/** The row marks of rowAt6: not yet built; no record (no answer). */
-const UNBUILT = -1;
-const NONE = -3;
 
 /**
  * A lazily filled table of n values: an Int32Array of slots into a packed array. (A plain
