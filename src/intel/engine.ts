@@ -12,18 +12,10 @@ import type { FamilyTable } from '../dataset/index.ts';
 /** Index of the interval containing the IPv4 address `ip` (unsigned int), or -1. */
 export function findV4(t: FamilyTable, ip: number): number {
   const top = ip >>> 16;
-  let lo = (t.buckets[top] as number) - 1;
-  let hi = (t.buckets[top + 1] as number) - 1;
+  const hi = (t.buckets[top + 1] as number) - 1;
   if (hi < 0) return -1;
-  if (lo < 0) lo = 0;
-  const starts = t.starts;
-  // Last interval with start <= ip inside [lo, hi].
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if ((starts[mid] as number) <= ip) lo = mid;
-    else hi = mid - 1;
-  }
-  return (starts[lo] as number) <= ip ? lo : -1;
+  const i = searchV4(t.starts, 1, Math.max(0, (t.buckets[top] as number) - 1), hi, ip);
+  return (t.starts[i] as number) <= ip ? i : -1;
 }
 
 /**
@@ -104,9 +96,10 @@ export function blockIndexV4(starts: Uint32Array): BlockIndexV4 {
 }
 
 /**
- * The interval of `ip` in a partial block: the last of lo (an interval starting below the
- * block, -1 for none) and the starts after it up to hi that are at or below ip. The starts are
- * read every `stride` words (lookup-v4.ts keeps a row beside each start).
+ * Binary search: the last of lo and the indexes after it up to hi whose start is at or below
+ * ip (lo itself is not compared). In a partial block lo is the interval starting below the
+ * block (-1 for none); findV4 checks lo's start itself. The starts are read every `stride` words
+ * (lookup-v4.ts keeps a row beside each start).
  */
 export function searchV4(starts: Uint32Array, stride: number, lo: number, hi: number, ip: number): number {
   let a = lo;
