@@ -7,7 +7,7 @@
  */
 import type { IpWords, ParsedIp } from '../core/ip.ts';
 import { NO_RECORD, type Snapshot } from '../dataset/index.ts';
-import { answerRows, ROW_NONE as NONE, ROW_UNBUILT as UNBUILT } from './answer-rows.ts';
+import { answerRows, ROW_NONE as NONE, type ThreatOf, ROW_UNBUILT as UNBUILT } from './answer-rows.ts';
 import { bogonV4, bogonV6 } from './bogon.ts';
 import { cidrAroundV6, findV4, findV6, findV6Fine, formatV6Words, v6Words } from './engine.ts';
 import { createLookupV4 } from './lookup-v4.ts';
@@ -16,7 +16,25 @@ import type { Profile } from './profile.ts';
 import { type Contribution, POINTS, scoreThreat } from './threat.ts';
 import type { IpAnswer, Threat, ThreatSignalSource } from './types.ts';
 
-const NO_SIGNALS: ThreatSignalSource = { listingFor: () => null, pristineTrapHitRecent: () => false };
+/** An answer's threat with an active blocklist listing and a recent pristine trap hit added. */
+function threatWith(signals: ThreatSignalSource): ThreatOf {
+  return (ip, threat, contributions) => {
+    const listing = signals.listingFor(ip);
+    const trap = signals.pristineTrapHitRecent(ip);
+    if (!listing && !trap) return threat;
+    const c: Contribution[] = [];
+    if (listing) {
+      const bad = listing.type === 'malware' || listing.type === 'phishing';
+      c.push({
+        points: bad ? POINTS.listingMalware : POINTS.listingSpam,
+        reason: `active blocklist listing (${listing.type})`,
+      });
+    }
+    c.push(...contributions);
+    if (trap) c.push({ points: POINTS.trap, reason: 'pristine spam trap hit in the last 30 days' });
+    return scoreThreat(c);
+  };
+}
 
 const BOGON_FLAGS = Object.freeze({
   is_datacenter: false,
@@ -90,29 +108,8 @@ export function createLookup(options: {
   profileOf: (rec: number) => Profile;
 }): Lookup {
   const s = options.snapshot;
-  const signals = options.signals ?? NO_SIGNALS;
   const profileOf = options.profileOf;
   const words = new Uint32Array(4);
-
-  const hasSignals = options.signals !== undefined;
-
-  function threatFor(ip: string, threat: Threat, contributions: Contribution[]): Threat {
-    if (!hasSignals) return threat;
-    const listing = signals.listingFor(ip);
-    const trap = signals.pristineTrapHitRecent(ip);
-    if (!listing && !trap) return threat;
-    const c: Contribution[] = [];
-    if (listing) {
-      const bad = listing.type === 'malware' || listing.type === 'phishing';
-      c.push({
-        points: bad ? POINTS.listingMalware : POINTS.listingSpam,
-        reason: `active blocklist listing (${listing.type})`,
-      });
-    }
-    c.push(...contributions);
-    if (trap) c.push({ points: POINTS.trap, reason: 'pristine spam trap hit in the last 30 days' });
-    return scoreThreat(c);
-  }
 
   function v6Value(): bigint {
     return (
@@ -123,7 +120,7 @@ export function createLookup(options: {
     );
   }
 
-  const rows = answerRows(hasSignals ? threatFor : null);
+  const rows = answerRows(options.signals ? threatWith(options.signals) : null);
   const lookupPublicV4 = createLookupV4({ snapshot: s, profileOf, rows });
 
   // IPv6: the row of each cut interval (answer-rows.ts), built on first use: one Int32Array read
