@@ -61,6 +61,8 @@ function viaBlocks(starts: Uint32Array, b: BlockIndexV4, ip: number): number {
   const q = (b.base20[top] as number) + ((ip >>> 12) & 15);
   const f = b.by20[3 * q] as number;
   if (f !== PARTIAL_V4) return f;
+  const g = b.by24[(b.base24[q] as number) + ((ip >>> 8) & 15)] as number;
+  if (g !== PARTIAL_V4) return g;
   return searchV4(starts, 1, b.by20[3 * q + 1] as number, b.by20[3 * q + 2] as number, ip);
 }
 
@@ -96,11 +98,12 @@ describe('engine search', () => {
   });
 
   it('blockIndexV4 agrees with findV4 on random and crowded starts, at every block edge', () => {
-    // Starts anywhere, on /16 and /20 boundaries, and crowded into a few /16s.
+    // Starts anywhere, on /16, /20 and /24 boundaries, and crowded into a few /16s.
     const start = fc.oneof(
       { arbitrary: fc.integer({ min: 0, max: 0xffffffff }), weight: 1 },
       { arbitrary: fc.integer({ min: 0, max: 0xffff }).map((k) => k * 0x10000), weight: 1 },
       { arbitrary: fc.integer({ min: 0, max: 0xfffff }).map((k) => k * 0x1000), weight: 1 },
+      { arbitrary: fc.integer({ min: 0, max: 0xffffff }).map((k) => k * 0x100), weight: 1 },
       { arbitrary: fc.integer({ min: 0xc6336000, max: 0xc63380ff }), weight: 3 },
       { arbitrary: fc.integer({ min: 0x0affe000, max: 0x0b001fff }), weight: 3 },
     );
@@ -115,8 +118,8 @@ describe('engine search', () => {
           const probes = [0, 0xffffffff, ...extra];
           for (const x of starts) {
             probes.push(x, Math.max(0, x - 1), Math.min(0xffffffff, x + 1));
-            // The edges of the /16 and /20 the start is in.
-            for (const size of [0x10000, 0x1000]) {
+            // The edges of the /16, /20 and /24 the start is in.
+            for (const size of [0x10000, 0x1000, 0x100]) {
               const base = x - (x % size);
               probes.push(base, Math.max(0, base - 1), base + size - 1, Math.min(0xffffffff, base + size));
             }
@@ -130,7 +133,8 @@ describe('engine search', () => {
 
   it('blockIndexV4: a block starting at its first address is whole, any other start makes it partial', () => {
     // 198.51.0.0/16 in one interval from its first address; 198.52.0.0/16 with starts at the
-    // first address of its /20 #0 (whole), inside /20 #1 (partial) and none in the rest.
+    // first address of its /20 #0 (whole), inside /20 #1 (partial; in its first /24) and none in
+    // the rest.
     const t = table4([0xc6330000, 0xc6340000, 0xc6341010, 0xc6350000]);
     const b = blockIndexV4(t.starts);
     expect(b.by16[0xc633]).toBe(0);
@@ -139,6 +143,10 @@ describe('engine search', () => {
     expect(b.by16[0xc636]).toBe(3);
     const q = b.base20[0xc634] as number;
     expect([...b.by20.subarray(3 * q, 3 * q + 9)]).toEqual([1, 0, 1, PARTIAL_V4, 1, 2, 2, 2, 2]);
+    // In the partial /20, the /24 holding the start is partial and the other fifteen are whole.
+    const c = b.base24[q + 1] as number;
+    expect([...b.by24.subarray(c, c + 16)]).toEqual([PARTIAL_V4, ...Array(15).fill(2)]);
+    expect(b.by24.length).toBe(16);
   });
 
   it('IPv6 four-word compare', () => {

@@ -1,9 +1,11 @@
 /**
  * The IPv4 hot path of lookup.ts. An address is answered from the block it lies in
- * (blockIndexV4): a whole /16 or /20 names its answer row directly; a partial /20 is searched
- * over [start, row] pairs, so that the row of the interval found comes in the cache line of its
- * start, and the answer is read from that row (answer-rows.ts): a uniform random address touches
- * two or three cache lines, not the five to seven of index, starts, slot and template object.
+ * (blockIndexV4): a whole /16, /20 or /24 names its answer row directly, and a partial block
+ * names where its smaller blocks' rows begin, so that every level is one read; the rare partial
+ * /24 is searched over [start, row] pairs, the row of the interval found coming in the cache line
+ * of its start. The answer is read from that row (answer-rows.ts): a uniform random address
+ * touches two to four cache lines, not the five to seven of index, starts, slot and template
+ * object.
  */
 import { intToIpv4 } from '../core/ip.ts';
 import { NO_RECORD, type Snapshot } from '../dataset/index.ts';
@@ -15,8 +17,13 @@ import type { IpAnswer } from './types.ts';
 
 const UNBUILT = ROW_UNBUILT;
 const NONE = ROW_NONE;
-/** A third mark, for blocks: search it. */
+/** A /24 that intervals start inside: search it. */
 const PARTIAL = PARTIAL_V4;
+/**
+ * A partial /16 or /20 in the row tables: SMALLER - b, where b is the index of its first
+ * smaller block's row (every mark is above SMALLER).
+ */
+const SMALLER = -4;
 
 export function createLookupV4(options: {
   snapshot: Snapshot;
@@ -26,7 +33,7 @@ export function createLookupV4(options: {
   const { snapshot: s, profileOf, rows } = options;
   const cut = splitByPrefixV4(s.v4);
   const origin = cut.origin;
-  const blocks = blockIndexV4(cut.starts);
+  const { by16, base20, by20, base24, by24 } = blockIndexV4(cut.starts);
   // [start, row] per cut interval: one buffer read as unsigned starts and signed rows.
   const pairs = new ArrayBuffer(origin.length * 8);
   const starts = new Uint32Array(pairs);
@@ -35,12 +42,16 @@ export function createLookupV4(options: {
     starts[2 * j] = cut.starts[j] as number;
     rowAt[2 * j + 1] = s.v4.recs[origin[j] as number] === NO_RECORD ? NONE : UNBUILT;
   }
-  // The row (or mark) of every block, built on first use from the interval the block names.
+  // The row (or mark) of every block, built on first use from the interval the block names; a
+  // partial /16 or /20 holds where its sixteen smaller blocks are.
   const markOf = (j: number) => (j === PARTIAL ? PARTIAL : j < 0 ? NONE : UNBUILT);
-  const rows16 = blocks.by16.map(markOf);
-  const by20 = blocks.by20;
+  const rows16 = by16.map((j, top) => (j === PARTIAL ? SMALLER - (base20[top] as number) : markOf(j)));
   const rows20 = new Int32Array(by20.length / 3);
-  for (let q = 0; q < rows20.length; q++) rows20[q] = markOf(by20[3 * q] as number);
+  for (let q = 0; q < rows20.length; q++) {
+    const j = by20[3 * q] as number;
+    rows20[q] = j === PARTIAL ? SMALLER - (base24[q] as number) : markOf(j);
+  }
+  const rows24 = by24.map(markOf);
 
   /** The row of cut interval j (NONE when it has no record), built on first use. */
   function rowOf(j: number): number {
@@ -58,17 +69,26 @@ export function createLookupV4(options: {
     return r;
   }
 
-  /** The row of an address of a partial /16. */
-  function rowIn20(ip: number, top: number): number {
-    const q = (blocks.base20[top] as number) + ((ip >>> 12) & 15);
+  /** The row of an address of a partial /20 (its q in by20), whose /24s start at b24. */
+  function rowIn24(ip: number, q: number, b24: number): number {
+    const b = b24 + ((ip >>> 8) & 15);
+    const r = rows24[b] as number;
+    if (r >= 0 || r === NONE) return r;
+    // A partial /24, or a whole one seen first: the search between the /20's bounds.
+    const found = rowOf(searchV4(starts, 2, by20[3 * q + 1] as number, by20[3 * q + 2] as number, ip));
+    if (r === UNBUILT) rows24[b] = found;
+    return found;
+  }
+
+  /** The row of an address of a partial /16, whose /20s start at b20. */
+  function rowIn20(ip: number, b20: number): number {
+    const q = b20 + ((ip >>> 12) & 15);
     const r = rows20[q] as number;
     if (r >= 0 || r === NONE) return r;
-    if (r === UNBUILT) {
-      const built = rowOf(by20[3 * q] as number);
-      rows20[q] = built;
-      return built;
-    }
-    return rowOf(searchV4(starts, 2, by20[3 * q + 1] as number, by20[3 * q + 2] as number, ip));
+    if (r <= SMALLER) return rowIn24(ip, q, SMALLER - r);
+    const built = rowOf(by20[3 * q] as number);
+    rows20[q] = built;
+    return built;
   }
 
   /** The answer for a public (not bogon) address. */
@@ -76,9 +96,9 @@ export function createLookupV4(options: {
     const top = ip >>> 16;
     let r = rows16[top] as number;
     if (r < 0) {
-      if (r === PARTIAL) r = rowIn20(ip, top);
+      if (r <= SMALLER) r = rowIn20(ip, SMALLER - r);
       else if (r === UNBUILT) {
-        r = rowOf(blocks.by16[top] as number);
+        r = rowOf(by16[top] as number);
         rows16[top] = r;
       }
       if (r === NONE) return null;
