@@ -73,6 +73,8 @@ export interface AppOptions {
   intelFacts?: IntelFacts;
   /** How long an authenticated key is kept (default: 1 s on PostgreSQL, 60 s on SQLite). */
   authCacheMs?: number;
+  /** false: the socket front reads 'data' events instead of its shared buffer (tests). */
+  frontReadIntoBuffer?: boolean;
   /**
    * IP/ASN dataset: 'load' (default) serves the newest snapshot in NETREP_DATA_DIR when one exists
    * (the IP and ASN routes answer 503 NOT_READY until a built one is reloaded); 'build' (netrep
@@ -287,6 +289,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     logger: options.logger === undefined ? false : options.logger,
     metricsRoute: metricsAt.kind === 'main',
     ...(options.routes ? { extraRoutes: options.routes } : {}),
+    ...(options.frontReadIntoBuffer === false ? { frontReadIntoBuffer: false } : {}),
   });
   // 'load': the newest snapshot in NETREP_DATA_DIR when there is one (else a later reload brings
   // one); 'build': when there is none, the first is built from the npm packages in the background

@@ -323,6 +323,19 @@ export function createAccounts(options: AccountsOptions) {
       return cachedByHash(hashApiKey(presented)) ?? null;
     },
 
+    /**
+     * The digest a presented key is stored and cached under, or null when it is not a key at all
+     * (for callers that keep it between requests: see cachedPrincipalByHash).
+     */
+    keyHash(presented: string): string | null {
+      return KEY_PATTERN.test(presented) ? hashApiKey(presented) : null;
+    },
+
+    /** cachedPrincipal for a key already digested by keyHash. */
+    cachedPrincipalByHash(hash: string): Principal | null {
+      return cachedByHash(hash) ?? null;
+    },
+
     recordUse(keyId: number): void {
       usage.record(keyId);
     },

@@ -4,12 +4,13 @@
  * heads split across reads, HTTP/1.0, bodies, missing Host, and a prompt close with idle
  * keep-alive connections held. readHead is checked on its own against hostile heads.
  */
+import http from 'node:http';
 import net from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIntelTestApp, type IntelTestApp } from '../../test/helpers/intel-app.ts';
 import { skipStore } from '../../test/helpers/stores.ts';
-import { readHead } from './fast-front.ts';
+import { frontReadsIntoBuffer, installFastFront, readHead } from './fast-front.ts';
 
 interface RawResponse {
   status: number;
@@ -204,7 +205,10 @@ describe('readHead', () => {
   });
 });
 
-describe.skipIf(skipStore('sqlite'))('socket front (sqlite)', () => {
+describe.skipIf(skipStore('sqlite')).each([
+  ['into its shared buffer', true],
+  ["by 'data' events", false],
+])('socket front (sqlite), reading %s', (_mode, readIntoBuffer) => {
   let t: IntelTestApp;
   let port: number;
   let key: string;
@@ -220,7 +224,10 @@ describe.skipIf(skipStore('sqlite'))('socket front (sqlite)', () => {
   };
 
   beforeAll(async () => {
-    t = await createIntelTestApp('sqlite', { config: { quotaOverrides: 'starter=3' } });
+    t = await createIntelTestApp('sqlite', {
+      config: { quotaOverrides: 'starter=3' },
+      ...(readIntoBuffer ? {} : { frontReadIntoBuffer: false }),
+    });
     port = Number(new URL(await t.app.listen()).port);
     key = await t.key({ tier: 'enterprise', permissions: ['ip:read'] });
     starter = await t.key({ tier: 'starter', permissions: ['ip:read'] });
@@ -297,6 +304,35 @@ describe.skipIf(skipStore('sqlite'))('socket front (sqlite)', () => {
     );
     expect(responses.map((r) => r.status)).toEqual([200, 200, 401]);
     expect(await fastCount('socket')).toBe(before + 2);
+  });
+
+  it('keys that change from request to request on one connection are each their own', async () => {
+    // The connection keeps the last key's digest (KeyMemo): every change of key must be seen,
+    // whether to another valid key (its own quota), to a malformed one or back.
+    const other = await t.key({ tier: 'starter', permissions: ['ip:read'] });
+    await exchange(port, [get('/v1/ip/8.8.8.8', other)], 1); // authenticated once, then cached
+    const { responses } = await exchange(
+      port,
+      [
+        get('/v1/ip/8.8.8.8') +
+          get('/v1/ip/8.8.8.8', other) +
+          get('/v1/ip/8.8.8.8') +
+          get('/v1/ip/8.8.8.8', other) +
+          get('/v1/ip/8.8.8.8', other) +
+          get('/v1/ip/8.8.8.8', 'nrp_invalid'),
+      ],
+      6,
+    );
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200, 429, 401]);
+    // The starter key's quota of 3 counts only its own requests; the enterprise key has none.
+    expect(responses.map((r) => r.headers['x-ratelimit-remaining'])).toEqual([
+      undefined,
+      '1',
+      undefined,
+      '0',
+      '0',
+      undefined,
+    ]);
   });
 
   it('heads split across reads, HTTP/1.0, a GET with a body and a missing Host are Node answers', async () => {
@@ -376,5 +412,50 @@ describe.skipIf(skipStore('sqlite'))('socket front (sqlite)', () => {
     await own.close();
     await closed;
     expect(Date.now() - started).toBeLessThan(3000);
+  });
+});
+
+describe.each([
+  ['into its shared buffer', true],
+  ["by 'data' events", false],
+])('socket front on a bare Node server, reading %s', (_mode, readIntoBuffer) => {
+  it('this Node has the socket slots the shared-buffer mode needs', () => {
+    // A Node without them would still serve ('data' events), only slower: this says so.
+    expect(frontReadsIntoBuffer()).toBe(true);
+  });
+
+  it('a tunnel after CONNECT gets the bytes that follow, in order, once Node holds the socket', async () => {
+    // With no lookup (no dataset) the front hands every connection over; Node's parser lets
+    // go of the socket at CONNECT, and what the client sends next reaches the tunnel through
+    // the front's read callback (the push path of the shared-buffer mode).
+    const server = http.createServer((_req, res) => res.end('plain'));
+    installFastFront(server, () => null, { keepAliveTimeoutMs: 5000, readIntoBuffer });
+    server.on('connect', (_req, socket: net.Socket, head: Buffer) => {
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      let seen = head.toString('latin1');
+      socket.on('data', (d: Buffer) => {
+        seen += d.toString('latin1');
+        if (seen.endsWith('END')) socket.end(`echo:${seen}`);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as net.AddressInfo).port;
+    try {
+      const client = net.connect(port, '127.0.0.1');
+      let got = '';
+      client.on('data', (d) => {
+        got += d.toString('latin1');
+      });
+      const closed = new Promise<void>((resolve) => client.on('close', () => resolve()));
+      client.write('CONNECT example.test:443 HTTP/1.1\r\nHost: example.test:443\r\n\r\n');
+      await new Promise((r) => setTimeout(r, 50));
+      client.write('first-');
+      await new Promise((r) => setTimeout(r, 20));
+      client.write('second-END');
+      await closed;
+      expect(got).toBe('HTTP/1.1 200 Connection Established\r\n\r\necho:first-second-END');
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });

@@ -16,7 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type Accounts, KEY_PATTERN, type Principal } from '../accounts/index.ts';
+import type { Accounts, Principal } from '../accounts/index.ts';
 import { AppError } from '../core/errors.ts';
 import { type IpWords, ipWords, readIp } from '../core/ip.ts';
 import type { IntelRuntime } from '../intel/index.ts';
@@ -60,9 +60,23 @@ export type FastReply = (
  */
 export type FastOutcome = 'taken' | 'declined' | 'uncached';
 
+/**
+ * The last key presented on one connection and its digest (accounts.keyHash; null: not a key).
+ * A client sends the same key on request after request; the digest (a SHA-256) is the largest
+ * single cost of a cached lookup. The key is compared with the one the same connection sent
+ * before, never with another client's or a stored one, so the comparison tells its timing to
+ * nobody but the client that sent both.
+ */
+export interface KeyMemo {
+  key: string;
+  hash: string | null;
+}
+
+export const keyMemo = (): KeyMemo => ({ key: '', hash: null });
+
 export interface FastLookup {
-  /** A GET of `url` with X-API-Key `presented`. */
-  take(url: string, presented: string | undefined, reply: FastReply): FastOutcome;
+  /** A GET of `url` with X-API-Key `presented`; `memo` is the connection's (KeyMemo). */
+  take(url: string, presented: string | undefined, reply: FastReply, memo?: KeyMemo): FastOutcome;
   /** Authenticates a key through the store, so that a valid one is cached afterwards. */
   warm(presented: string): Promise<void>;
 }
@@ -176,12 +190,27 @@ export function createFastLookup(options: FastLookupOptions): FastLookup {
   // quota check reads it again into its own, since the next request reuses this one.
   const scratch = ipWords();
 
-  const take = (url: string, presented: string | undefined, reply: FastReply): FastOutcome => {
+  const take = (
+    url: string,
+    presented: string | undefined,
+    reply: FastReply,
+    memo?: KeyMemo,
+  ): FastOutcome => {
     if (!url.startsWith(PREFIX) || !addressChars(url, PREFIX.length)) return 'declined';
     if (presented === undefined || options.closing()) return 'declined';
     const key = presented.trim();
-    const principal: Principal | null = accounts.cachedPrincipal(key);
-    if (!principal) return KEY_PATTERN.test(key) ? 'uncached' : 'declined';
+    let hash: string | null;
+    if (memo && memo.key === key) hash = memo.hash;
+    else {
+      hash = accounts.keyHash(key);
+      if (memo) {
+        memo.key = key;
+        memo.hash = hash;
+      }
+    }
+    if (hash === null) return 'declined';
+    const principal: Principal | null = accounts.cachedPrincipalByHash(hash);
+    if (!principal) return 'uncached';
     if (!principal.permissions.has('ip:read') && !principal.permissions.has('admin')) return 'declined';
     const text = url.slice(PREFIX.length);
     if (!readIp(text, scratch) || !runtime.current()) return 'declined';

@@ -42,6 +42,8 @@ export interface BuildHttpOptions {
   /** Serve /metrics on this app (false when it has its own listener or is off). */
   metricsRoute?: boolean;
   metricsRegistry?: Registry;
+  /** The socket front's read mode (fast-front.ts; tests run both): false reads 'data' events. */
+  frontReadIntoBuffer?: boolean;
 }
 
 /**
@@ -96,6 +98,7 @@ export async function buildHttp(options: BuildHttpOptions): Promise<HttpApp> {
         firstRequestTimeoutMs: server.headersTimeout,
         counted: () => countFront(),
         onError: (err) => app.log.error({ err }, 'fast front: connection dropped'),
+        ...(options.frontReadIntoBuffer === false ? { readIntoBuffer: false } : {}),
       });
       const perClient = services.config.httpMaxConnectionsPerClient;
       limitConnections(server, createConnectionCap({ max: perClient, exempt: trusted }), perClient, rejected);

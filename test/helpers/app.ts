@@ -45,6 +45,8 @@ export async function createTestApp(
     intelFacts?: IntelFacts;
     /** How long an authenticated key is kept (createApp's default when absent). */
     authCacheMs?: number;
+    /** false: the socket front reads 'data' events (createApp's frontReadIntoBuffer). */
+    frontReadIntoBuffer?: boolean;
   } = {},
 ): Promise<TestApp> {
   const handle = options.handle ?? (await createTestStore(kind));
@@ -73,6 +75,7 @@ export async function createTestApp(
     ...(options.enrichIp ? { enrichIp: options.enrichIp } : {}),
     ...(options.intelFacts ? { intelFacts: options.intelFacts } : {}),
     ...(options.authCacheMs ? { authCacheMs: options.authCacheMs } : {}),
+    ...(options.frontReadIntoBuffer === false ? { frontReadIntoBuffer: false } : {}),
   });
   const { user } = await app.services.accounts.createUser({
     email: `admin-${crypto.randomBytes(3).toString('hex')}@example.test`,
