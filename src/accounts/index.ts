@@ -315,23 +315,18 @@ export function createAccounts(options: AccountsOptions) {
     },
 
     /**
-     * authenticate without the store: the principal when the key is valid and cached, else
-     * null (unknown, revoked or simply not cached: the caller then takes the async path).
-     */
-    cachedPrincipal(presented: string): Principal | null {
-      if (!KEY_PATTERN.test(presented)) return null;
-      return cachedByHash(hashApiKey(presented)) ?? null;
-    },
-
-    /**
      * The digest a presented key is stored and cached under, or null when it is not a key at all
-     * (for callers that keep it between requests: see cachedPrincipalByHash).
+     * (a caller may keep it between requests of one client: fast-lookup.ts KeyMemo).
      */
     keyHash(presented: string): string | null {
       return KEY_PATTERN.test(presented) ? hashApiKey(presented) : null;
     },
 
-    /** cachedPrincipal for a key already digested by keyHash. */
+    /**
+     * authenticate without the store, for a key digested by keyHash: the principal when the key
+     * is valid and cached, else null (unknown, revoked or simply not cached: the caller then
+     * takes the async path).
+     */
     cachedPrincipalByHash(hash: string): Principal | null {
       return cachedByHash(hash) ?? null;
     },
