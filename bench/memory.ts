@@ -48,7 +48,7 @@ await sleep(1000);
 const bareMb = rssMb(bare.pid);
 bare.kill('SIGTERM');
 
-const server = spawn(process.execPath, [path.join(REPO, 'bin/netrep.js'), 'serve'], {
+const server = spawn(process.execPath, ['--expose-gc', path.join(REPO, 'bin/netrep.js'), 'serve'], {
   cwd: REPO,
   env: {
     ...process.env,

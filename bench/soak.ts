@@ -73,7 +73,7 @@ async function main(): Promise<void> {
     NETREP_ADMIN_PASSWORD: 'soak-password-123',
   };
   const bin = path.join(REPO, 'bin/netrep.js');
-  const server = spawn(process.execPath, [bin, 'serve'], {
+  const server = spawn(process.execPath, ['--expose-gc', bin, 'serve'], {
     cwd: work,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,26 +5,22 @@
  * to collect: an idle server measured 290 MB or 375 MB RSS depending on whether it had. The
  * collection takes a few hundred ms once per load, on a path that already takes seconds.
  *
- * `gc` is V8's own function: exposed at start with --expose-gc, else the flag is set now and the
- * function read from a new context (V8 installs `gc` on contexts created after the flag).
+ * `gc` is V8's own function, present only when the process was started with --expose-gc: the
+ * `netrep` binary's shebang, `npm start` and the test and benchmark launchers pass it. Without it
+ * this does nothing and V8 collects when it decides: Node documents changing V8 flags after start
+ * (`v8.setFlagsFromString`) as undefined behaviour, so the flag is never set at run time.
  */
-import v8 from 'node:v8';
-import vm from 'node:vm';
+type Gc = () => void;
 
-let gc: (() => void) | null | undefined;
+/** Whether this process can collect on demand (started with --expose-gc). */
+export function canCollectGarbage(): boolean {
+  return typeof (globalThis as { gc?: unknown }).gc === 'function';
+}
 
-export function collectGarbage(): void {
-  if (gc === undefined) {
-    gc = (globalThis as { gc?: () => void }).gc ?? null;
-    if (!gc) {
-      try {
-        v8.setFlagsFromString('--expose-gc');
-        const fn: unknown = vm.runInNewContext('gc');
-        gc = typeof fn === 'function' ? (fn as () => void) : null;
-      } catch {
-        gc = null;
-      }
-    }
-  }
-  gc?.();
+/** Runs a full collection when the process allows it; says whether it did. */
+export function collectGarbage(): boolean {
+  const gc = (globalThis as { gc?: Gc }).gc;
+  if (typeof gc !== 'function') return false;
+  gc();
+  return true;
 }

@@ -18,7 +18,7 @@ export async function startNetrep(
   timeoutMs = 60_000,
   command: 'serve' | 'worker' = 'serve',
 ): Promise<NetrepProcess> {
-  const child = spawn(process.execPath, [BIN, command], {
+  const child = spawn(process.execPath, ['--expose-gc', BIN, command], {
     cwd: env.NETREP_DATA_DIR ?? REPO,
     // No scheduled dataset update (it would download from the real upstreams); tests opt in.
     env: { ...process.env, NETREP_LOG_LEVEL: 'warn', NETREP_DATASET_UPDATE: 'off', ...env },
