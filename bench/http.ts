@@ -149,7 +149,11 @@ async function main(): Promise<void> {
   const schema = backends.postgres ? await createSchema() : null;
   const pgEnv = schema ? { ...env, NETREP_DATABASE_URL: pgUrlWithSchema(TEST_POSTGRES_URL, schema) } : null;
   const serve = (e: NodeJS.ProcessEnv) =>
-    spawn(process.execPath, ['--expose-gc', bin, 'serve'], { cwd: work, env: e, stdio: ['ignore', 'pipe', 'pipe'] });
+    spawn(process.execPath, ['--expose-gc', bin, 'serve'], {
+      cwd: work,
+      env: e,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   const netrep = serve(env);
   const pgServer = pgEnv ? serve({ ...pgEnv, NETREP_LISTEN: '127.0.0.1:0' }) : null;
   const minimal = spawn(

@@ -13,9 +13,13 @@ function inChild(flags: string[]): { can: boolean; did: boolean; exposedAfter: b
     const can = m.canCollectGarbage();
     const did = m.collectGarbage();
     console.log(JSON.stringify({ can, did, exposedAfter: typeof globalThis.gc === 'function' }));`;
-  const res = spawnSync(process.execPath, [...flags, '--import', 'tsx', '--input-type=module', '-e', script], {
-    encoding: 'utf8',
-  });
+  const res = spawnSync(
+    process.execPath,
+    [...flags, '--import', 'tsx', '--input-type=module', '-e', script],
+    {
+      encoding: 'utf8',
+    },
+  );
   expect(res.status, res.stderr).toBe(0);
   return JSON.parse(res.stdout.trim()) as { can: boolean; did: boolean; exposedAfter: boolean };
 }
