@@ -18,3 +18,13 @@ export function servingIntel(runtime: IntelRuntime): Intel {
         : 'no dataset is loaded yet: run netrep dataset build, then POST /v1/admin/datasets/reload',
   );
 }
+
+/**
+ * The meta of an answer that read dataset facts without needing them (reputation's datacenter
+ * and geo changes, header hops' enrichment): the serving version, read when the answer is done,
+ * or nothing while no snapshot is loaded (the facts were then unknown, not read).
+ */
+export function datasetMeta(services: { datasetVersion(): number | null }): { dataset_version?: number } {
+  const version = services.datasetVersion();
+  return version === null ? {} : { dataset_version: version };
+}

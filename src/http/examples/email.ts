@@ -6,6 +6,7 @@ import type { OperationExamples } from '../openapi.ts';
 import { checkDomainExample } from './tools.ts';
 
 export const getEmailReputationExample: OperationExamples = {
+  meta: { dataset_version: 1 },
   response: {
     ip: '8.8.8.8',
     score: 65,
@@ -34,11 +35,13 @@ export const getEmailReputationExample: OperationExamples = {
 };
 
 export const getEmailReputationBatchExample: OperationExamples = {
+  meta: { dataset_version: 1 },
   request: { ips: ['8.8.8.8'] },
   response: [{ ip: '8.8.8.8', score: 65, level: 'neutral' }],
 };
 
 export const getIpNeighborsExample: OperationExamples = {
+  meta: { dataset_version: 1 },
   response: {
     subnet: '8.8.8.0/24',
     total_ips_seen: 1,
@@ -50,6 +53,7 @@ export const getIpNeighborsExample: OperationExamples = {
 };
 
 export const getWarmupExample: OperationExamples = {
+  meta: { dataset_version: 1 },
   response: {
     ip: '8.8.8.8',
     status: 'cold',
@@ -64,6 +68,7 @@ export const getWarmupExample: OperationExamples = {
 };
 
 export const classifyPoolExample: OperationExamples = {
+  meta: { dataset_version: 1 },
   request: { ips: ['8.8.8.8'] },
   response: [
     {

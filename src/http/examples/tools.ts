@@ -95,6 +95,7 @@ export const checkDomainExample: OperationExamples = {
 };
 
 export const analyzeHeadersExample: OperationExamples = {
+  meta: { dataset_version: 1 },
   request: {
     headers:
       'Received: from mail.example.com (mail.example.com [192.0.2.10]) by mx.example.net with ESMTPS; Mon, 15 Jun 2026 11:59:58 +0000\r\nFrom: Alice <alice@example.com>\r\nTo: bob@example.net\r\nSubject: Hello\r\nDate: Mon, 15 Jun 2026 11:59:57 +0000\r\nMessage-ID: <1@example.com>\r\nAuthentication-Results: mx.example.net; spf=pass smtp.mailfrom=example.com; dkim=pass header.d=example.com header.s=selector1; dmarc=pass header.from=example.com\r\n',

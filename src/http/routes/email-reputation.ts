@@ -1,7 +1,8 @@
 /**
  * Sending-IP reputation, subnet neighbours, warm-up and pool classification (spec §2.5, §2.6,
  * §4; CONTRACT §7). Reputation single and batch are anonymous (60/min per client IP, shared);
- * warm-up adds 60/min per key; pool classification needs the telemetry_ingest feature.
+ * warm-up adds 60/min per key; pool classification needs the telemetry_ingest feature. Each
+ * answer reads dataset facts (datacenter, geo changes) and carries meta.dataset_version.
  */
 import { Type } from '@sinclair/typebox';
 import {
@@ -20,6 +21,7 @@ import {
   getWarmupExample,
 } from '../examples/email.ts';
 import { envelope, errorResponses, IpParam } from '../schemas.ts';
+import { datasetMeta } from '../serving-intel.ts';
 
 const IpList = (max: number) =>
   Type.Object({
@@ -49,7 +51,7 @@ export function emailReputationRoutes(app: HttpApp, services: HttpServices): voi
         },
       },
     },
-    async (request) => ({ data: await reputation.forIp(request.params.ip) }),
+    async (request) => ({ data: await reputation.forIp(request.params.ip), meta: datasetMeta(services) }),
   );
 
   app.post(
@@ -68,7 +70,7 @@ export function emailReputationRoutes(app: HttpApp, services: HttpServices): voi
         },
       },
     },
-    async (request) => ({ data: await reputation.batch(request.body.ips) }),
+    async (request) => ({ data: await reputation.batch(request.body.ips), meta: datasetMeta(services) }),
   );
 
   app.get(
@@ -84,7 +86,10 @@ export function emailReputationRoutes(app: HttpApp, services: HttpServices): voi
         response: { 200: envelope(SubnetSummary), ...errorResponses('INVALID_IP', 'EVIDENCE_UNAVAILABLE') },
       },
     },
-    async (request) => ({ data: await reputation.neighbors(request.params.ip) }),
+    async (request) => ({
+      data: await reputation.neighbors(request.params.ip),
+      meta: datasetMeta(services),
+    }),
   );
 
   app.get(
@@ -100,7 +105,7 @@ export function emailReputationRoutes(app: HttpApp, services: HttpServices): voi
         response: { 200: envelope(WarmupData), ...errorResponses('INVALID_IP', 'EVIDENCE_UNAVAILABLE') },
       },
     },
-    async (request) => ({ data: await warmup.forIp(request.params.ip) }),
+    async (request) => ({ data: await warmup.forIp(request.params.ip), meta: datasetMeta(services) }),
   );
 
   app.post(
@@ -122,7 +127,7 @@ export function emailReputationRoutes(app: HttpApp, services: HttpServices): voi
     },
     async (request) => {
       const ownerId = request.principal?.ownerId ?? 0;
-      return { data: await warmup.classify(ownerId, request.body.ips) };
+      return { data: await warmup.classify(ownerId, request.body.ips), meta: datasetMeta(services) };
     },
   );
 }

@@ -2,7 +2,8 @@
  * Header analysis routes (spec §2.8, §4 rule 5, §8): the anonymous tool and its keyed alias.
  * Body `{headers}` up to 64 KiB (413 PAYLOAD_TOO_LARGE), `headers` up to 49152 bytes
  * (HEADERS_TOO_LARGE), missing or blank → MISSING_HEADERS. Hop enrichment comes from
- * `services.enrichIp` (intel) when wired; `dmarc_policy` is looked up on the public route only.
+ * `services.enrichIp` (intel) when wired, and the answer's meta.dataset_version names the serving
+ * dataset; `dmarc_policy` is looked up on the public route only.
  */
 import { lookupDmarcPolicy } from '../../emailauth/index.ts';
 import {
@@ -16,6 +17,7 @@ import {
 import type { HttpApp, HttpServices } from '../context.ts';
 import { analyzeHeadersExample } from '../examples/tools.ts';
 import { envelope, errorResponses } from '../schemas.ts';
+import { datasetMeta } from '../serving-intel.ts';
 
 /** Spec §8: the JSON body of a header analysis is limited to 64 KiB. */
 export const HEADER_ANALYZER_BODY_LIMIT = 64 * 1024;
@@ -55,7 +57,7 @@ export function headerAnalyzerRoutes(app: HttpApp, services: HttpServices): void
         'Header analyzer (anonymous): delivery path, authentication, origin, anomalies, DMARC policy.',
       ),
     },
-    async (request) => ({ data: await analyze(request.body, true) }),
+    async (request) => ({ data: await analyze(request.body, true), meta: datasetMeta(services) }),
   );
   app.post(
     '/v1/tools/header-analyzer',
@@ -67,6 +69,6 @@ export function headerAnalyzerRoutes(app: HttpApp, services: HttpServices): void
         'Header analyzer, key-protected alias of the public route (no DMARC policy lookup).',
       ),
     },
-    async (request) => ({ data: await analyze(request.body, false) }),
+    async (request) => ({ data: await analyze(request.body, false), meta: datasetMeta(services) }),
   );
 }
