@@ -213,7 +213,7 @@ describe.each(STORE_KINDS)('webhook deliveries (%s)', (kind) => {
   });
 
   it.skipIf(skip)(
-    'a delivery whose host now resolves to loopback is refused and logged, nothing sent',
+    'a delivery whose host now resolves to loopback, in any IPv6 spelling, is refused and logged, nothing sent',
     async () => {
       const guarded = await createTestApp(kind, {
         handle: t.handle,
@@ -221,6 +221,18 @@ describe.each(STORE_KINDS)('webhook deliveries (%s)', (kind) => {
       });
       try {
         const k = await guarded.key({ permissions: ['ip:read'] });
+        for (const literal of ['[::127.0.0.1]', '[::ffff:7f00:1]', '[64:ff9b::7f00:1]', '[2002:7f00:1::]']) {
+          const refused = await guarded.app.http.inject({
+            method: 'POST',
+            url: '/v1/webhooks',
+            headers: { 'x-api-key': k },
+            payload: { url: `http://${literal}:${new URL(receiver.url).port}/hook` },
+          });
+          expect([refused.statusCode, refused.json().data.code], literal).toEqual([400, 'INVALID_BODY']);
+          expect(refused.json().data.error, literal).toMatch(
+            /refused: .* reaching 127\.0\.0\.1|127\.0\.0\.1 is loopback/,
+          );
+        }
         const created = await guarded.app.http.inject({
           method: 'POST',
           url: '/v1/webhooks',
@@ -249,6 +261,33 @@ describe.each(STORE_KINDS)('webhook deliveries (%s)', (kind) => {
             error: expect.stringContaining('refused: 127.0.0.1 is loopback'),
           }),
         ]);
+        // The same at delivery for every IPv6 spelling of loopback and metadata space.
+        const moves: [string, string][] = [
+          ['::127.0.0.1', 'refused: ::7f00:1 is IPv4-compatible IPv6 (::/96, deprecated) reaching 127.0.0.1'],
+          ['::ffff:7f00:1', 'refused: 127.0.0.1 is loopback'],
+          ['64:ff9b::7f00:1', 'refused: 64:ff9b::7f00:1 is NAT64 (64:ff9b::/96) reaching 127.0.0.1'],
+          ['64:ff9b::a9fe:a9fe', 'reaching 169.254.169.254, linkLocal'],
+          ['2002:7f00:1::1', 'refused: 2002:7f00:1::1 is 6to4 (2002::/16) reaching 127.0.0.1'],
+          ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'is Teredo (2001::/32) reaching 127.0.0.1'],
+        ];
+        for (const [aaaa, error] of moves) {
+          zone.setZone({ 'moving.example.test': [{ type: 'AAAA', data: aaaa }] });
+          await guarded.app.http.inject({
+            method: 'POST',
+            url: `/v1/webhooks/${id}/test`,
+            headers: { 'x-api-key': k },
+          });
+          await guarded.app.webhookWorker.runOnce();
+          const [latest] = (
+            await guarded.app.http.inject({
+              url: `/v1/webhooks/${id}/deliveries`,
+              headers: { 'x-api-key': k },
+            })
+          ).json().data.deliveries;
+          expect(latest, aaaa).toMatchObject({ attempt: 1, status: 'failed', response_code: null });
+          expect(latest.error, aaaa).toContain(error);
+        }
+        expect(receiver.received).toEqual([]);
       } finally {
         zone.setZone({ 'moving.example.test': [{ type: 'A', data: '93.184.216.34' }] });
         await guarded.app.close();

@@ -1,11 +1,14 @@
 /**
  * The SSRF guard (CONTRACT §11): a webhook URL is http(s) without credentials; its host is
- * resolved once and every address must be public unicast (no loopback, private, link-local,
- * CGNAT, multicast, reserved or special IPv6 space; IPv4-mapped IPv6 is read as its IPv4
- * address) unless private delivery is allowed. The delivery then connects to the checked
- * address itself, so a second resolution (DNS rebinding) cannot change the target.
+ * resolved once and every address must reach public unicast (no loopback, private, link-local,
+ * CGNAT, multicast, reserved or special IPv6 space; an IPv6 address that carries an IPv4 one,
+ * mapped, compatible, NAT64, 6to4 or Teredo, is judged by the IPv4 address it reaches: reach.ts)
+ * unless private delivery is allowed. The delivery then connects to the checked address itself,
+ * so a second resolution (DNS rebinding) cannot change the target; it is checked again on every
+ * attempt.
  */
-import { ipRange, parseIp } from '../core/ip.ts';
+import { parseIp } from '../core/ip.ts';
+import { refusedReach } from './reach.ts';
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -54,13 +57,8 @@ export function parseWebhookUrl(
   return { ok: true, url, host };
 }
 
-/** Why an address may not receive deliveries, or null when it is public unicast. */
-export function refusedAddress(address: string): string | null {
-  const ip = parseIp(address);
-  if (!ip) return `${address} is not an IP address`;
-  const range = ipRange(ip);
-  return range === 'unicast' ? null : `${ip.address} is ${range} address space`;
-}
+/** Why an address may not receive deliveries, or null when it reaches public unicast. */
+export const refusedAddress = refusedReach;
 
 /**
  * Resolves and checks a webhook URL. Every resolved address must pass (a name answering one
@@ -76,7 +74,7 @@ export async function resolveTarget(
   let addresses: string[];
   const literal = parseIp(host);
   if (literal) addresses = [literal.address];
-  else if (host === 'localhost' || host.endsWith('.localhost'))
+  else if (/(^|\.)localhost\.?$/i.test(host))
     // RFC 6761 §6.3: always loopback, whatever a resolver says.
     addresses = ['127.0.0.1'];
   else {
