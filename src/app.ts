@@ -35,7 +35,7 @@ import {
   ipEnrichmentOf,
   withDeadline,
 } from './intel/index.ts';
-import { createLimits } from './limits/index.ts';
+import { createLimits, registerLimitsMetrics } from './limits/index.ts';
 import { createReputation, type IntelFacts, listingFactsOf } from './reputation/index.ts';
 import { migrate, openStore, ping, type Store, sqliteDataVersion } from './store/index.ts';
 import { createTelemetry } from './telemetry/index.ts';
@@ -122,6 +122,8 @@ export async function connectRedis(url: string): Promise<Redis> {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 3000,
+    // A command that gets no answer (a cut that drops packets) fails, and limits count locally.
+    commandTimeout: 1000,
     lazyConnect: true,
   });
   redis.on('error', () => undefined);
@@ -163,6 +165,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     redis,
     clock,
     prefix: options.limitPrefix ?? config.redisPrefix,
+    minInstances: config.limitsInstances,
   });
 
   const blocklist = createBlocklist({ store, clock });
@@ -188,7 +191,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     } catch (err) {
       checks.push({ name: 'store', ok: false, detail: (err as Error).message });
     }
-    if (redis) checks.push({ name: 'redis', ok: redis.status === 'ready', detail: redis.status });
+    // Redis away: still ready (limits are counted here meanwhile), the line says degraded.
+    const limitsCheck = limits.readiness();
+    if (limitsCheck) checks.push(limitsCheck);
     if (datasetExpected) {
       const state = intelRuntime.state();
       checks.push({
@@ -361,6 +366,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     updater: datasetUpdater,
   });
   registerFeedsMetrics(metricsRegistry, feedsWorker);
+  registerLimitsMetrics(metricsRegistry, limits.outage);
   // TXT answers point at the lookup route; without NETREP_PUBLIC_URL, at the bound HTTP address.
   let publicBase = (config.publicUrl || `http://${config.listen}`).replace(/\/+$/, '');
   // A taken DNSBL port (an mDNS responder on 5353, a second instance) must not take the HTTP API

@@ -47,6 +47,13 @@ export const SETTINGS = {
     default: 'netrep',
     description: 'Key prefix in Redis, so several deployments can share one Redis.',
   },
+  limitsInstances: {
+    env: 'NETREP_LIMITS_INSTANCES',
+    kind: 'int',
+    default: '1',
+    description:
+      'While Redis is away each instance allows 1/N of what a counter had left, N being the instances heard from in Redis in the last 10 minutes and at least this number.',
+  },
   dnsServers: {
     env: 'NETREP_DNS_SERVERS',
     kind: 'list',

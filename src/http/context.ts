@@ -51,6 +51,8 @@ export interface ReadinessCheck {
   name: string;
   ok: boolean;
   detail?: string;
+  /** Serving, but with less than usual (Redis away: limits counted per instance). */
+  degraded?: boolean;
 }
 
 /**

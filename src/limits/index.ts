@@ -5,7 +5,9 @@
  * - per-minute buckets (anonymous per client IP, warm-up per key, domain DNS per key):
  *   Redis when set, else process memory. The domain DNS bucket is per instance by spec, so it
  *   always lives in memory.
- * When the shared backend fails, an in-memory insurance limiter keeps limiting.
+ * While Redis is away, each instance counts locally within its share of what was left and adds
+ * that back when Redis returns (outage.ts); the store-backed daily counter keeps
+ * rate-limiter-flexible's in-memory insurance limiter.
  */
 
 import type { Redis } from 'ioredis';
@@ -22,6 +24,9 @@ import { type Clock, DAY_MS } from '../core/clock.ts';
 import { AppError } from '../core/errors.ts';
 import type { Store } from '../store/index.ts';
 import { createMemoryWindow, type MemoryWindow } from './memory-window.ts';
+import { createOutageLedger, type OutageState, UNSEEN_DAILY_SHARE } from './outage.ts';
+
+export type { OutageState } from './outage.ts';
 
 export interface LimitState {
   limit: number;
@@ -63,6 +68,8 @@ export interface LimitsOptions {
   /** Key prefix in Redis and the rate_limits table (tests isolate with it). */
   prefix?: string;
   buckets?: Partial<Record<MinuteBucket, MinuteBucketSpec>>;
+  /** At least this many instances share Redis (NETREP_LIMITS_INSTANCES; outage.ts counts them). */
+  minInstances?: number;
 }
 
 /** Points well above any tier: the real quota is checked against `consumedPoints`. */
@@ -83,12 +90,27 @@ export function createLimits(options: LimitsOptions) {
     duration,
     insuranceLimiter: new RateLimiterMemory({ keyPrefix: `${prefix}:${keyPrefix}:ins`, points, duration }),
   });
+  // Redis limiters have no insurance limiter: the outage ledger counts while Redis is away.
+  const redisOpts = (keyPrefix: string, points: number, duration: number, client: Redis) => ({
+    keyPrefix: `${prefix}:${keyPrefix}`,
+    points,
+    duration,
+    storeClient: client,
+  });
+  const ledger = redis
+    ? createOutageLedger({
+        redis,
+        prefix,
+        now: clock,
+        ...(options.minInstances !== undefined ? { minInstances: options.minInstances } : {}),
+      })
+    : null;
 
   // One counter per key per UTC day; the key name carries the day, the entry expires after two days.
   const dailyDuration = 2 * 86_400;
   let daily: RateLimiterAbstract;
   if (redis) {
-    daily = new RateLimiterRedis({ ...storeOpts('daily', DAILY_CEILING, dailyDuration), storeClient: redis });
+    daily = new RateLimiterRedis(redisOpts('daily', DAILY_CEILING, dailyDuration, redis));
   } else if (store.sqlite) {
     daily = new RateLimiterSQLite({
       ...storeOpts('daily', DAILY_CEILING, dailyDuration),
@@ -113,7 +135,7 @@ export function createLimits(options: LimitsOptions) {
   const local = new Map<MinuteBucket, MemoryWindow>();
   for (const [name, spec] of Object.entries(buckets) as [MinuteBucket, MinuteBucketSpec][]) {
     if (redis && !spec.perInstance) {
-      minute.set(name, new RateLimiterRedis({ ...storeOpts(name, spec.points, 60), storeClient: redis }));
+      minute.set(name, new RateLimiterRedis(redisOpts(name, spec.points, 60, redis)));
     } else {
       local.set(name, createMemoryWindow(60_000));
     }
@@ -130,8 +152,53 @@ export function createLimits(options: LimitsOptions) {
       },
     });
 
+  /** The daily count from this instance's share while Redis is away (outage.ts). */
+  const localDaily = (key: string, quota: number, reset: number): LimitState => {
+    const { left } = (ledger as NonNullable<typeof ledger>).consume(
+      daily,
+      key,
+      quota,
+      reset * 1000,
+      UNSEEN_DAILY_SHARE,
+    );
+    const state = { limit: quota, remaining: Math.max(0, left), reset };
+    if (left < 0) throw tooMany(state, reset - Math.floor(clock() / 1000));
+    return state;
+  };
+
+  const localMinute = (limiter: RateLimiterAbstract, spec: MinuteBucketSpec, subject: string): LimitState => {
+    const t = clock();
+    const { left, expiresAt } = (ledger as NonNullable<typeof ledger>).consume(
+      limiter,
+      subject,
+      spec.points,
+      t + 60_000,
+      1,
+    );
+    const state = { limit: spec.points, remaining: Math.max(0, left), reset: Math.ceil(expiresAt / 1000) };
+    if (left < 0) throw tooMany(state, Math.ceil((expiresAt - t) / 1000));
+    return state;
+  };
+
   return {
     buckets,
+
+    /** Whether limits are shared through Redis or counted here while it is away; null without Redis. */
+    outage(): OutageState | null {
+      return ledger ? ledger.state() : null;
+    },
+
+    /**
+     * The Redis line of /readyz: ready while Redis answers, and still ok (the API serves) but
+     * `degraded` while limits are counted on this instance; null without Redis.
+     */
+    readiness(): { name: string; ok: boolean; detail: string; degraded?: boolean } | null {
+      if (!redis || !ledger) return null;
+      const s = ledger.state();
+      if (!s.degraded) return { name: 'redis', ok: true, detail: redis.status };
+      const detail = `${redis.status}: limits counted on this instance (1/${s.instances} of what each counter had left), ${s.pending} to add back`;
+      return { name: 'redis', ok: true, degraded: true, detail };
+    },
 
     /**
      * Counts one request against the key's daily quota; throws RATE_LIMIT_EXCEEDED past it.
@@ -140,14 +207,20 @@ export function createLimits(options: LimitsOptions) {
     async consumeDaily(keyId: number, quota: number | null): Promise<LimitState | null> {
       if (quota === null) return null;
       const reset = nextUtcMidnight();
+      const key = `${keyId}:${dayNumber()}`;
+      if (ledger && !ledger.shared()) return localDaily(key, quota, reset);
       let consumed: number;
       try {
-        const res = await daily.consume(`${keyId}:${dayNumber()}`, 1);
+        const res = await daily.consume(key, 1);
         consumed = res.consumedPoints;
       } catch (err) {
         if (err instanceof RateLimiterRes) consumed = err.consumedPoints;
-        else throw err;
+        else if (ledger) {
+          ledger.failed();
+          return localDaily(key, quota, reset);
+        } else throw err;
       }
+      ledger?.seen(daily, key, consumed, reset * 1000);
       const state = { limit: quota, remaining: Math.max(0, quota - consumed), reset };
       if (consumed > quota) throw tooMany(state, reset - Math.floor(clock() / 1000));
       return state;
@@ -169,8 +242,10 @@ export function createLimits(options: LimitsOptions) {
       }
       const limiter = minute.get(bucket);
       if (!limiter) throw new Error(`unknown bucket ${bucket}`);
+      if (ledger && !ledger.shared()) return localMinute(limiter, spec, subject);
       try {
         const res = await limiter.consume(subject, 1);
+        ledger?.seen(limiter, subject, res.consumedPoints, clock() + res.msBeforeNext);
         // The window runs on real time inside rate-limiter-flexible; the reset is told on the app's clock.
         return {
           limit: spec.points,
@@ -178,7 +253,12 @@ export function createLimits(options: LimitsOptions) {
           reset: Math.ceil((clock() + res.msBeforeNext) / 1000),
         };
       } catch (err) {
-        if (!(err instanceof RateLimiterRes)) throw err;
+        if (!(err instanceof RateLimiterRes)) {
+          if (!ledger) throw err;
+          ledger.failed();
+          return localMinute(limiter, spec, subject);
+        }
+        ledger?.seen(limiter, subject, err.consumedPoints, clock() + err.msBeforeNext);
         const state = {
           limit: spec.points,
           remaining: 0,
@@ -191,3 +271,4 @@ export function createLimits(options: LimitsOptions) {
 }
 
 export type Limits = ReturnType<typeof createLimits>;
+export { registerLimitsMetrics } from './metrics.ts';

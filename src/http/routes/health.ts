@@ -4,7 +4,13 @@ import type { HttpApp, HttpServices } from '../context.ts';
 import { getHealthExample, getReadinessExample } from '../examples/health.ts';
 import { envelope, errorResponses } from '../schemas.ts';
 
-const Check = Type.Object({ name: Type.String(), ok: Type.Boolean(), detail: Type.Optional(Type.String()) });
+const Check = Type.Object({
+  name: Type.String(),
+  ok: Type.Boolean(),
+  detail: Type.Optional(Type.String()),
+  // The redis line while Redis is away: ok (the API serves), limits counted on this instance.
+  degraded: Type.Optional(Type.Boolean()),
+});
 
 export function healthRoutes(app: HttpApp, services: HttpServices): void {
   app.get(
