@@ -105,6 +105,13 @@ export const SETTINGS = {
     default: '',
     description: 'CIDRs whose X-Forwarded-For is believed for the client IP. Unset: none.',
   },
+  trustedAuthservIds: {
+    env: 'NETREP_TRUSTED_AUTHSERV_IDS',
+    kind: 'list',
+    default: '',
+    description:
+      'authserv-ids whose Authentication-Results the header analysis trusts (RFC 8601 §5), e.g. `mx.example.com` of your own receivers; `none`: no header. Unset: the top-most header and its authserv-id.',
+  },
   publicUrl: {
     env: 'NETREP_PUBLIC_URL',
     kind: 'string',

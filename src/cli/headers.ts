@@ -9,8 +9,50 @@ import { loadConfig } from '../config.ts';
 import { systemClock } from '../core/clock.ts';
 import { AppError } from '../core/errors.ts';
 import { loadLatestSnapshot } from '../dataset/index.ts';
-import { analyzeHeaders, checkHeadersInput, type HeaderAnalysis } from '../headers/index.ts';
+import {
+  type Authentication,
+  analyzeHeaders,
+  checkHeadersInput,
+  type HeaderAnalysis,
+  type ResultEntry,
+} from '../headers/index.ts';
 import { createIntel, ipEnrichmentOf } from '../intel/index.ts';
+
+/** One result as a receiver writes it: `dkim=fail header.d=outlook.com (body hash did not verify)`. */
+const resultLine = (r: ResultEntry) =>
+  [`${r.method}=${r.result}`, ...Object.entries(r.properties).map(([k, v]) => `${k}=${v}`)].join(' ') +
+  (r.reason ? ` (${r.reason})` : '');
+
+/** Every Authentication-Results header with its trust, every DKIM-Signature and the ARC chain. */
+function authenticationDetails(auth: Authentication): string {
+  const trust =
+    auth.trust_source === 'configured'
+      ? 'NETREP_TRUSTED_AUTHSERV_IDS'
+      : 'the top-most header and its authserv-id';
+  let out = '';
+  if (auth.authentication_results.length > 0) {
+    out += `\nAuthentication-Results (${auth.authentication_results.length}, top-most first; trusted: ${trust})\n`;
+    auth.authentication_results.forEach((h, i) => {
+      out += `  ${i + 1}. ${h.authserv_id ?? '(no authserv-id)'}  ${h.trusted ? 'trusted' : 'not trusted'}\n`;
+      for (const r of h.results) out += `     ${resultLine(r)}\n`;
+    });
+  }
+  if (auth.dkim_signatures.length > 0) {
+    out += `\nDKIM-Signature (${auth.dkim_signatures.length})\n`;
+    for (const sig of auth.dkim_signatures)
+      out += `  d=${sig.domain ?? '?'} s=${sig.selector ?? '?'}${sig.algorithm ? ` a=${sig.algorithm}` : ''}\n`;
+  }
+  const arc = auth.arc;
+  if (arc.seals.length > 0 || arc.authentication_results.length > 0) {
+    const n = arc.instances;
+    out += `\nARC chain: ${n} instance${n === 1 ? '' : 's'}, last cv=${arc.verdict ?? '-'}; ${arc.chain_problem ?? 'structure sound'} (signatures not verified)\n`;
+    for (const seal of arc.seals)
+      out += `  ARC-Seal i=${seal.instance ?? '?'} cv=${seal.cv ?? '-'} d=${seal.domain ?? '?'} s=${seal.selector ?? '?'}\n`;
+    for (const r of arc.authentication_results)
+      out += `  ARC-Authentication-Results i=${r.instance ?? '?'} ${r.authserv_id ?? '(no authserv-id)'}: ${r.results.map((x) => `${x.method}=${x.result}`).join(' ') || '-'}\n`;
+  }
+  return out;
+}
 
 /** The report: the hops in delivery order with their delays, then authentication and findings. */
 export function formatHeaderReport(a: HeaderAnalysis): string {
@@ -28,6 +70,7 @@ export function formatHeaderReport(a: HeaderAnalysis): string {
   out += `  DKIM   ${auth.dkim_verdict ?? auth.dkim_result}${auth.dkim_domain ? ` (d=${auth.dkim_domain}, s=${auth.dkim_selector ?? '?'})` : ''}\n`;
   out += `  DMARC  ${auth.dmarc_result ?? 'none'}${auth.dmarc_policy ? ` (policy ${auth.dmarc_policy})` : ''}\n`;
   if (auth.arc_result) out += `  ARC    ${auth.arc_result}\n`;
+  out += authenticationDetails(auth);
   const inf = a.infrastructure;
   out += `\nOrigin ${inf.origin_public_ip ?? inf.origin_ip ?? 'unknown'}; From domain ${inf.from_domain ?? '-'}; Return-Path domain ${inf.return_path_domain ?? '-'}\n`;
   if (inf.x_mailer || inf.user_agent) out += `Mailer ${inf.x_mailer ?? inf.user_agent}\n`;
@@ -49,7 +92,8 @@ export function registerHeadersCommands(program: Command): void {
     .option('--json', 'print the analysis as JSON, as POST /v1/email/headers/analyze gives it')
     .action(async (opts: { file?: string; json?: boolean }) => {
       const text = readFileSync(opts.file ?? 0, 'utf8');
-      const snapshot = loadLatestSnapshot(loadConfig().dataDir);
+      const config = loadConfig();
+      const snapshot = loadLatestSnapshot(config.dataDir);
       const intel = snapshot ? createIntel({ snapshot }) : null;
       try {
         // Only the header section is analyzed: the body starts after the first blank line.
@@ -57,6 +101,7 @@ export function registerHeadersCommands(program: Command): void {
         const a = await analyzeHeaders(checkHeadersInput(head), {
           clock: systemClock,
           enrich: ipEnrichmentOf(() => intel),
+          trustedAuthservIds: config.trustedAuthservIds,
         });
         process.stdout.write(opts.json ? `${JSON.stringify(a, null, 2)}\n` : formatHeaderReport(a));
       } catch (err) {

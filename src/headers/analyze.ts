@@ -2,7 +2,8 @@ import type { Clock } from '../core/clock.ts';
 import { isPublicIp, parseIp } from '../core/ip.ts';
 import { addressDomain, decodeWords } from './addresses.ts';
 import { type ChainEntry, findAnomalies } from './anomalies.ts';
-import { parseTags, readAuthentication } from './authentication.ts';
+import { parseTags } from './auth-results.ts';
+import { readAuthentication } from './authentication.ts';
 import { fieldValues, splitHeaderBlock } from './header-block.ts';
 import { MAX_ENRICHED_HOPS } from './limits.ts';
 import { formatDelay, toRfc3339 } from './mail-date.ts';
@@ -15,6 +16,11 @@ export interface AnalyzeOptions {
   enrich?: (ip: string) => HopEnrichment | null | Promise<HopEnrichment | null>;
   /** Published DMARC policy (p=) of the From domain; when absent, `dmarc_policy` is omitted. */
   dmarcPolicy?: (domain: string) => Promise<string | null>;
+  /**
+   * authserv-ids of Authentication-Results headers to trust (NETREP_TRUSTED_AUTHSERV_IDS, RFC 8601
+   * §5). Empty or absent: the top-most header's authserv-id.
+   */
+  trustedAuthservIds?: readonly string[];
 }
 
 const NO_ENRICHMENT: HopEnrichment = {
@@ -102,7 +108,7 @@ export async function analyzeHeaders(raw: string, options: AnalyzeOptions): Prom
   const receivingHost =
     [...chain].reverse().find((e) => e.hop.byHost !== null && parseIp(e.hop.byHost) === null)?.hop.byHost ??
     null;
-  const authentication = readAuthentication(fields, receivingHost, fromDomain);
+  const authentication = readAuthentication(fields, receivingHost, fromDomain, options.trustedAuthservIds);
   if (options.dmarcPolicy && fromDomain !== null) {
     authentication.dmarc_policy = await options.dmarcPolicy(fromDomain).catch(() => null);
   }

@@ -1,23 +1,20 @@
 import { aligned, cleanDomain, orgDomain } from './addresses.ts';
+import { readArcChain } from './arc.ts';
+import {
+  type AuthResults,
+  parseAuthResults,
+  parseTags,
+  type ResultInfo,
+  resultEntry,
+} from './auth-results.ts';
 import { fieldValues, type HeaderField } from './header-block.ts';
-import type { Authentication } from './types.ts';
+import type { Authentication, AuthResultsHeader, DkimResult, DkimSignature } from './types.ts';
 
 /**
  * Authentication facts from Authentication-Results (RFC 8601), Received-SPF (RFC 7208 §9.1),
  * DKIM-Signature (RFC 6376 §3.5) and ARC (RFC 8617). Headers are read, never verified: the
  * answer says what the receiving servers recorded.
  */
-export interface ResultInfo {
-  method: string;
-  result: string;
-  props: Record<string, string>;
-}
-
-export interface AuthResults {
-  authservId: string | null;
-  results: ResultInfo[];
-}
-
 type SpfResult = Authentication['spf_result'];
 const SPF_RESULTS = new Set<string>([
   'pass',
@@ -31,75 +28,6 @@ const SPF_RESULTS = new Set<string>([
 ]);
 // RFC 4408 and vendor spellings of the same verdicts.
 const SPF_ALIASES: Record<string, SpfResult> = { hardfail: 'fail', error: 'temperror', unknown: 'permerror' };
-const MAX_VALUE = 8192;
-
-/** Drops (comments) outside "quoted strings" and splits on `;` outside quotes. */
-function splitSegments(value: string): string[] {
-  const segments: string[] = [];
-  let current = '';
-  let depth = 0;
-  let quoted = false;
-  for (const ch of value.slice(0, MAX_VALUE)) {
-    if (quoted) {
-      if (ch === '"') quoted = false;
-      else current += ch;
-    } else if (ch === '(') depth++;
-    else if (ch === ')' && depth > 0) depth--;
-    else if (depth > 0) continue;
-    else if (ch === '"') quoted = true;
-    else if (ch === ';') {
-      segments.push(current.trim());
-      current = '';
-    } else current += ch;
-  }
-  segments.push(current.trim());
-  return segments;
-}
-
-function readResinfo(segment: string): ResultInfo | null {
-  const tokens = segment.replaceAll(' =', '=').replaceAll('= ', '=').split(' ');
-  const first = tokens[0] ?? '';
-  const eq = first.indexOf('=');
-  if (eq <= 0) return null;
-  const method = (first.slice(0, eq).split('/')[0] as string).toLowerCase();
-  const result = first.slice(eq + 1, eq + 33).toLowerCase();
-  if (result.length === 0) return null;
-  const props: Record<string, string> = {};
-  for (const t of tokens.slice(1, 16)) {
-    const e = t.indexOf('=');
-    if (e > 0) props[t.slice(0, e).toLowerCase()] = t.slice(e + 1);
-  }
-  return { method, result, props };
-}
-
-export function parseAuthResults(value: string): AuthResults {
-  const segments = splitSegments(value);
-  const head = segments[0] ?? '';
-  let authservId: string | null = null;
-  let rest = segments.slice(1);
-  // Microsoft 365 writes no authserv-id: the first segment is already a result.
-  if (head.split(' ')[0]?.includes('=')) rest = segments;
-  else authservId = head.split(' ')[0]?.toLowerCase() || null;
-  const results: ResultInfo[] = [];
-  for (const s of rest.slice(0, 32)) {
-    const r = readResinfo(s);
-    if (r) results.push(r);
-  }
-  return { authservId, results };
-}
-
-/** `k=v; k=v` tag lists (DKIM-Signature, ARC-Seal); whitespace inside values is dropped. */
-export function parseTags(value: string): Record<string, string> {
-  const tags: Record<string, string> = {};
-  for (const part of value.slice(0, MAX_VALUE).split(';').slice(0, 32)) {
-    const eq = part.indexOf('=');
-    if (eq <= 0) continue;
-    const key = part.slice(0, eq).trim().toLowerCase();
-    if (!(key in tags)) tags[key] = part.slice(eq + 1).replaceAll(' ', '');
-  }
-  return tags;
-}
-
 function spfVerdict(word: string | undefined): SpfResult | null {
   const w = (word ?? '').toLowerCase();
   if (SPF_RESULTS.has(w)) return w as SpfResult;
@@ -128,22 +56,52 @@ function newestArcResults(fields: readonly HeaderField[]): AuthResults | null {
 }
 
 /**
- * Picks the results to believe. Order: the top-most Authentication-Results whose authserv-id
- * matches the receiving (top) hop's by-host; the newest ARC-Authentication-Results if it matches;
- * the top-most Authentication-Results; the newest ARC-Authentication-Results.
+ * Which Authentication-Results to believe (RFC 8601 §5: a reader must know the authserv-ids of
+ * its own administrative domain). Configured: exactly the ids of NETREP_TRUSTED_AUTHSERV_IDS
+ * (lower case; `none` trusts no header). Otherwise the top-most header was written by the last
+ * receiver, the mailbox the message was pasted from, whose border MTA removes incoming headers
+ * carrying its own id: the top-most header and every header with its authserv-id are trusted.
+ */
+export interface AuthTrust {
+  source: 'configured' | 'topmost';
+  /** Whether the header at `index` (0 = top-most) with this authserv-id is trusted. */
+  trusts(authservId: string | null, index: number | null): boolean;
+}
+
+export function authTrust(all: readonly AuthResults[], configured: readonly string[]): AuthTrust {
+  if (configured.length > 0) {
+    const ids = new Set(configured.map((id) => id.trim().toLowerCase()).filter((id) => id !== 'none'));
+    return { source: 'configured', trusts: (id) => id !== null && ids.has(id) };
+  }
+  const top = all[0]?.authservId ?? null;
+  return { source: 'topmost', trusts: (id, index) => index === 0 || (id !== null && id === top) };
+}
+
+/**
+ * Picks the results to believe. Order: with configured trust, the top-most trusted
+ * Authentication-Results; then the top-most Authentication-Results whose authserv-id matches the
+ * receiving (top) hop's by-host; the newest ARC-Authentication-Results if it matches; the
+ * top-most Authentication-Results; the newest ARC-Authentication-Results.
  */
 export function chooseAuthResults(
   fields: readonly HeaderField[],
   receivingHost: string | null,
-): AuthResults | null {
+  trustedIds: readonly string[] = [],
+): { ar: AuthResults | null; trusted: boolean } {
   const all = fieldValues(fields, 'authentication-results').map(parseAuthResults);
+  const trust = authTrust(all, trustedIds);
   const arc = newestArcResults(fields);
-  return (
+  const configured =
+    trust.source === 'configured' ? all.find((ar) => trust.trusts(ar.authservId, null)) : undefined;
+  const ar =
+    configured ??
     all.find((ar) => matchesHost(ar.authservId, receivingHost)) ??
     (arc && matchesHost(arc.authservId, receivingHost) ? arc : undefined) ??
     all[0] ??
-    arc
-  );
+    arc;
+  if (!ar) return { ar: null, trusted: false };
+  const index = all.indexOf(ar);
+  return { ar, trusted: trust.trusts(ar.authservId, index === -1 ? null : index) };
 }
 
 function newestArcSealCv(fields: readonly HeaderField[]): string | null {
@@ -166,8 +124,9 @@ export function readAuthentication(
   fields: readonly HeaderField[],
   receivingHost: string | null,
   fromDomain: string | null,
+  trustedIds: readonly string[] = [],
 ): Authentication {
-  const ar = chooseAuthResults(fields, receivingHost);
+  const { ar, trusted } = chooseAuthResults(fields, receivingHost, trustedIds);
   const results = ar?.results ?? [];
   const byMethod = (m: string) => results.filter((r) => r.method === m);
 
@@ -211,5 +170,60 @@ export function readAuthentication(
     dmarc_result: byMethod('dmarc')[0]?.result ?? null,
     arc_result: byMethod('arc')[0]?.result ?? newestArcSealCv(fields),
     authserv_id: ar?.authservId ?? null,
+    authserv_id_trusted: trusted,
+    ...readEvidence(fields, trustedIds),
+  };
+}
+
+/** Caps on the lists an answer carries (a 48 KiB header block could hold thousands of results). */
+export const MAX_AR_HEADERS = 50;
+export const MAX_DKIM_RESULTS = 100;
+export const MAX_DKIM_SIGNATURES = 50;
+
+/** Everything the headers record, pass and fail: every A-R header, every dkim= result, every signature, ARC. */
+function readEvidence(
+  fields: readonly HeaderField[],
+  trustedIds: readonly string[],
+): Pick<
+  Authentication,
+  'trust_source' | 'authentication_results' | 'dkim_results' | 'dkim_signatures' | 'arc'
+> {
+  const all = fieldValues(fields, 'authentication-results').map(parseAuthResults);
+  const trust = authTrust(all, trustedIds);
+  const headers: AuthResultsHeader[] = all.slice(0, MAX_AR_HEADERS).map((ar, i) => ({
+    authserv_id: ar.authservId,
+    trusted: trust.trusts(ar.authservId, i),
+    results: ar.results.map(resultEntry),
+  }));
+  const dkim: DkimResult[] = [];
+  all.forEach((ar, i) => {
+    for (const r of ar.results) {
+      if (r.method !== 'dkim' || dkim.length >= MAX_DKIM_RESULTS) continue;
+      dkim.push({
+        result: r.result,
+        domain: resultDomain(r),
+        selector: r.props['header.s']?.slice(0, 253) || null,
+        reason: r.props['reason'] ?? null,
+        authserv_id: ar.authservId,
+        trusted: trust.trusts(ar.authservId, i),
+      });
+    }
+  });
+  const signatures: DkimSignature[] = fieldValues(fields, 'dkim-signature')
+    .slice(0, MAX_DKIM_SIGNATURES)
+    .map((v) => {
+      const t = parseTags(v);
+      return {
+        domain: cleanDomain(t['d'] ?? ''),
+        selector: t['s']?.slice(0, 253) || null,
+        algorithm: t['a']?.slice(0, 64).toLowerCase() || null,
+      };
+    });
+  return {
+    trust_source: trust.source,
+    authentication_results: headers,
+    dkim_results: dkim,
+    dkim_signatures: signatures,
+    arc: readArcChain(fields),
   };
 }

@@ -60,6 +60,95 @@ export const SpfResultSchema = Type.Union(
   },
 );
 
+/** One method result of an Authentication-Results (or ARC-Authentication-Results) header. */
+export const ResultEntrySchema = Type.Object({
+  method: Type.String({ description: 'Method, lower case: spf, dkim, dmarc, arc, iprev, auth, ...' }),
+  result: Type.String({ description: 'Result as the receiver wrote it, lower case: pass, fail, none, ...' }),
+  reason: Nullable(Type.String({ description: 'reason= text, quotes removed, when given' })),
+  properties: Type.Record(Type.String(), Type.String(), {
+    description:
+      'ptype.property=value pairs as written (header.d, header.s, smtp.mailfrom, header.from, ...)',
+  }),
+});
+export type ResultEntry = Static<typeof ResultEntrySchema>;
+
+/** One Authentication-Results header (RFC 8601), top-most first. */
+export const AuthResultsHeaderSchema = Type.Object({
+  authserv_id: Nullable(
+    Type.String({ description: 'authserv-id naming the receiver that wrote it; null when it names none' }),
+  ),
+  trusted: Type.Boolean({
+    description:
+      'true when the authserv-id is one netrep trusts (RFC 8601 §5): the ids in NETREP_TRUSTED_AUTHSERV_IDS, ' +
+      'else the top-most header and every header with its authserv-id',
+  }),
+  results: Type.Array(ResultEntrySchema, { description: 'Every result the header records, in order' }),
+});
+export type AuthResultsHeader = Static<typeof AuthResultsHeaderSchema>;
+
+/** One dkim= result from any Authentication-Results header. */
+export const DkimResultSchema = Type.Object({
+  result: Type.String({ description: 'pass, fail, neutral, policy, none, temperror, permerror, ...' }),
+  domain: Nullable(Type.String({ description: 'header.d of the result, else the domain of header.i' })),
+  selector: Nullable(Type.String({ description: 'header.s of the result' })),
+  reason: Nullable(Type.String({ description: 'reason= text when given' })),
+  authserv_id: Nullable(Type.String({ description: 'authserv-id of the header that recorded it' })),
+  trusted: Type.Boolean({ description: 'Whether that header is trusted (see authentication_results)' }),
+});
+export type DkimResult = Static<typeof DkimResultSchema>;
+
+/** One DKIM-Signature header, as written (not verified). */
+export const DkimSignatureSchema = Type.Object({
+  domain: Nullable(Type.String({ description: 'd= signing domain' })),
+  selector: Nullable(Type.String({ description: 's= selector' })),
+  algorithm: Nullable(Type.String({ description: 'a= algorithm, e.g. rsa-sha256, ed25519-sha256' })),
+});
+export type DkimSignature = Static<typeof DkimSignatureSchema>;
+
+export const ArcSealSchema = Type.Object({
+  instance: Nullable(
+    Type.Integer({ description: 'i= instance number (1-50); null when missing or invalid' }),
+  ),
+  cv: Nullable(
+    Type.String({ description: 'cv= chain validation status the sealer recorded: none, pass or fail' }),
+  ),
+  domain: Nullable(Type.String({ description: 'd= sealing domain' })),
+  selector: Nullable(Type.String({ description: 's= selector' })),
+});
+
+export const ArcResultsSchema = Type.Object({
+  instance: Nullable(Type.Integer({ description: 'i= instance number; null when missing or invalid' })),
+  authserv_id: Nullable(Type.String({ description: 'authserv-id of the sealer that wrote it' })),
+  results: Type.Array(ResultEntrySchema, { description: 'Every result it records, in order' }),
+});
+
+/** The ARC chain (RFC 8617) as written: read, not verified. */
+export const ArcChainSchema = Type.Object({
+  instances: Type.Integer({
+    description:
+      'Distinct i= instances among the ARC-Seal, ARC-Message-Signature and ARC-Authentication-Results headers',
+  }),
+  seals: Type.Array(ArcSealSchema, { description: 'Every ARC-Seal header, top-most (newest) first' }),
+  verdict: Nullable(
+    Type.String({
+      description:
+        "cv= of the ARC-Seal with the highest instance (the last sealer's verdict); null without ARC-Seal",
+    }),
+  ),
+  chain_problem: Nullable(
+    Type.String({
+      description:
+        'First structural fault of the chain (RFC 8617 §5.2 steps 1-3: duplicate or missing instances, a set lacking ' +
+        'one of its three headers, i=1 not cv=none, a later cv other than pass); null when the structure is sound or ' +
+        'there is no chain. Signatures are not checked',
+    }),
+  ),
+  authentication_results: Type.Array(ArcResultsSchema, {
+    description: 'Every ARC-Authentication-Results header, top-most first',
+  }),
+});
+export type ArcChain = Static<typeof ArcChainSchema>;
+
 export const AuthenticationSchema = Type.Object({
   spf_result: SpfResultSchema,
   dkim_result: Type.Union([Type.Literal('present'), Type.Literal('absent')], {
@@ -85,6 +174,25 @@ export const AuthenticationSchema = Type.Object({
   ),
   arc_result: Nullable(Type.String({ description: 'arc= result, or cv= of the newest ARC-Seal' })),
   authserv_id: Nullable(Type.String({ description: 'authserv-id of the Authentication-Results used' })),
+  authserv_id_trusted: Type.Boolean({
+    description: 'Whether the Authentication-Results used for the fields above is trusted (false when none)',
+  }),
+  trust_source: Type.Union([Type.Literal('configured'), Type.Literal('topmost')], {
+    description:
+      'configured: the authserv-ids in NETREP_TRUSTED_AUTHSERV_IDS are trusted; topmost (the default): the ' +
+      'top-most Authentication-Results header and its authserv-id',
+  }),
+  authentication_results: Type.Array(AuthResultsHeaderSchema, {
+    description: 'Every Authentication-Results header (at most 50), top-most first',
+  }),
+  dkim_results: Type.Array(DkimResultSchema, {
+    description:
+      'Every dkim= result of every Authentication-Results header (at most 100), pass and fail alike',
+  }),
+  dkim_signatures: Type.Array(DkimSignatureSchema, {
+    description: 'Every DKIM-Signature header (at most 50), top-most first',
+  }),
+  arc: ArcChainSchema,
 });
 export type Authentication = Static<typeof AuthenticationSchema>;
 

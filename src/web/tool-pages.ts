@@ -5,7 +5,7 @@
  */
 import type { CheckAnswer } from '../blocklist/index.ts';
 import type { DomainAuthResult } from '../emailauth/index.ts';
-import type { HeaderAnalysis, Hop } from '../headers/index.ts';
+import type { Authentication, HeaderAnalysis, Hop, ResultEntry } from '../headers/index.ts';
 import type { IpAnswerExtended } from '../intel/index.ts';
 import { esc, page } from './html.ts';
 
@@ -249,6 +249,65 @@ function hopHtml(h: Hop, n: number): string {
 ${who.length > 0 ? `<p class="muted">${esc(who.join(' · '))}</p>` : ''}</li>`;
 }
 
+/** One result as the receiver wrote it, e.g. `dkim=fail header.d=outlook.com header.s=selector1`. */
+function resultText(r: ResultEntry): string {
+  const props = Object.entries(r.properties).map(([k, v]) => `${k}=${v}`);
+  return [`${r.method}=${r.result}`, ...props].join(' ') + (r.reason ? ` (${r.reason})` : '');
+}
+
+/** Every Authentication-Results header with its trust, every DKIM-Signature and the ARC chain. */
+function authDetailsHtml(auth: Authentication): string {
+  const trust =
+    auth.trust_source === 'configured'
+      ? 'Trusted: the authserv-ids this server is configured with (NETREP_TRUSTED_AUTHSERV_IDS).'
+      : 'Trusted: the top-most header, written by the last receiver, and others with its authserv-id.';
+  const results =
+    auth.authentication_results.length === 0
+      ? '<p class="muted">No Authentication-Results headers.</p>'
+      : `<p class="muted">${esc(trust)}</p><table class="stack"><thead><tr><th scope="col">Checked by</th><th scope="col">Trusted</th><th scope="col">Results</th></tr></thead><tbody>${auth.authentication_results
+          .map(
+            (h) =>
+              `<tr><td>${esc(h.authserv_id ?? '(none given)')}</td><td>${yesNo(h.trusted)}</td><td>${
+                h.results.length === 0
+                  ? '—'
+                  : `<ul>${h.results.map((r) => `<li><code>${esc(resultText(r))}</code></li>`).join('')}</ul>`
+              }</td></tr>`,
+          )
+          .join('')}</tbody></table>`;
+  const signatures = list(
+    auth.dkim_signatures.map(
+      (d) => `d=${d.domain ?? '?'} s=${d.selector ?? '?'}${d.algorithm ? ` a=${d.algorithm}` : ''}`,
+    ),
+    'No DKIM-Signature headers.',
+  );
+  const arc = auth.arc;
+  const arcHtml =
+    arc.seals.length === 0 && arc.authentication_results.length === 0
+      ? '<p class="muted">No ARC headers.</p>'
+      : `${facts([
+          ['Instances', arc.instances],
+          ['Last verdict (cv=)', arc.verdict],
+          ['Structure', arc.chain_problem ?? 'sound (signatures not verified)'],
+        ])}${list(
+          [
+            ...arc.seals.map(
+              (x) =>
+                `ARC-Seal i=${x.instance ?? '?'} cv=${x.cv ?? '?'} d=${x.domain ?? '?'} s=${x.selector ?? '?'}`,
+            ),
+            ...arc.authentication_results.map(
+              (r) =>
+                `ARC-Authentication-Results i=${r.instance ?? '?'} by ${r.authserv_id ?? '(none given)'}: ${
+                  r.results.map((x) => `${x.method}=${x.result}`).join(' ') || '—'
+                }`,
+            ),
+          ],
+          '',
+        )}`;
+  return `<section aria-labelledby="ar-h"><h2 id="ar-h">Authentication-Results headers</h2>${results}</section>
+<section aria-labelledby="dkim-h"><h2 id="dkim-h">DKIM signatures</h2>${signatures}</section>
+<section aria-labelledby="arc-h"><h2 id="arc-h">ARC chain</h2>${arcHtml}</section>`;
+}
+
 function headersAnswerHtml(a: HeaderAnalysis): string {
   const auth = a.authentication;
   const infra = a.infrastructure;
@@ -267,7 +326,9 @@ function headersAnswerHtml(a: HeaderAnalysis): string {
     ['Published DMARC policy', auth.dmarc_policy],
     ['ARC', auth.arc_result],
     ['Checked by', auth.authserv_id],
+    ['Checker trusted', yesNo(auth.authserv_id_trusted)],
   ])}</section>
+${authDetailsHtml(auth)}
 <section aria-labelledby="origin-h"><h2 id="origin-h">Origin</h2>${facts([
     ['Origin IP', infra.origin_ip],
     ['First public IP', infra.origin_public_ip],

@@ -129,6 +129,36 @@ export const analyzeHeadersExample: OperationExamples = {
       dmarc_result: 'pass',
       arc_result: null,
       authserv_id: 'mx.example.net',
+      authserv_id_trusted: true,
+      trust_source: 'topmost',
+      authentication_results: [
+        {
+          authserv_id: 'mx.example.net',
+          trusted: true,
+          results: [
+            { method: 'spf', result: 'pass', reason: null, properties: { 'smtp.mailfrom': 'example.com' } },
+            {
+              method: 'dkim',
+              result: 'pass',
+              reason: null,
+              properties: { 'header.d': 'example.com', 'header.s': 'selector1' },
+            },
+            { method: 'dmarc', result: 'pass', reason: null, properties: { 'header.from': 'example.com' } },
+          ],
+        },
+      ],
+      dkim_results: [
+        {
+          result: 'pass',
+          domain: 'example.com',
+          selector: 'selector1',
+          reason: null,
+          authserv_id: 'mx.example.net',
+          trusted: true,
+        },
+      ],
+      dkim_signatures: [],
+      arc: { instances: 0, seals: [], verdict: null, chain_problem: null, authentication_results: [] },
     },
     infrastructure: {
       origin_ip: '192.0.2.10',

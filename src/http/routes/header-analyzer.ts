@@ -30,7 +30,10 @@ export function headerAnalyzerRoutes(app: HttpApp, services: HttpServices): void
     summary,
     description:
       'Body {headers} (JSON, at most 64 KiB; headers at most 49152 bytes). Received hops in delivery order; ' +
-      'the 20 hops nearest the recipient are enriched with intel.',
+      'the 20 hops nearest the recipient are enriched with intel. authentication lists every ' +
+      'Authentication-Results header with its authserv-id and whether it is trusted (NETREP_TRUSTED_AUTHSERV_IDS, ' +
+      'else the top-most header), every dkim= result and DKIM-Signature, and the ARC chain (instances, cv= of ' +
+      'each seal, the last verdict, structural faults, ARC-Authentication-Results); read, never verified.',
     body: HeaderAnalyzerBodySchema,
     response: {
       200: envelope(HeaderAnalysisSchema),
@@ -39,7 +42,11 @@ export function headerAnalyzerRoutes(app: HttpApp, services: HttpServices): void
   });
   // The body schema checked the shape (a missing field is MISSING_HEADERS); checkHeadersInput checks the value.
   const analyze = (body: HeaderAnalyzerBody, dmarc: boolean) => {
-    const options: AnalyzeOptions = { clock: services.clock, enrich: services.enrichIp };
+    const options: AnalyzeOptions = {
+      clock: services.clock,
+      enrich: services.enrichIp,
+      trustedAuthservIds: services.config.trustedAuthservIds,
+    };
     if (dmarc) {
       options.dmarcPolicy = (domain) =>
         lookupDmarcPolicy(domain, { dns: services.dns, clock: services.clock });

@@ -148,6 +148,7 @@ export function toolPageRoutes(app: HttpApp, services: HttpServices): void {
             clock: services.clock,
             enrich: services.enrichIp,
             dmarcPolicy: (domain) => lookupDmarcPolicy(domain, { dns: services.dns, clock: services.clock }),
+            trustedAuthservIds: services.config.trustedAuthservIds,
           }),
         (r) => headersToolPage({ headers, ...r }),
       );

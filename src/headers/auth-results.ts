@@ -1,0 +1,135 @@
+/**
+ * The result syntax of Authentication-Results (RFC 8601 §2.2) and ARC-Authentication-Results
+ * (RFC 8617 §4.1.1), and the tag=value lists of DKIM-Signature and ARC-Seal (RFC 6376 §3.2).
+ * Tolerant and bounded: a value is read up to 8192 characters, 32 results, 15 properties each.
+ */
+import type { ResultEntry } from './types.ts';
+
+export interface ResultInfo {
+  method: string;
+  result: string;
+  props: Record<string, string>;
+}
+
+export interface AuthResults {
+  authservId: string | null;
+  results: ResultInfo[];
+}
+
+const MAX_VALUE = 8192;
+const MAX_PROP = 512;
+
+/**
+ * Drops (comments) outside "quoted strings" and splits on `;` outside quotes. Quoted strings
+ * keep their quotes, so a result's `reason="..."` stays one token (readResinfo removes them).
+ */
+function splitSegments(value: string): string[] {
+  const segments: string[] = [];
+  let current = '';
+  let depth = 0;
+  let quoted = false;
+  for (const ch of value.slice(0, MAX_VALUE)) {
+    if (quoted) {
+      current += ch;
+      if (ch === '"') quoted = false;
+    } else if (ch === '(') depth++;
+    else if (ch === ')' && depth > 0) depth--;
+    else if (depth > 0) continue;
+    else if (ch === '"') {
+      quoted = true;
+      current += ch;
+    } else if (ch === ';') {
+      segments.push(current.trim());
+      current = '';
+    } else current += ch;
+  }
+  segments.push(current.trim());
+  return segments;
+}
+
+/** Space-separated tokens outside quotes, quotes removed; `a = b` is read as `a=b`. */
+function tokenize(segment: string): string[] {
+  const tokens: string[] = [];
+  let current = '';
+  let quoted = false;
+  let pendingSpace = false;
+  for (const ch of segment) {
+    if (quoted) {
+      if (ch === '"') quoted = false;
+      else current += ch;
+    } else if (ch === '"') {
+      if (pendingSpace && !current.endsWith('=')) {
+        tokens.push(current);
+        current = '';
+      }
+      pendingSpace = false;
+      quoted = true;
+    } else if (ch === ' ') pendingSpace = current.length > 0;
+    else {
+      if (pendingSpace && ch !== '=' && !current.endsWith('=')) {
+        tokens.push(current);
+        current = '';
+      }
+      pendingSpace = false;
+      current += ch;
+    }
+  }
+  if (current.length > 0) tokens.push(current);
+  return tokens;
+}
+
+function readResinfo(segment: string): ResultInfo | null {
+  const tokens = tokenize(segment);
+  const first = tokens[0] ?? '';
+  const eq = first.indexOf('=');
+  if (eq <= 0) return null;
+  const method = (first.slice(0, eq).split('/')[0] as string).toLowerCase();
+  const result = first.slice(eq + 1, eq + 33).toLowerCase();
+  if (result.length === 0) return null;
+  const props: Record<string, string> = {};
+  for (const t of tokens.slice(1, 16)) {
+    const e = t.indexOf('=');
+    const key = t.slice(0, e).toLowerCase();
+    // Own-property names only: a property named __proto__ is kept out of the record.
+    if (e > 0 && key !== '__proto__') props[key] = t.slice(e + 1, e + 1 + MAX_PROP);
+  }
+  return { method, result, props };
+}
+
+export function parseAuthResults(value: string): AuthResults {
+  const segments = splitSegments(value);
+  const head = segments[0] ?? '';
+  let authservId: string | null = null;
+  let rest = segments.slice(1);
+  // Microsoft 365 writes no authserv-id first: the first segment is already a result, and a
+  // forwarded copy may carry the id as a bare segment further on ("spf=...; tenant.example; dkim=...").
+  if (head.split(' ')[0]?.includes('=')) {
+    rest = segments;
+    const bare = segments.slice(1, 33).find((s) => s.length > 0 && !s.includes('=') && !s.includes(' '));
+    authservId = bare?.toLowerCase() ?? null;
+  } else authservId = head.split(' ')[0]?.toLowerCase() || null;
+  const results: ResultInfo[] = [];
+  for (const s of rest.slice(0, 32)) {
+    const r = readResinfo(s);
+    if (r) results.push(r);
+  }
+  return { authservId, results };
+}
+
+/** `k=v; k=v` tag lists (DKIM-Signature, ARC-Seal); whitespace inside values is dropped. */
+export function parseTags(value: string): Record<string, string> {
+  const tags: Record<string, string> = {};
+  for (const part of value.slice(0, MAX_VALUE).split(';').slice(0, 32)) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) continue;
+    const key = part.slice(0, eq).trim().toLowerCase();
+    if (!(key in tags)) tags[key] = part.slice(eq + 1).replaceAll(' ', '');
+  }
+  return tags;
+}
+
+/** A result as the API shows it: reason= apart, the other properties as written. */
+export function resultEntry(r: ResultInfo): ResultEntry {
+  const { reason, ...properties } = r.props;
+  return { method: r.method, result: r.result, reason: reason ?? null, properties };
+}
