@@ -40,6 +40,10 @@ export const ERRORS = {
     message: 'reputation evidence is unavailable; no score is synthesized',
   },
   NOT_READY: { status: 503, message: 'service is not ready' },
+  DNS_UNAVAILABLE: {
+    status: 503,
+    message: 'the DNS resolver could not be read; no grade is given for records that could not be checked',
+  },
   STORE_UNAVAILABLE: { status: 503, message: 'the database is unavailable; retry shortly' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

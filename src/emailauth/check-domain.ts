@@ -1,4 +1,9 @@
-/** The domain check: MX, SPF, DKIM and DMARC under one DNS budget and deadline, then the score. */
+/**
+ * The domain check: MX, SPF, DKIM and DMARC under one DNS budget and deadline, then the score.
+ * Never throws for DNS reasons: what could not be read is in `complete`, `unchecked` and each
+ * record's `dns_status`; callers answering a person or a program turn a check that read none of
+ * MX, SPF and DMARC into DNS_UNAVAILABLE (`dnsUnavailable`, unchecked.ts).
+ */
 import { type Clock, toIso } from '../core/clock.ts';
 import { type DnsClient, withBudget } from '../core/dns/index.ts';
 import { AppError } from '../core/errors.ts';
@@ -8,7 +13,8 @@ import { validateDomainName } from './domain-name.ts';
 import { checkMx } from './mx.ts';
 import { scoreDomain } from './score.ts';
 import { analyzeSpf } from './spf-analyze.ts';
-import type { DomainAuthResult, DomainDnsResult } from './types.ts';
+import type { DomainAuthResult, DomainDnsResult, UncheckedQuery } from './types.ts';
+import { recordFailures, sortUnchecked } from './unchecked.ts';
 
 /** Spec §8: the DNS work of one domain check has 5 seconds in total. */
 export const DOMAIN_CHECK_DEADLINE_MS = 5000;
@@ -50,23 +56,36 @@ export async function checkDomain(input: string, options: CheckDomainOptions): P
     deadlineMs: options.deadlineMs ?? DOMAIN_CHECK_DEADLINE_MS,
     clock: options.clock,
   });
-  const [mx, spf, dkimAll, dmarc] = await Promise.all([
-    checkMx(domain, dns),
-    analyzeSpf(domain, dns),
-    Promise.all(selectors.map((s) => checkDkimSelector(domain, s, dns))),
-    checkDmarc(domain, dns),
+  // Every query that fails without an answer is noted against the record that needed it.
+  const failures: UncheckedQuery[] = [];
+  const [mxChecked, spfChecked, dkimChecked, dmarcChecked] = await Promise.all([
+    checkMx(domain, recordFailures(dns, 'mx', failures)),
+    analyzeSpf(domain, recordFailures(dns, 'spf', failures)),
+    Promise.all(selectors.map((s) => checkDkimSelector(domain, s, recordFailures(dns, 'dkim', failures)))),
+    checkDmarc(domain, recordFailures(dns, 'dmarc', failures)),
   ]);
+  const mx = mxChecked.result;
+  const spf = spfChecked.result;
+  const dmarc = dmarcChecked.result;
+  const dkimAll = dkimChecked.map((d) => d.result);
   // Spec §4 rule 4: explicit selectors are all returned; default ones only when found.
   const dkim = explicit.length > 0 ? dkimAll : dkimAll.filter((d) => d.found);
-  const probeProblems =
-    explicit.length > 0 ? [] : dkimAll.filter((d) => !d.found && d.validation_errors.length > 0);
+  const dkimUnread = dkimChecked.filter((d) => d.status === 'temperror').map((d) => d.result);
+  const status = { mx: mxChecked.status, spf: spfChecked.status, dmarc: dmarcChecked.status };
   const stats = dns.stats();
-  const scored = scoreDomain({ domain, mx, spf, dkim, selectors, dmarc, dns: stats });
-  for (const d of probeProblems) {
-    scored.recommendations.push(
-      `DKIM selector ${d.selector} could not be checked: ${d.validation_errors.join('; ')}.`,
-    );
-  }
+  const scored = scoreDomain({
+    domain,
+    mx,
+    spf,
+    dkim,
+    dkimUnread,
+    status,
+    mxUnreadHosts: mxChecked.unreadHosts,
+    selectors,
+    dmarc,
+    dns: stats,
+  });
+  const unchecked = sortUnchecked(failures);
   return {
     domain,
     score: scored.score,
@@ -78,6 +97,14 @@ export async function checkDomain(input: string, options: CheckDomainOptions): P
     recommendations: scored.recommendations,
     checked_at: toIso(options.clock()),
     dns: stats,
+    record_status: {
+      mx: status.mx,
+      spf: status.spf,
+      dkim: Object.fromEntries(dkimChecked.map((d) => [d.result.selector, d.status])),
+      dmarc: status.dmarc,
+    },
+    complete: unchecked.length === 0 && !stats.deadline_exceeded && !stats.budget_exhausted,
+    unchecked,
   };
 }
 

@@ -6,7 +6,7 @@ import { createPublicKey } from 'node:crypto';
 import type { DnsClient } from '../core/dns/index.ts';
 import { isAbsent, isDnsError } from '../core/dns/index.ts';
 import { forEachTag } from './tag-list.ts';
-import type { DkimResult } from './types.ts';
+import type { Checked, DkimResult } from './types.ts';
 
 /** Selectors probed when the caller names none (spec §4 rule 4: only found ones are returned). */
 export const DEFAULT_DKIM_SELECTORS: readonly string[] = [
@@ -173,11 +173,11 @@ export async function checkDkimSelector(
   domain: string,
   selector: string,
   dns: DnsClient,
-): Promise<DkimResult> {
+): Promise<Checked<DkimResult>> {
   const result = emptyDkim(selector, domain);
   if (!isValidSelector(selector)) {
     result.validation_errors.push(`"${selector}" is not a valid selector name`);
-    return result;
+    return { result, status: 'absent' };
   }
   let rows: string[][];
   try {
@@ -186,17 +186,18 @@ export async function checkDkimSelector(
     if (!isAbsent(err)) {
       const code = isDnsError(err) ? err.code : 'error';
       result.validation_errors.push(`DNS ${code} while looking up ${result.record_domain} TXT`);
+      return { result, status: 'temperror' };
     }
-    return result;
+    return { result, status: 'absent' };
   }
   const records = rows.map((r) => r.join('')).filter(looksLikeDkim);
   const [raw, ...others] = records;
-  if (raw === undefined) return result;
+  if (raw === undefined) return { result, status: 'absent' };
   const parsed = parseDkimRecord(raw);
   const errors = [...parsed.errors];
   if (others.length > 0)
     errors.push(`${records.length} key records at ${result.record_domain}; verifiers may pick any`);
-  return {
+  const found: DkimResult = {
     ...result,
     found: true,
     raw,
@@ -212,4 +213,5 @@ export async function checkDkimSelector(
     is_valid: errors.length === 0 && parsed.key_bits !== null,
     validation_errors: errors,
   };
+  return { result: found, status: 'found' };
 }

@@ -29,6 +29,6 @@ export async function lookupDmarcPolicy(domain: string, options: DmarcPolicyOpti
     deadlineMs: options.deadlineMs ?? DOMAIN_CHECK_DEADLINE_MS,
     clock: options.clock,
   });
-  const dmarc = await checkDmarc(name, dns);
+  const { result: dmarc } = await checkDmarc(name, dns);
   return dmarc.found && dmarc.is_valid ? dmarc.effective_policy : null;
 }

@@ -6,7 +6,7 @@ import type { DnsClient } from '../core/dns/index.ts';
 import { isAbsent, isDnsError } from '../core/dns/index.ts';
 import { organizationalDomain } from './domain-name.ts';
 import { forEachTag } from './tag-list.ts';
-import type { DmarcResult } from './types.ts';
+import type { Checked, DmarcResult } from './types.ts';
 
 export type DmarcPolicy = 'none' | 'quarantine' | 'reject';
 
@@ -206,7 +206,7 @@ export function dmarcStrength(
 }
 
 /** Finds the DMARC record of a domain, falling back to its organizational domain (RFC 7489 §6.6.3). */
-export async function checkDmarc(domain: string, dns: DnsClient): Promise<DmarcResult> {
+export async function checkDmarc(domain: string, dns: DnsClient): Promise<Checked<DmarcResult>> {
   const orgDomain = organizationalDomain(domain);
   const result = emptyDmarc(orgDomain);
   let recordDomain = domain;
@@ -217,9 +217,9 @@ export async function checkDmarc(domain: string, dns: DnsClient): Promise<DmarcR
   }
   if (fetched.kind === 'error') {
     result.validation_errors.push(fetched.message);
-    return result;
+    return { result, status: 'temperror' };
   }
-  if (fetched.kind === 'absent') return result;
+  if (fetched.kind === 'absent') return { result, status: 'absent' };
   const [raw = '', ...others] = fetched.records;
   const parsed = parseDmarc(raw);
   const subdomainPolicy = parsed.subdomain_policy ?? parsed.policy;
@@ -233,7 +233,7 @@ export async function checkDmarc(domain: string, dns: DnsClient): Promise<DmarcR
   }
   const valid = errors.length === 0;
   const effective = inherited ? subdomainPolicy : parsed.policy;
-  return {
+  const found: DmarcResult = {
     ...result,
     found: true,
     raw,
@@ -258,4 +258,5 @@ export async function checkDmarc(domain: string, dns: DnsClient): Promise<DmarcR
     validation_errors: errors,
     warnings: parsed.warnings,
   };
+  return { result: found, status: 'found' };
 }

@@ -1,8 +1,9 @@
 /**
  * The per-instance cache of the domain DNS route (spec §8): results are kept 24 hours per
  * normalized domain and selector set; `refresh` bypasses the cache and stores the fresh answer.
- * Ages come from the injected clock. A result cut short by DNS trouble (timeouts, SERVFAIL,
- * the deadline or the budget) is answered but not stored, so one bad minute is not served for a day.
+ * Ages come from the injected clock. A result cut short by DNS trouble (`complete: false`:
+ * timeouts, SERVFAIL, refused, network errors, the deadline or the budget) is answered with
+ * max-age=0 and not stored, so one bad minute is not served for a day.
  */
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../core/clock.ts';
@@ -38,14 +39,12 @@ interface Entry {
   computedAt: number;
 }
 
-/** DNS failure classes that make an answer incomplete (absence is an answer, these are not). */
-const INCOMPLETE = ['TIMEOUT', 'SERVFAIL', 'REFUSED', 'FORMERR', 'DEADLINE', 'BUDGET', 'OTHER'] as const;
-
-function complete(result: DomainAuthResult): boolean {
-  const { dns } = result;
-  if (dns.deadline_exceeded || dns.budget_exhausted) return false;
-  return INCOMPLETE.every((code) => (dns.errors[code] ?? 0) === 0);
-}
+/**
+ * Only a complete answer is stored: `complete` is false when any query of the check went
+ * unanswered (timeout, SERVFAIL, REFUSED, FORMERR, network error, deadline, budget; absence is
+ * an answer). An incomplete answer is served once with max-age=0 and never kept (issue 31).
+ */
+const complete = (result: DomainAuthResult): boolean => result.complete;
 
 /** The cache key: the normalized domain and the sorted, normalized selector set. */
 export function domainCacheKey(domain: string, selectors: readonly string[]): string {

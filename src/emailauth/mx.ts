@@ -2,7 +2,7 @@
 import type { DnsClient } from '../core/dns/index.ts';
 import { isAbsent, isDnsError } from '../core/dns/index.ts';
 import { parseIp } from '../core/ip.ts';
-import type { MxHost, MxResult } from './types.ts';
+import type { Checked, DnsStatus, MxHost, MxResult } from './types.ts';
 
 /** Hosts resolved at most; a domain with more MX hosts is reported but not fully resolved. */
 export const MAX_MX_HOSTS = 10;
@@ -16,37 +16,46 @@ async function resolveHost(
   exchange: string,
   preference: number,
   errors: string[],
-): Promise<MxHost> {
+): Promise<Checked<MxHost>> {
   const host: MxHost = { exchange, preference, addresses: [], resolves: false };
   if (parseIp(exchange)) {
     errors.push(`MX host ${exchange} is an IP address; MX must name a host (RFC 5321 §5.1)`);
-    return host;
+    return { result: host, status: 'found' };
   }
+  let failed = false;
   const answers = await Promise.all(
     (['a', 'aaaa'] as const).map((type) =>
       dns[type](exchange).catch((err: unknown) => {
-        if (!isAbsent(err)) errors.push(dnsProblem(err, `${exchange} ${type.toUpperCase()}`));
+        if (!isAbsent(err)) {
+          failed = true;
+          errors.push(dnsProblem(err, `${exchange} ${type.toUpperCase()}`));
+        }
         return [] as string[];
       }),
     ),
   );
   host.addresses = answers.flat();
   host.resolves = host.addresses.length > 0;
-  return host;
+  // No address and a lookup that failed: whether the host resolves is unknown, not "no".
+  return { result: host, status: host.resolves ? 'found' : failed ? 'temperror' : 'absent' };
 }
 
 export function emptyMx(): MxResult {
   return { records: [], hosts: [], null_mx: false, is_valid: false, errors: [] };
 }
 
-export async function checkMx(domain: string, dns: DnsClient): Promise<MxResult> {
+/** The MX facts and their status: temperror when the MX query failed, or when no host resolves and some host lookups failed. */
+export async function checkMx(
+  domain: string,
+  dns: DnsClient,
+): Promise<Checked<MxResult> & { unreadHosts: string[] }> {
   const result = emptyMx();
   let rows: { exchange: string; priority: number }[];
   try {
     rows = await dns.mx(domain);
   } catch (err) {
     result.errors.push(isAbsent(err) ? `no MX records at ${domain}` : dnsProblem(err, `${domain} MX`));
-    return result;
+    return { result, status: isAbsent(err) ? 'absent' : 'temperror', unreadHosts: [] };
   }
   const sorted = [...rows].sort((x, y) => x.priority - y.priority || x.exchange.localeCompare(y.exchange));
   const isNull = (r: { exchange: string }) => r.exchange === '' || r.exchange === '.';
@@ -64,14 +73,18 @@ export async function checkMx(domain: string, dns: DnsClient): Promise<MxResult>
     result.errors.push(`${real.length} MX hosts; only the first ${MAX_MX_HOSTS} were resolved`);
   }
   const errors: string[] = [];
-  result.hosts = await Promise.all(
+  const hosts = await Promise.all(
     real.slice(0, MAX_MX_HOSTS).map((r) => resolveHost(dns, r.exchange, r.priority, errors)),
   );
-  for (const host of result.hosts) {
-    if (!host.resolves && !parseIp(host.exchange))
-      result.errors.push(`MX host ${host.exchange} does not resolve`);
+  result.hosts = hosts.map((h) => h.result);
+  for (const host of hosts) {
+    if (host.status === 'absent') result.errors.push(`MX host ${host.result.exchange} does not resolve`);
   }
   result.errors.push(...errors.sort());
   result.is_valid = !result.null_mx && result.hosts.some((h) => h.resolves);
-  return result;
+  // Valid or not depends on a host that could not be checked: the MX verdict is unknown.
+  const unknown = !result.is_valid && !result.null_mx && hosts.some((h) => h.status === 'temperror');
+  const status: DnsStatus = unknown ? 'temperror' : 'found';
+  const unreadHosts = hosts.filter((h) => h.status === 'temperror').map((h) => h.result.exchange);
+  return { result, status, unreadHosts };
 }

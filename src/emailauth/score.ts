@@ -1,8 +1,10 @@
 /**
  * Score, grade and recommendations (spec §2.7, CONTRACT §8). Pure: facts in, points and
- * deterministic advice out. Every point lost has a recommendation that names it.
+ * deterministic advice out. Every point lost has a recommendation that names it. A record that
+ * could not be checked (`dns_status: temperror`, issue 31) earns no points and is never advised
+ * to be published or fixed: its recommendation says it could not be checked and to retry.
  */
-import type { DkimResult, DmarcResult, DnsStats, MxResult, SpfResult } from './types.ts';
+import type { DkimResult, DmarcResult, DnsStats, DnsStatus, MxResult, SpfResult } from './types.ts';
 
 export const MAX_POINTS = { mx: 10, spf: 25, dkim: 30, dmarc: 35 } as const;
 
@@ -11,6 +13,12 @@ export interface ScoreInput {
   mx: MxResult;
   spf: SpfResult;
   dkim: DkimResult[];
+  /** Probed selectors whose lookup failed (default ones are not in `dkim`). */
+  dkimUnread: DkimResult[];
+  /** What the DNS said about each of the domain's own records (temperror: could not check). */
+  status: { mx: DnsStatus; spf: DnsStatus; dmarc: DnsStatus };
+  /** MX hosts whose address lookups failed (not "does not resolve": unknown). */
+  mxUnreadHosts: string[];
   /** Selectors probed (to name them when none was found). */
   selectors: string[];
   dmarc: DmarcResult;
@@ -34,24 +42,30 @@ export function gradeFor(score: number): Score['grade'] {
 
 const lost = (n: number) => `${n} point${n === 1 ? '' : 's'} lost`;
 
-function scoreMx(mx: MxResult, domain: string, recs: string[]): number {
+/** The advice for a record that could not be read: say so, advise nothing about it. */
+function couldNotCheck(what: string, why: string | undefined, points: number): string {
+  return `Could not check ${what}${why ? ` (${why})` : ''}: nothing is advised about a record that could not be checked; retry later (${points} points not counted).`;
+}
+
+function scoreMx(mx: MxResult, input: ScoreInput, recs: string[]): number {
+  const domain = input.domain;
   if (mx.is_valid) {
     for (const host of mx.hosts)
-      if (!host.resolves)
+      if (!host.resolves && !input.mxUnreadHosts.includes(host.exchange))
         recs.push(`MX host ${host.exchange} does not resolve; remove it or publish its address.`);
     return MAX_POINTS.mx;
+  }
+  if (input.status.mx === 'temperror') {
+    const why = mx.errors.filter((e) => e.startsWith('DNS '));
+    recs.push(couldNotCheck('MX', why.join('; ') || undefined, MAX_POINTS.mx));
+    return 0;
   }
   if (mx.null_mx && mx.records.length === 0) {
     recs.push(
       `MX: ${domain} publishes a null MX (RFC 7505) and accepts no mail; if it should receive mail, publish real MX hosts (${lost(MAX_POINTS.mx)}).`,
     );
   } else if (mx.records.length === 0) {
-    const dnsIssue = mx.errors.find((e) => e.startsWith('DNS '));
-    recs.push(
-      dnsIssue
-        ? `MX could not be checked (${dnsIssue}); retry later (${lost(MAX_POINTS.mx)}).`
-        : `MX: publish at least one MX record for ${domain} (${lost(MAX_POINTS.mx)}).`,
-    );
+    recs.push(`MX: publish at least one MX record for ${domain} (${lost(MAX_POINTS.mx)}).`);
   } else {
     recs.push(
       `MX: none of the MX hosts (${mx.records.join(', ')}) resolves to an address; fix their A/AAAA records (${lost(MAX_POINTS.mx)}).`,
@@ -60,13 +74,23 @@ function scoreMx(mx: MxResult, domain: string, recs: string[]): number {
   return 0;
 }
 
-function scoreSpf(spf: SpfResult, domain: string, recs: string[]): number {
-  if (!spf.found && spf.record_count === 0) {
-    const dnsIssue = spf.validation_errors[0];
+const isTemperror = (e: string) => e.startsWith('temperror:');
+
+function scoreSpf(spf: SpfResult, status: DnsStatus, domain: string, recs: string[]): number {
+  if (status === 'temperror') {
+    const why = spf.validation_errors.filter(isTemperror);
     recs.push(
-      dnsIssue
-        ? `SPF could not be checked (${dnsIssue}); retry later (${lost(MAX_POINTS.spf)}).`
-        : `SPF: publish one TXT record "v=spf1 <your senders> -all" at ${domain} (${lost(MAX_POINTS.spf)}).`,
+      couldNotCheck(
+        spf.found ? 'SPF (the record was read, a lookup it needs was not)' : 'SPF',
+        why.join('; ') || undefined,
+        MAX_POINTS.spf,
+      ),
+    );
+    return 0;
+  }
+  if (!spf.found && spf.record_count === 0) {
+    recs.push(
+      `SPF: publish one TXT record "v=spf1 <your senders> -all" at ${domain} (${lost(MAX_POINTS.spf)}).`,
     );
     return 0;
   }
@@ -83,7 +107,9 @@ function scoreSpf(spf: SpfResult, domain: string, recs: string[]): number {
     return 0;
   }
   if (!spf.is_valid) {
-    recs.push(`SPF: fix the record: ${spf.validation_errors.join('; ')} (${lost(MAX_POINTS.spf)}).`);
+    // Only what was read is advised on; lookups that failed are not the record's fault.
+    const faults = spf.validation_errors.filter((e) => !isTemperror(e));
+    recs.push(`SPF: fix the record: ${faults.join('; ')} (${lost(MAX_POINTS.spf)}).`);
     return 0;
   }
   switch (spf.all_qualifier) {
@@ -107,17 +133,39 @@ function scoreSpf(spf: SpfResult, domain: string, recs: string[]): number {
   }
 }
 
-function scoreDkim(dkim: DkimResult[], selectors: string[], recs: string[]): number {
+function scoreDkim(dkim: DkimResult[], unread: DkimResult[], selectors: string[], recs: string[]): number {
   const valid = dkim.filter((d) => d.is_valid);
   const strong = valid.find((d) => d.key_type === 'ed25519' || (d.key_bits ?? 0) >= 2048);
   for (const d of dkim) {
     if (d.found && !d.is_valid) recs.push(`DKIM selector ${d.selector}: ${d.validation_errors.join('; ')}.`);
-    if (!d.found && d.validation_errors.length > 0)
+    if (!d.found && !unread.includes(d) && d.validation_errors.length > 0)
       recs.push(`DKIM selector ${d.selector}: ${d.validation_errors.join('; ')}.`);
     if (d.testing)
       recs.push(`DKIM selector ${d.selector} has t=y (testing); remove the flag once signing works.`);
   }
-  if (strong) return MAX_POINTS.dkim;
+  const unreadNames = unread.map((d) => d.selector).join(', ');
+  const unreadWhy = unread.flatMap((d) => d.validation_errors).join('; ');
+  if (strong) {
+    if (unread.length > 0)
+      recs.push(
+        `DKIM selector${unread.length === 1 ? '' : 's'} ${unreadNames} could not be checked (${unreadWhy}).`,
+      );
+    return MAX_POINTS.dkim;
+  }
+  if (valid.length === 0 && unread.length > 0) {
+    recs.push(
+      couldNotCheck(
+        `DKIM at selector${unread.length === 1 ? '' : 's'} ${unreadNames}`,
+        unreadWhy,
+        MAX_POINTS.dkim,
+      ),
+    );
+    return 0;
+  }
+  if (unread.length > 0)
+    recs.push(
+      `DKIM selector${unread.length === 1 ? '' : 's'} ${unreadNames} could not be checked (${unreadWhy}).`,
+    );
   const medium = valid.find((d) => d.key_type === 'rsa' && (d.key_bits ?? 0) >= 1024);
   if (medium) {
     recs.push(
@@ -131,14 +179,15 @@ function scoreDkim(dkim: DkimResult[], selectors: string[], recs: string[]): num
   return 0;
 }
 
-function scoreDmarc(dmarc: DmarcResult, domain: string, recs: string[]): number {
+function scoreDmarc(dmarc: DmarcResult, status: DnsStatus, domain: string, recs: string[]): number {
   let points = 0;
+  if (status === 'temperror') {
+    recs.push(couldNotCheck('DMARC', dmarc.validation_errors.join('; ') || undefined, MAX_POINTS.dmarc));
+    return 0;
+  }
   if (!dmarc.found) {
-    const dnsIssue = dmarc.validation_errors[0];
     recs.push(
-      dnsIssue
-        ? `DMARC could not be checked (${dnsIssue}); retry later (${lost(MAX_POINTS.dmarc)}).`
-        : `DMARC: publish "v=DMARC1; p=reject; rua=mailto:..." at _dmarc.${domain} (${lost(MAX_POINTS.dmarc)}).`,
+      `DMARC: publish "v=DMARC1; p=reject; rua=mailto:..." at _dmarc.${domain} (${lost(MAX_POINTS.dmarc)}).`,
     );
     return 0;
   }
@@ -193,10 +242,10 @@ export function scoreDomain(input: ScoreInput): Score {
     );
   }
   const points = {
-    mx: scoreMx(input.mx, input.domain, recs),
-    spf: scoreSpf(input.spf, input.domain, recs),
-    dkim: scoreDkim(input.dkim, input.selectors, recs),
-    dmarc: scoreDmarc(input.dmarc, input.domain, recs),
+    mx: scoreMx(input.mx, input, recs),
+    spf: scoreSpf(input.spf, input.status.spf, input.domain, recs),
+    dkim: scoreDkim(input.dkim, input.dkimUnread, input.selectors, recs),
+    dmarc: scoreDmarc(input.dmarc, input.status.dmarc, input.domain, recs),
   };
   for (const w of input.spf.warnings) recs.push(`SPF: ${w}.`);
   const score = Math.max(0, Math.min(100, points.mx + points.spf + points.dkim + points.dmarc));

@@ -15,7 +15,7 @@ import {
   type SpfMechanism,
   type SpfQualifier,
 } from './spf-record.ts';
-import type { SpfResult } from './types.ts';
+import type { Checked, SpfResult } from './types.ts';
 
 /** Past this many counted lookups the walk stops: the policy is already over the limit. */
 const WALK_LIMIT = 2 * MAX_DNS_LOOKUPS;
@@ -113,7 +113,10 @@ async function walkRecord(
           walk.dns.aaaa(target).catch((e: unknown) => e),
         ]);
         if (isAbsent(v4) && isAbsent(v6)) walk.voids += 1;
-        else if (!Array.isArray(v4) && !Array.isArray(v6)) walk.errors.push(problem(v4, `${target} A`));
+        else if (!Array.isArray(v4) && !Array.isArray(v6)) {
+          // Neither family answered and one failed: name the failure, not the absence.
+          walk.errors.push(isAbsent(v4) ? problem(v6, `${target} AAAA`) : problem(v4, `${target} A`));
+        }
         break;
       }
       case 'mx': {
@@ -183,7 +186,7 @@ async function followRecord(
   return walkRecord(parsed, name, [...chain, name], walk);
 }
 
-export async function analyzeSpf(domain: string, dns: DnsClient): Promise<SpfResult> {
+export async function analyzeSpf(domain: string, dns: DnsClient): Promise<Checked<SpfResult>> {
   const result = emptySpf();
   let rows: string[][];
   try {
@@ -192,13 +195,14 @@ export async function analyzeSpf(domain: string, dns: DnsClient): Promise<SpfRes
     if (!isAbsent(err)) {
       result.validation_errors.push(problem(err, `${domain} TXT`));
       result.status = 'temperror';
+      return { result, status: 'temperror' };
     }
-    return result;
+    return { result, status: 'absent' };
   }
   const records = rows.map((r) => r.join('')).filter(isSpfRecord);
   result.record_count = records.length;
   const raw = records[0];
-  if (raw === undefined) return result;
+  if (raw === undefined) return { result, status: 'absent' };
   result.raw = raw;
   if (records.length > 1) {
     result.validation_errors.push(
@@ -239,7 +243,9 @@ export async function analyzeSpf(domain: string, dns: DnsClient): Promise<SpfRes
   result.is_permissive = result.all_qualifier === '+';
   result.is_valid = records.length === 1 && result.validation_errors.length === 0;
   result.status = spfStatus(records.length, result.validation_errors);
-  return result;
+  // Only DNS failures stand between the record and a verdict: it could not be checked. A
+  // permerror found beside a failure stands whatever the unread lookup would have said.
+  return { result, status: result.status === 'temperror' ? 'temperror' : 'found' };
 }
 
 /** RFC 7208 words for what was found; a DNS failure alone is a temperror, any other error a permerror. */

@@ -4,6 +4,19 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 
+/**
+ * What the DNS said about one record (issue 31, RFC 7208/7489 vocabulary): `found`; `absent`
+ * (NXDOMAIN or no such record, answered); `temperror` (timeout, SERVFAIL, refused, network
+ * error, the deadline or the budget: the record could not be checked).
+ */
+export const DnsStatusSchema = Type.Union(
+  [Type.Literal('found'), Type.Literal('absent'), Type.Literal('temperror')],
+  {
+    description:
+      'found; absent (NXDOMAIN or no such record, answered); temperror (could not check: timeout, SERVFAIL, refused, network error, deadline or budget)',
+  },
+);
+
 const Nullable = <T extends ReturnType<typeof Type.String | typeof Type.Integer>>(
   schema: T,
   description: string,
@@ -168,6 +181,36 @@ export const DmarcResultSchema = Type.Object({
   warnings: Type.Array(Type.String(), { description: 'non-fatal findings (unknown tags, ignored values)' }),
 });
 
+/** What the DNS said about each record of the check (issue 31). */
+export const RecordStatusSchema = Type.Object({
+  mx: Type.Union([Type.Literal('found'), Type.Literal('absent'), Type.Literal('temperror')], {
+    description:
+      'found; absent (no MX record, answered); temperror: could not check (the MX query failed, or no host resolves and some host lookups failed)',
+  }),
+  spf: Type.Union([Type.Literal('found'), Type.Literal('absent'), Type.Literal('temperror')], {
+    description:
+      'found; absent (no v=spf1 record, answered); temperror: could not check (the record, or a lookup its evaluation needs, failed and nothing else decides it)',
+  }),
+  dkim: Type.Record(Type.String(), DnsStatusSchema, {
+    description: 'every selector probed (the default ones included), in probe order',
+  }),
+  dmarc: Type.Union([Type.Literal('found'), Type.Literal('absent'), Type.Literal('temperror')], {
+    description:
+      'found; absent (no record at the domain nor its organizational domain, answered); temperror: could not check',
+  }),
+});
+
+/** One DNS query of the check that could not be read (issue 31). */
+export const UncheckedQuerySchema = Type.Object({
+  record: Type.Union([Type.Literal('mx'), Type.Literal('spf'), Type.Literal('dkim'), Type.Literal('dmarc')], {
+    description: 'the record whose check needed the query',
+  }),
+  query: Type.String({ description: 'the name and type asked, e.g. "_spf.example.com TXT"' }),
+  error: Type.String({
+    description: 'TIMEOUT, SERVFAIL, REFUSED, FORMERR, DEADLINE, BUDGET or OTHER (network error)',
+  }),
+});
+
 export const DnsStatsSchema = Type.Object({
   lookups: Type.Integer({ description: 'DNS queries sent for this check' }),
   max_lookups: Type.Integer({ description: 'lookup budget of one check' }),
@@ -205,6 +248,14 @@ export const DomainAuthResultSchema = Type.Object({
   }),
   checked_at: Type.String({ description: 'when the check ran (RFC 3339)' }),
   dns: DnsStatsSchema,
+  record_status: RecordStatusSchema,
+  complete: Type.Boolean({
+    description:
+      'every query was answered; false: the grade counts only what was read (records that could not be checked earn no points and get no advice to publish them), see unchecked',
+  }),
+  unchecked: Type.Array(UncheckedQuerySchema, {
+    description: 'queries that could not be read (record order, then name); empty when complete',
+  }),
 });
 
 /** The authenticated DNS route's answer: the same result with `score` named `domain_auth_score` (spec §2.7). */
@@ -237,6 +288,14 @@ export type SpfResult = Static<typeof SpfResultSchema>;
 export type DkimResult = Static<typeof DkimResultSchema>;
 export type DmarcResult = Static<typeof DmarcResultSchema>;
 export type DnsStats = Static<typeof DnsStatsSchema>;
+export type DnsStatus = Static<typeof DnsStatusSchema>;
+export type UncheckedQuery = Static<typeof UncheckedQuerySchema>;
+export type RecordStatus = Static<typeof RecordStatusSchema>;
+/** A record's facts and what the DNS said about it (the status goes to `record_status`). */
+export interface Checked<T> {
+  result: T;
+  status: DnsStatus;
+}
 export type DomainAuthResult = Static<typeof DomainAuthResultSchema>;
 export type DomainDnsResult = Static<typeof DomainDnsResultSchema>;
 export type SpfCheckResultAnswer = Static<typeof SpfCheckResultSchema>;

@@ -91,6 +91,25 @@ export const checkDomainExample: OperationExamples = {
       budget_exhausted: false,
       errors: { NXDOMAIN: 10, NODATA: 1 },
     },
+    record_status: {
+      mx: 'found',
+      spf: 'found',
+      dkim: {
+        google: 'absent',
+        default: 'absent',
+        selector1: 'absent',
+        selector2: 'absent',
+        k1: 'absent',
+        k2: 'absent',
+        s1: 'absent',
+        s2: 'absent',
+        dkim: 'absent',
+        mail: 'absent',
+      },
+      dmarc: 'found',
+    },
+    complete: true,
+    unchecked: [],
   },
 };
 

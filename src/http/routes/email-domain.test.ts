@@ -275,7 +275,9 @@ describe('a resolver that never answers', () => {
     silent?.close();
   });
 
-  it('answers within the 5 s deadline with the failures reported, not stored', async () => {
+  // Issue 31: a resolver that never answers is not a domain without mail records. Until
+  // 2026-11-27 this answered 200 with grade F; now no grade is built on records not read.
+  it('answers 503 DNS_UNAVAILABLE within the 5 s deadline, naming the resolver; nothing stored', async () => {
     const k = await hung.key({ permissions: ['email:read'] });
     const started = performance.now();
     const res = await hung.app.http.inject({
@@ -284,13 +286,15 @@ describe('a resolver that never answers', () => {
       headers: { 'x-api-key': k },
     });
     const elapsed = performance.now() - started;
-    expect(res.statusCode).toBe(200);
+    expect(res.statusCode).toBe(503);
     expect(elapsed).toBeLessThan(5600);
-    const data = res.json().data;
-    const failures = (data.dns.errors.DEADLINE ?? 0) + (data.dns.errors.TIMEOUT ?? 0);
-    expect(failures).toBeGreaterThan(0);
-    expect(data.grade).toBe('F');
-    expect(data.recommendations.join(' ')).toMatch(/DEADLINE|TIMEOUT|timed out|deadline/i);
+    const body = res.json();
+    expect(body.data.code).toBe('DNS_UNAVAILABLE');
+    expect(body.data.error).toMatch(/^Could not check MX, SPF or DMARC of strong\.com/);
+    expect(body.data.error).toContain(`127.0.0.1:${silent.address().port} (NETREP_DNS_SERVERS)`);
+    expect(body.data.error).toMatch(/DEADLINE|TIMEOUT/);
+    expect(body.meta.unchecked.length).toBeGreaterThan(0);
     expect(res.headers['cache-control']).toBe('private, max-age=0');
+    expect(res.headers['retry-after']).toBe('30');
   }, 10_000);
 });

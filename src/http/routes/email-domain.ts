@@ -2,7 +2,9 @@
  * Email domain authentication routes (spec §2.7, §4 rule 4, §8; CONTRACT §2, §8): the cached
  * domain DNS check, the public domain-check tool and its keyed alias, and SPF check_host().
  * An empty domain segment (`/v1/public/tools/domain-check/`) is registered explicitly so it
- * answers 400 MISSING_DOMAIN instead of 404.
+ * answers 400 MISSING_DOMAIN instead of 404. A check that could read none of MX, SPF and DMARC
+ * answers 503 DNS_UNAVAILABLE (no grade); one that read some answers its grade with
+ * `complete: false` and the `unchecked` queries (issue 31).
  */
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
@@ -12,8 +14,10 @@ import {
   checkDomain,
   checkSpfQuery,
   createDomainCheckCache,
+  type DomainAuthResult,
   DomainAuthResultSchema,
   DomainDnsResultSchema,
+  dnsUnavailable,
   SpfCheckResultSchema,
   toDomainDnsResult,
 } from '../../emailauth/index.ts';
@@ -70,6 +74,12 @@ function cacheHeaders(reply: FastifyReply, cached: CachedDomainCheck): void {
 export function emailDomainRoutes(app: HttpApp, services: HttpServices): void {
   // One cache per app instance (spec §8: per server instance).
   const cache = createDomainCheckCache({ dns: services.dns, clock: services.clock });
+  /** No grade from records that could not be read: none of MX, SPF, DMARC read → 503. */
+  const gradeable = <T extends DomainAuthResult>(result: T): T => {
+    const unavailable = dnsUnavailable(result, services.config.dnsServers);
+    if (unavailable) throw unavailable;
+    return result;
+  };
 
   const dnsSchema = {
     operationId: 'getDomainDns',
@@ -78,9 +88,15 @@ export function emailDomainRoutes(app: HttpApp, services: HttpServices): void {
     summary: 'MX, SPF, DKIM and DMARC of a domain with domain_auth_score, grade and recommendations.',
     description:
       'Cached 24 hours per normalized domain and selector set on this instance; 30 requests/minute per key. ' +
-      'Headers: X-Netrep-Domain-DNS-Cache (HIT, MISS, BYPASS), Age, Cache-Control: private, max-age=<seconds left>.',
+      'Headers: X-Netrep-Domain-DNS-Cache (HIT, MISS, BYPASS), Age, Cache-Control: private, max-age=<seconds left>. ' +
+      'Records that could not be checked (timeout, SERVFAIL, refused, network error) are never graded as absent: ' +
+      'when some could not be read the answer has complete: false, record_status and unchecked, and is not cached; ' +
+      'when none of MX, SPF and DMARC could be read the answer is 503 DNS_UNAVAILABLE naming the resolvers and the failures.',
     querystring: DnsQuery,
-    response: { 200: envelope(DomainDnsResultSchema), ...errorResponses('MISSING_DOMAIN', 'INVALID_DOMAIN') },
+    response: {
+      200: envelope(DomainDnsResultSchema),
+      ...errorResponses('MISSING_DOMAIN', 'INVALID_DOMAIN', 'DNS_UNAVAILABLE'),
+    },
   };
   const dnsRoute = {
     config: { access: { ...READ, minuteBucket: 'domain_dns' as const } },
@@ -96,7 +112,7 @@ export function emailDomainRoutes(app: HttpApp, services: HttpServices): void {
       refresh: query.refresh === true,
     });
     cacheHeaders(reply, cached);
-    return { data: toDomainDnsResult(cached.result) };
+    return { data: toDomainDnsResult(gradeable(cached.result)) };
   };
   app.get(
     '/v1/email/domain/:domain/dns',
@@ -115,15 +131,17 @@ export function emailDomainRoutes(app: HttpApp, services: HttpServices): void {
     tags: ['tools'],
     summary,
     description:
-      'Strict public hostname (INVALID_DOMAIN otherwise); common DKIM selectors, found ones returned.',
+      'Strict public hostname (INVALID_DOMAIN otherwise); common DKIM selectors, found ones returned. ' +
+      'Records that could not be checked: complete: false with record_status and unchecked; ' +
+      'none of MX, SPF and DMARC readable: 503 DNS_UNAVAILABLE.',
     response: {
       200: envelope(DomainAuthResultSchema),
-      ...errorResponses('MISSING_DOMAIN', 'INVALID_DOMAIN'),
+      ...errorResponses('MISSING_DOMAIN', 'INVALID_DOMAIN', 'DNS_UNAVAILABLE'),
     },
   });
   const toolHandler = async (request: { params: Static<typeof NoDomainParam> }) => {
     const domain = requireDomain(request.params);
-    return { data: await checkDomain(domain, { dns: services.dns, clock: services.clock }) };
+    return { data: gradeable(await checkDomain(domain, { dns: services.dns, clock: services.clock })) };
   };
   const publicSummary = 'Domain check tool (anonymous): MX, SPF, DKIM and DMARC with score and grade.';
   const keyedSummary = 'Domain check tool, key-protected alias of the public route.';
