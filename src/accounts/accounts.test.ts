@@ -159,7 +159,7 @@ describe.each(STORE_KINDS)('accounts on %s', (kind) => {
         /current password is wrong/,
       );
       await expect(accounts.changePassword(admin!.id, first!.password, 'short')).rejects.toThrow(
-        /at least 8/,
+        /at least 12/,
       );
       await expect(accounts.changePassword(admin!.id, first!.password, first!.password)).rejects.toThrow(
         /must differ/,

@@ -9,6 +9,7 @@ import { type Clock, DAY_MS, toIso, utcDay } from '../core/clock.ts';
 import { AppError } from '../core/errors.ts';
 import type { Store } from '../store/index.ts';
 import { mayManageKey } from './key-policy.ts';
+import { newPasswordProblem } from './password-policy.ts';
 import {
   displayPrefix,
   generateApiKey,
@@ -50,8 +51,16 @@ export {
   MEMBER_TIERS,
   mayManageKey,
 } from './key-policy.ts';
+export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, newPasswordProblem } from './password-policy.ts';
 export { KEY_PATTERN } from './secrets.ts';
 export * from './types.ts';
+
+/** Failed sign-ins to one account, from any addresses, that lock it. */
+export const SIGN_IN_FAILURE_LIMIT = 10;
+/** Failures older than this are forgotten. */
+export const SIGN_IN_WINDOW_MS = 15 * 60_000;
+/** How long a lock lasts (an administrator can lift it sooner: `netrep users unlock`). */
+export const SIGN_IN_LOCK_MS = 15 * 60_000;
 
 export interface AccountsOptions {
   store: Store;
@@ -82,12 +91,13 @@ export const SESSION_TTL_MS = 12 * 3600 * 1000;
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
-/** Passwords: 8 to 200 characters (scrypt takes any text; the cap keeps hashing cheap). */
-function checkNewPassword(password: string): void {
-  if (password.length < 8)
-    throw new AppError('INVALID_PARAMETER', 'password must have at least 8 characters');
-  if (password.length > 200)
-    throw new AppError('INVALID_PARAMETER', 'password must have at most 200 characters');
+/**
+ * New passwords (password-policy.ts): 12 to 200 characters (scrypt takes any text; the cap keeps
+ * hashing cheap), not a common one. Sign-in never applies it: older passwords still work.
+ */
+async function checkNewPassword(password: string): Promise<void> {
+  const problem = await newPasswordProblem(password);
+  if (problem) throw new AppError('INVALID_PARAMETER', problem);
 }
 
 function parseList<T extends string>(json: string, allowed: readonly T[]): T[] {
@@ -172,13 +182,22 @@ export function createAccounts(options: AccountsOptions) {
     role: string;
     created_at: number;
     must_change_password: number;
-  }): User => ({
-    id: Number(row.id),
-    email: row.email,
-    role: (ROLES.includes(row.role as Role) ? row.role : 'member') as Role,
-    createdAt: row.created_at,
-    mustChangePassword: Number(row.must_change_password) === 1,
-  });
+    failed_sign_ins: number;
+    failed_since: number | null;
+    locked_until: number | null;
+  }): User => {
+    const lockedUntil = row.locked_until === null ? null : Number(row.locked_until);
+    const windowOpen = row.failed_since !== null && Number(row.failed_since) > clock() - SIGN_IN_WINDOW_MS;
+    return {
+      id: Number(row.id),
+      email: row.email,
+      role: (ROLES.includes(row.role as Role) ? row.role : 'member') as Role,
+      createdAt: row.created_at,
+      mustChangePassword: Number(row.must_change_password) === 1,
+      failedSignIns: windowOpen ? Number(row.failed_sign_ins) : 0,
+      lockedUntil: lockedUntil !== null && lockedUntil > clock() ? lockedUntil : null,
+    };
+  };
 
   return {
     tiers,
@@ -200,7 +219,7 @@ export function createAccounts(options: AccountsOptions) {
       if (await db.findUserByEmail(email))
         throw new AppError('INVALID_PARAMETER', `user ${email} already exists`);
       const password = input.password ?? randomPassword();
-      checkNewPassword(password);
+      await checkNewPassword(password);
       const mustChangePassword = input.mustChangePassword ?? input.password === undefined;
       const id = await db.insertUser({
         email,
@@ -209,7 +228,16 @@ export function createAccounts(options: AccountsOptions) {
         created_at: clock(),
         must_change_password: mustChangePassword ? 1 : 0,
       });
-      return { user: { id, email, role: input.role, createdAt: clock(), mustChangePassword }, password };
+      const user = {
+        id,
+        email,
+        role: input.role,
+        createdAt: clock(),
+        mustChangePassword,
+        failedSignIns: 0,
+        lockedUntil: null,
+      };
+      return { user, password };
     },
 
     /** On a store with no admin, creates one; returns its one-time password (null when one existed). */
@@ -239,7 +267,16 @@ export function createAccounts(options: AccountsOptions) {
       return (await db.listUsers()).map(toUser);
     },
 
-    async verifyLogin(email: string, password: string): Promise<User | null> {
+    /**
+     * A sign-in: the user, or why not. Per account, whatever the client address (the per-address
+     * limit is the `login` bucket): SIGN_IN_FAILURE_LIMIT failures within SIGN_IN_WINDOW_MS lock
+     * the account for SIGN_IN_LOCK_MS; while locked even the right password is refused (it is
+     * not checked), and a good sign-in forgets earlier failures.
+     */
+    async signIn(
+      email: string,
+      password: string,
+    ): Promise<{ user: User } | { wrong: true } | { lockedUntil: number }> {
       const row = await db.findUserByEmail(email.trim().toLowerCase());
       if (!row) {
         // Spend the same time as a real check so absent accounts cannot be told apart.
@@ -247,9 +284,36 @@ export function createAccounts(options: AccountsOptions) {
           password,
           'scrypt$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
         );
-        return null;
+        return { wrong: true };
       }
-      return (await verifyPassword(password, row.password_hash)) ? toUser(row) : null;
+      const now = clock();
+      if (row.locked_until !== null && Number(row.locked_until) > now)
+        return { lockedUntil: Number(row.locked_until) };
+      if (await verifyPassword(password, row.password_hash)) {
+        if (Number(row.failed_sign_ins) !== 0 || row.locked_until !== null)
+          await db.clearSignInFailures(row.id);
+        return { user: toUser({ ...row, failed_sign_ins: 0, failed_since: null, locked_until: null }) };
+      }
+      const failures = await db.addFailedSignIn(row.id, now, now - SIGN_IN_WINDOW_MS);
+      if (failures >= SIGN_IN_FAILURE_LIMIT) {
+        await db.lockUser(row.id, now + SIGN_IN_LOCK_MS);
+        return { lockedUntil: now + SIGN_IN_LOCK_MS };
+      }
+      return { wrong: true };
+    },
+
+    /** The user when the email and password match and the account is not locked, else null. */
+    async verifyLogin(email: string, password: string): Promise<User | null> {
+      const r = await this.signIn(email, password);
+      return 'user' in r ? r.user : null;
+    },
+
+    /** Lifts a sign-in lock and forgets the failures; false when there is no such user. */
+    async unlockUser(email: string): Promise<boolean> {
+      const row = await db.findUserByEmail(email.trim().toLowerCase());
+      if (!row) return false;
+      await db.clearSignInFailures(row.id);
+      return true;
     },
 
     /**
@@ -265,7 +329,7 @@ export function createAccounts(options: AccountsOptions) {
       const row = await db.findUserById(userId);
       if (!row || !(await verifyPassword(current, row.password_hash)))
         throw new AppError('INVALID_PARAMETER', 'The current password is wrong.');
-      checkNewPassword(next);
+      await checkNewPassword(next);
       if (next === current)
         throw new AppError('INVALID_PARAMETER', 'The new password must differ from the current one.');
       await db.setPassword(userId, await hashPassword(next), false);

@@ -52,8 +52,45 @@ export function createAccountsStore(db: Kysely<Database>, dialect: DialectName) 
     listUsers() {
       return db
         .selectFrom('users')
-        .select(['id', 'email', 'role', 'created_at', 'must_change_password'])
+        .select([
+          'id',
+          'email',
+          'role',
+          'created_at',
+          'must_change_password',
+          'failed_sign_ins',
+          'failed_since',
+          'locked_until',
+        ])
         .orderBy('id')
+        .execute();
+    },
+    /**
+     * Counts one failed sign-in in one statement (concurrent failures from many addresses all
+     * count): a count older than `windowStart` starts again at 1. Returns the count.
+     */
+    async addFailedSignIn(id: number, now: number, windowStart: number): Promise<number> {
+      const fresh = sql<boolean>`failed_since is not null and failed_since > ${windowStart}`;
+      const row = await db
+        .updateTable('users')
+        .set({
+          failed_sign_ins: sql`case when ${fresh} then failed_sign_ins + 1 else 1 end`,
+          failed_since: sql`case when ${fresh} then failed_since else ${now} end`,
+        })
+        .where('id', '=', id)
+        .returning('failed_sign_ins')
+        .executeTakeFirst();
+      return Number(row?.failed_sign_ins ?? 0);
+    },
+    async lockUser(id: number, until: number): Promise<void> {
+      await db.updateTable('users').set({ locked_until: until }).where('id', '=', id).execute();
+    },
+    /** Forgets failures and any lock (a good sign-in, an administrator's unlock). */
+    async clearSignInFailures(id: number): Promise<void> {
+      await db
+        .updateTable('users')
+        .set({ failed_sign_ins: 0, failed_since: null, locked_until: null })
+        .where('id', '=', id)
         .execute();
     },
     async setPassword(id: number, passwordHash: string, mustChange: boolean): Promise<void> {

@@ -48,6 +48,10 @@ export interface User {
   createdAt: number;
   /** The password was not chosen by the user (one-time or generated): change it at sign-in. */
   mustChangePassword: boolean;
+  /** Failed sign-ins within the current window (accounts SIGN_IN_WINDOW_MS). */
+  failedSignIns: number;
+  /** Sign-ins are refused until then (epoch ms) after too many failures; null when not locked. */
+  lockedUntil: number | null;
 }
 
 /** What a request authenticated with a key may do. */

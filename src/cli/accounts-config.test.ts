@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runNetrep } from '../../test/helpers/process.ts';
+import { createAccounts, SIGN_IN_FAILURE_LIMIT } from '../accounts/index.ts';
 import { settingsInEffect } from '../config.ts';
+import { openStore } from '../store/index.ts';
 
 let dir: string;
 let env: Record<string, string>;
@@ -73,6 +75,62 @@ describe('netrep keys list', () => {
     expect(all).toHaveLength(3);
     expect(all.find((r) => r[1] === 'gone')?.at(-1)).toMatch(/^revoked \d{4}-/);
   });
+});
+
+describe('netrep users', () => {
+  it('refuses a weak --password with the reason; users list shows a locked account until unlocked', async () => {
+    const weak = runNetrep(
+      ['users', 'create', '--email', 'weak@example.test', '--role', 'member', '--password', 'password'],
+      env,
+    );
+    expect(weak.status).not.toBe(0);
+    expect(weak.stderr).toContain('password must have at least 12 characters');
+    const common = runNetrep(
+      ['users', 'create', '--email', 'weak@example.test', '--role', 'member', '--password', 'Qwerty123456!'],
+      env,
+    );
+    expect(common.status).not.toBe(0);
+    expect(common.stderr).toContain('password is on a list of common passwords');
+    const made = runNetrep(
+      [
+        'users',
+        'create',
+        '--email',
+        'Locked@example.test',
+        '--role',
+        'member',
+        '--password',
+        'a-long-chosen-passphrase',
+      ],
+      env,
+    );
+    expect(made.status).toBe(0);
+
+    // Ten failed sign-ins, as the dashboard makes them, in the same SQLite file.
+    const store = openStore({ databaseUrl: '', dataDir: dir });
+    try {
+      const accounts = createAccounts({ store, clock: () => Date.now() });
+      for (let i = 0; i < SIGN_IN_FAILURE_LIMIT; i++)
+        await accounts.signIn('locked@example.test', `wrong-guess-${i}`);
+    } finally {
+      await store.close();
+    }
+    const rowOf = (stdout: string) => {
+      const rows = cells(stdout);
+      expect(rows[0]).toEqual(['ID', 'EMAIL', 'ROLE', 'CREATED', 'SIGN-IN']);
+      return rows.find((r) => r[1] === 'locked@example.test');
+    };
+    const locked = runNetrep(['users', 'list'], env);
+    expect(locked.status).toBe(0);
+    expect(rowOf(locked.stdout)?.[4]).toMatch(/^locked until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(cells(locked.stdout).find((r) => r[1] === 'weak@example.test')).toBeUndefined();
+
+    expect(runNetrep(['users', 'unlock', '--email', 'locked@example.test'], env).stdout).toContain(
+      'unlocked locked@example.test',
+    );
+    expect(rowOf(runNetrep(['users', 'list'], env).stdout)?.[4]).toBe('ok');
+    expect(runNetrep(['users', 'unlock', '--email', 'nobody@example.test'], env).status).not.toBe(0);
+  }, 120_000);
 });
 
 describe('netrep config', () => {

@@ -1,13 +1,15 @@
-/** `netrep users create`, `netrep keys create|list|revoke` (CONTRACT §0b). */
+/** `netrep users create|list|unlock`, `netrep keys create|list|revoke` (CONTRACT §0b). */
 import type { Command } from 'commander';
 import {
   type ApiKeyInfo,
   FEATURES,
   type Feature,
+  MIN_PASSWORD_LENGTH,
   PERMISSIONS,
   type Permission,
   TIER_NAMES,
   type TierName,
+  type User,
 } from '../accounts/index.ts';
 import { isAppError } from '../core/errors.ts';
 import { fail, withContext } from './context.ts';
@@ -58,6 +60,30 @@ export function keysTable(rows: readonly ApiKeyInfo[]): string {
   ]);
 }
 
+/**
+ * `users list`: one row per user with its sign-in state: `locked until …` while the per-account
+ * limit holds (lift it with `users unlock`), else the failed sign-ins of the current window.
+ */
+export function usersTable(rows: readonly User[]): string {
+  if (rows.length === 0) return 'no users (create one with netrep users create)\n';
+  return formatTable([
+    ['ID', 'EMAIL', 'ROLE', 'CREATED', 'SIGN-IN'],
+    ...rows.map((u) => [
+      String(u.id),
+      u.email,
+      u.role,
+      shortTime(new Date(u.createdAt).toISOString()),
+      u.lockedUntil !== null
+        ? `locked until ${shortTime(new Date(u.lockedUntil).toISOString())}`
+        : u.failedSignIns > 0
+          ? `${u.failedSignIns} failed`
+          : u.mustChangePassword
+            ? 'must change password'
+            : 'ok',
+    ]),
+  ]);
+}
+
 export function registerAccountCommands(program: Command): void {
   const users = program.command('users').description('manage dashboard users');
   users
@@ -65,7 +91,10 @@ export function registerAccountCommands(program: Command): void {
     .description('create a user (prints a generated password when none is given)')
     .requiredOption('--email <email>', 'login email')
     .requiredOption('--role <role>', 'admin or member')
-    .option('--password <password>', 'password (at least 8 characters)')
+    .option(
+      '--password <password>',
+      `password (at least ${MIN_PASSWORD_LENGTH} characters, not a common password)`,
+    )
     .action(async (opts: { email: string; role: string; password?: string }) => {
       if (opts.role !== 'admin' && opts.role !== 'member') fail('--role must be admin or member');
       await withContext(async ({ accounts }) => {
@@ -81,6 +110,26 @@ export function registerAccountCommands(program: Command): void {
           if (isAppError(err)) fail(err.message);
           throw err;
         }
+      });
+    });
+
+  users
+    .command('list')
+    .description('list users with their sign-in state (locked accounts say until when)')
+    .action(async () => {
+      await withContext(async ({ accounts }) => {
+        process.stdout.write(usersTable(await accounts.listUsers()));
+      });
+    });
+
+  users
+    .command('unlock')
+    .description('lift the sign-in lock of an account after too many failed sign-ins')
+    .requiredOption('--email <email>', 'login email')
+    .action(async (opts: { email: string }) => {
+      await withContext(async ({ accounts }) => {
+        if (!(await accounts.unlockUser(opts.email))) fail(`no user ${opts.email}`);
+        process.stdout.write(`unlocked ${opts.email.trim().toLowerCase()}\n`);
       });
     });
 

@@ -12,6 +12,11 @@ export interface UsersTable {
   created_at: number;
   /** 1 until the user replaces a password they did not choose (migration 0010). */
   must_change_password: Generated<number>;
+  /** Failed sign-ins since `failed_since` (migration 0011). */
+  failed_sign_ins: Generated<number>;
+  failed_since: number | null;
+  /** Sign-ins refused until then (epoch ms), after too many failures (migration 0011). */
+  locked_until: number | null;
 }
 
 export interface ApiKeysTable {

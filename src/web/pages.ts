@@ -138,8 +138,8 @@ ${options.forced ? '<p role="status">You signed in with a one-time password. Cho
 ${options.error ? `<p class="error" role="alert" id="pw-error">${esc(options.error)}</p>` : ''}
 <form method="post" action="/dashboard/password"><input type="hidden" name="_csrf" value="${esc(options.viewer.csrf)}">
 <label>Current password <input type="password" name="current" autocomplete="current-password" required></label>
-<label>New password (at least 8 characters) <input type="password" name="password" autocomplete="new-password" minlength="8" maxlength="200" required></label>
-<label>New password again <input type="password" name="confirm" autocomplete="new-password" minlength="8" maxlength="200" required></label>
+<label>New password (at least 12 characters, not a common password) <input type="password" name="password" autocomplete="new-password" minlength="12" maxlength="200" required></label>
+<label>New password again <input type="password" name="confirm" autocomplete="new-password" minlength="12" maxlength="200" required></label>
 <button type="submit">Change password</button></form></section>`;
   return page('Change password', body, options.viewer);
 }

@@ -178,12 +178,13 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
     expect(forged.status()).toBe(303);
     for (const [form, text] of [
       [{ current: MEMBER.password, password: 'y'.repeat(201), confirm: 'y'.repeat(201) }, 'at most 200'],
-      [{ current: MEMBER.password, password: 'short', confirm: 'short' }, 'at least 8'],
+      [{ current: MEMBER.password, password: 'short', confirm: 'short' }, 'at least 12'],
+      [{ current: MEMBER.password, password: 'qwerty123456', confirm: 'qwerty123456' }, 'common passwords'],
       [
         { current: '<script>alert(1)</script>', password: 'long-enough-1', confirm: 'long-enough-1' },
         'wrong',
       ],
-      [{ current: MEMBER.password }, 'at least 8'],
+      [{ current: MEMBER.password }, 'at least 12'],
     ] as const) {
       const res = await post({ _csrf: csrf, ...form });
       expect(res.status(), text).toBe(400);

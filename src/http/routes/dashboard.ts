@@ -174,8 +174,22 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
       async (request, reply) => {
         const { form, wrong } = readForm(request.body, 'login');
         if (wrong) return html(reply, loginPage(wrong), 400);
-        const user = await accounts.verifyLogin(field(form, 'email'), field(form, 'password'));
-        if (!user) return html(reply, loginPage('Wrong email or password.'), 401);
+        const result = await accounts.signIn(field(form, 'email'), field(form, 'password'));
+        if ('lockedUntil' in result) {
+          // The per-account limit (accounts README): a lock holds whatever address signs in.
+          const seconds = Math.max(1, Math.ceil((result.lockedUntil - services.clock()) / 1000));
+          const until = new Date(result.lockedUntil).toISOString().slice(11, 16);
+          reply.header('retry-after', String(seconds));
+          return html(
+            reply,
+            loginPage(
+              `Too many failed sign-ins to this account: it is locked until ${until} UTC. Try again then, or ask an administrator to unlock it.`,
+            ),
+            429,
+          );
+        }
+        if ('wrong' in result) return html(reply, loginPage('Wrong email or password.'), 401);
+        const { user } = result;
         const { token } = await accounts.createSession(user.id);
         reply.setCookie(SESSION_COOKIE, token, {
           path: '/dashboard',
