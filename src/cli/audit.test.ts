@@ -7,6 +7,7 @@ import { startZoneServer, type ZoneServer } from '../../test/helpers/dns-zone-se
 import { createIntelTestApp, type IntelTestApp } from '../../test/helpers/intel-app.ts';
 import { runNetrepAsync } from '../../test/helpers/process.ts';
 import { dnsblQueryName } from '../audit/index.ts';
+import { EXIT_GATE_FAILED } from './audit.ts';
 
 const OWN = 'bl.netrep.test';
 
@@ -47,13 +48,36 @@ describe('netrep audit', () => {
     expect(data.observations).toHaveLength(4 * 3);
     expect(data.job.final_interpretation.zones['other.test'].listed).toBe(1);
     expect(data.job.final_interpretation.acceptance.gate).toBe('fail');
-    expect(r.status).toBe(0);
+    // The gate failed: a pipeline stops here (issue 31).
+    expect(r.status).toBe(EXIT_GATE_FAILED);
+    expect(r.stderr).toContain(`audit job ${data.job.id}: acceptance gate fail (`);
 
     const show = await runNetrepAsync(['audit', 'show', String(data.job.id), '--format', 'table'], env);
-    expect(show.status).toBe(0);
+    expect(show.status).toBe(EXIT_GATE_FAILED);
     expect(show.stdout).toContain(`job ${data.job.id}  succeeded`);
     expect(show.stdout).toMatch(/other\.test\s+1\s+3\s+0\s+0/);
     expect(show.stdout).toContain('gate: fail');
+  });
+
+  it('exits 0 when the gate does not fail, or when there is no gate', async () => {
+    // 198.51.100.0/30 is listed nowhere in the zone server: the gate is pass or review.
+    const clean = await runNetrepAsync(
+      ['audit', 'run', '--cidr', '198.51.100.0/30', '--seed', 'clean', '--acceptance', '--format', 'json'],
+      env,
+    );
+    const { data } = JSON.parse(clean.stdout);
+    expect(data.job.status).toBe('succeeded');
+    expect(['pass', 'review']).toContain(data.job.final_interpretation.acceptance.gate);
+    expect(clean.status).toBe(0);
+    const shown = await runNetrepAsync(['audit', 'show', String(data.job.id), '--format', 'json'], env);
+    expect(shown.status).toBe(0);
+    // The listed range without --acceptance: no gate, nothing to fail.
+    const ungated = await runNetrepAsync(
+      ['audit', 'run', '--cidr', '192.0.2.0/30', '--seed', 'no-gate', '--format', 'json'],
+      env,
+    );
+    expect(JSON.parse(ungated.stdout).data.job.final_interpretation.zones['other.test'].listed).toBe(1);
+    expect(ungated.status).toBe(0);
   });
 
   it('refuses what the route refuses, with its code', async () => {

@@ -2,7 +2,9 @@
  * `netrep audit run` and `netrep audit show ID` (issue 16): the same job as POST /v1/audit/jobs,
  * created for a user of the local store and run in this process by the audit runner (a worker
  * of `netrep serve` may take part; the command then waits for the job to end). A progress bar
- * on a terminal, then the result as JSON (default when piped) or a short table.
+ * on a terminal, then the result as JSON (default when piped) or a short table. Exit codes for
+ * pipelines (issue 31): 0 done and the gate (if any) pass or review, 1 the job failed or could not
+ * be created, 3 the acceptance gate says fail (EXIT_GATE_FAILED).
  */
 import { Value } from '@sinclair/typebox/value';
 import { SingleBar } from 'cli-progress';
@@ -83,6 +85,28 @@ export function resultTable(result: AuditResult): string {
 
 function print(result: AuditResult, format: Format): void {
   process.stdout.write(format === 'table' ? resultTable(result) : `${JSON.stringify({ data: result })}\n`);
+}
+
+/** Exit code of `audit run` and `audit show` when the job ended but its acceptance gate says `fail`. */
+export const EXIT_GATE_FAILED = 3;
+
+/**
+ * The exit code a pipeline reads: 1 when the job failed or was cancelled, 3 when it succeeded
+ * and its acceptance gate says `fail`, else 0 (gate `pass` or `review`, no gate, or a job still
+ * queued or running for `audit show`). Usage and input errors exit 1 before a job exists.
+ */
+export function exitCodeOf(result: AuditResult): number {
+  const job = result.job;
+  if (job.status === 'failed' || job.status === 'cancelled') return 1;
+  const gate = (job.final_interpretation as { acceptance?: { gate?: string; reasons?: string[] } } | null)
+    ?.acceptance;
+  if (gate?.gate === 'fail') {
+    process.stderr.write(
+      `netrep: audit job ${job.id}: acceptance gate fail (${(gate.reasons ?? []).join('; ')})\n`,
+    );
+    return EXIT_GATE_FAILED;
+  }
+  return 0;
 }
 
 const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
@@ -180,7 +204,7 @@ async function runAudit(opts: RunOptions): Promise<void> {
     const result = await jobs.result(jobId, ownerId);
     if (!result) fail(`job ${jobId} vanished`);
     print(result, format);
-    if (result.job.status !== 'succeeded') process.exitCode = 1;
+    process.exitCode = result.job.status === 'succeeded' ? exitCodeOf(result) : 1;
   });
 }
 
@@ -189,7 +213,10 @@ export function registerAuditCommands(program: Command): void {
   const collect = (v: string, prev: string[]) => [...prev, ...v.split(',').filter(Boolean)];
   audit
     .command('run')
-    .description('create an audit job (as POST /v1/audit/jobs) and run it here; prints the result')
+    .description(
+      'create an audit job (as POST /v1/audit/jobs) and run it here; prints the result. Exit 0 when it succeeded ' +
+        '(gate pass or review), 1 when it failed or was refused, 3 when the acceptance gate says fail',
+    )
     .option('--target <t>', 'IP, CIDR or ASN (repeatable, comma-separated)', collect, [])
     .option('--ip <ip>', 'IP address (repeatable)', collect, [])
     .option('--cidr <cidr>', 'CIDR network (repeatable)', collect, [])
@@ -205,7 +232,9 @@ export function registerAuditCommands(program: Command): void {
     .action(runAudit);
   audit
     .command('show')
-    .description('print the full result of an audit job')
+    .description(
+      'print the full result of an audit job. Exit 0, or 1 when the job failed or was cancelled, 3 when its acceptance gate says fail',
+    )
     .argument('<id>', 'job id')
     .option('--format <format>', 'json or table (default: table on a terminal, else json)')
     .action(async (id: string, opts: { format?: Format }) => {
@@ -224,6 +253,7 @@ export function registerAuditCommands(program: Command): void {
         const result = await jobs.result(jobId, row.owner_id);
         if (!result) fail(`no audit job ${jobId}`);
         print(result, format);
+        process.exitCode = exitCodeOf(result);
       });
     });
 }
