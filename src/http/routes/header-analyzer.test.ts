@@ -229,3 +229,66 @@ describe('header analyzer without enrichment or DNS', () => {
     }
   });
 });
+
+describe('every result the headers show (issue 31)', () => {
+  const ARCBAD = readFileSync(sharedDataPath('email/messages/rspamd-arcbad.eml'), 'utf8').split(
+    /\r?\n\r?\n/,
+    1,
+  )[0];
+
+  it('answers both dkim= results, every A-R header with its trust and the ARC chain; /openapi.json describes them', async () => {
+    const res = await post(KEYED, JSON.stringify({ headers: ARCBAD }));
+    expect(res.statusCode).toBe(200);
+    const a = res.json().data.authentication;
+    expect(a.dkim_results.map((d: { result: string; domain: string }) => `${d.result} ${d.domain}`)).toEqual([
+      'pass freebsd.org',
+      'fail outlook.com',
+    ]);
+    expect(
+      a.authentication_results.map((h: { authserv_id: string; trusted: boolean }) => [
+        h.authserv_id,
+        h.trusted,
+      ]),
+    ).toEqual([['mail.highsecure.ru', true]]);
+    expect(a.trust_source).toBe('topmost');
+    expect([a.arc.instances, a.arc.seals.length, a.arc.verdict]).toEqual([1, 2, 'none']);
+    expect(a.arc.chain_problem).toBe('instance i=1 has 2 ARC-Seal headers');
+
+    const doc = (await t.app.http.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const text = JSON.stringify(doc);
+    for (const field of [
+      'dkim_results',
+      'authentication_results',
+      'chain_problem',
+      'trust_source',
+      'dkim_signatures',
+    ])
+      expect(text).toContain(`"${field}"`);
+    expect(text).toContain('NETREP_TRUSTED_AUTHSERV_IDS');
+  });
+
+  it('trusts exactly the authserv-ids of NETREP_TRUSTED_AUTHSERV_IDS when it is set', async () => {
+    const configured = await createTestApp('sqlite', {
+      config: { dnsServers: server.servers, trustedAuthservIds: ['mx1.freebsd.org'] },
+    });
+    try {
+      const res = await configured.app.http.inject({
+        method: 'POST',
+        url: PUBLIC,
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ headers: ARCBAD }),
+      });
+      expect(res.statusCode).toBe(200);
+      const a = res.json().data.authentication;
+      expect(a.trust_source).toBe('configured');
+      expect(a.authentication_results[0]).toMatchObject({
+        authserv_id: 'mail.highsecure.ru',
+        trusted: false,
+      });
+      expect(a.authserv_id_trusted).toBe(false);
+      expect(a.dkim_results.every((d: { trusted: boolean }) => !d.trusted)).toBe(true);
+    } finally {
+      await configured.close();
+    }
+  });
+});
