@@ -18,6 +18,7 @@ import { type Clock, systemClock } from './core/clock.ts';
 import { createDnsClient } from './core/dns/index.ts';
 import { parseIp } from './core/ip.ts';
 import { parseHostPort } from './core/listen.ts';
+import { createDatasetStatusReader } from './dataset/index.ts';
 import {
   type BlocklistMirror,
   type DnsblServer,
@@ -47,6 +48,7 @@ import { registerDatasetMetrics } from './worker/dataset-metrics.ts';
 import {
   type DatasetUpdater,
   type DatasetUpdaterOptions,
+  parseRetryDelay,
   parseUpdateInterval,
   startDatasetUpdater,
 } from './worker/dataset-update.ts';
@@ -141,6 +143,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   const metricsAt = metricsPlacement(config.metricsListen);
   const datasetUpdateMs = parseUpdateInterval(config.datasetUpdate);
+  const datasetRetryMs = parseRetryDelay(config.datasetUpdateRetry);
+  const describeDataset = createDatasetStatusReader();
   const store = openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -269,6 +273,17 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     limits,
     readiness,
     datasetVersion: () => intelRuntime.current()?.datasetVersion ?? null,
+    // The serving snapshot's families and the update outcomes, with this instance's next attempt.
+    datasetStatus: () => {
+      const next = datasetUpdater.nextDueAt();
+      return describeDataset({
+        dataDir: config.dataDir,
+        version: intelRuntime.current()?.datasetVersion ?? null,
+        now: clock(),
+        schedule: config.datasetUpdate,
+        ...(next === null ? {} : { nextAttemptAt: next }),
+      });
+    },
     blocklist,
     listingFor: blocklistMirror.listingFor,
     dns,
@@ -349,6 +364,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     sourcesFile: config.datasetSources,
     builder: scheduled,
     runtime: intelRuntime,
+    retryMs: datasetRetryMs,
     logger: http.log,
     ...options.datasetUpdate,
   });

@@ -164,6 +164,13 @@ export const SETTINGS = {
     description:
       'How often `serve` and `worker` run `dataset update` (download, build, swap in without a restart): `daily`, `off`, or an interval such as `6h`, `30m`, `90s`, `2d`. Only instances with NETREP_WORKERS on build; every instance swaps in the newest snapshot.',
   },
+  datasetUpdateRetry: {
+    env: 'NETREP_DATASET_UPDATE_RETRY',
+    kind: 'string',
+    default: '5m',
+    description:
+      'Wait after a failed `dataset update` before the first retry (`30s`, `5m`, `1h`); each failure in a row doubles it, up to the update interval and at most one hour. Serving goes on meanwhile.',
+  },
   workers: {
     env: 'NETREP_WORKERS',
     kind: 'bool',

@@ -36,6 +36,14 @@ export {
   sweepStaleBuilds,
 } from './snapshot.ts';
 export { type SourceSpec, UPSTREAM_SOURCES } from './sources.ts';
+export {
+  BUNDLED_FAMILY,
+  createDatasetStatusReader,
+  type DatasetStatus,
+  type DatasetStatusOptions,
+  holdsUpstreamSources,
+  sourceFamily,
+} from './status.ts';
 export { type AsnEntry, FLAG, type Manifest, type ProgressEvent, RIRS, type SourceInfo } from './types.ts';
 export {
   acquireUpdateLock,
@@ -44,3 +52,12 @@ export {
   resolveSources,
   upstreamDir,
 } from './update.ts';
+export {
+  EMPTY_UPDATE_STATUS,
+  readUpdateStatus,
+  recordUpdateAttempt,
+  type UpdateResult,
+  type UpdateStatusFile,
+  updateStatusFile,
+  writeUpdateStatus,
+} from './update-status.ts';

@@ -60,7 +60,13 @@ export interface DownloadResult {
  * and no temp file behind.
  */
 async function downloadOne(url: string, target: string, timeoutMs: number): Promise<number> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
+  let res: Response;
+  try {
+    res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
+  } catch (err) {
+    // fetch says only "fetch failed"; the cause says why (ECONNREFUSED, a DNS failure, a timeout).
+    throw new Error(withCause(err));
+  }
   if (!res.ok || !res.body) {
     await res.body?.cancel().catch(() => undefined);
     throw new Error(`HTTP ${res.status}`);
@@ -85,9 +91,13 @@ async function downloadOne(url: string, target: string, timeoutMs: number): Prom
     return bytes;
   } catch (err) {
     rmSync(tmp, { force: true });
-    const cause = (err as { cause?: { message?: string } }).cause?.message;
-    throw new Error(cause ? `${(err as Error).message} (${cause})` : (err as Error).message);
+    throw new Error(withCause(err));
   }
+}
+
+function withCause(err: unknown): string {
+  const cause = (err as { cause?: { message?: string } }).cause?.message;
+  return cause ? `${(err as Error).message} (${cause})` : (err as Error).message;
 }
 
 export async function downloadSources(options: {

@@ -16,6 +16,7 @@ import type { Blocklist, ListingType } from '../blocklist/index.ts';
 import type { Config } from '../config.ts';
 import type { Clock } from '../core/clock.ts';
 import type { DnsClient } from '../core/dns/index.ts';
+import type { DatasetStatus } from '../dataset/index.ts';
 import type { HopEnrichment } from '../headers/index.ts';
 import type { IntelRuntime } from '../intel/index.ts';
 import type { LimitState, Limits, MinuteBucket } from '../limits/index.ts';
@@ -68,6 +69,8 @@ export interface HttpServices {
   limits: Limits;
   readiness(): Promise<ReadinessCheck[]>;
   datasetVersion(): number | null;
+  /** What the serving snapshot holds (source families, age) and how its updates went (/readyz, dashboard). */
+  datasetStatus(): DatasetStatus;
   /** The service-owned blocklist (spec §2.4). */
   blocklist: Blocklist;
   /** Active listing type of an address, synchronous from memory (threat score, reputation). */

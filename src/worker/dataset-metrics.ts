@@ -44,13 +44,13 @@ export function registerDatasetMetrics(
   if (!updater) return;
   new Counter({
     name: 'netrep_dataset_update_total',
-    help: 'Scheduled dataset updates by result: ok (built and swapped in), failed (download or build; the previous snapshot stays), skipped (another process was updating)',
+    help: 'Scheduled dataset updates by result: ok (built and swapped in), partial (a first start built from the downloads that worked), failed (download or build; the previous snapshot stays), skipped (another process was updating)',
     labelNames: ['result'] as const,
     registers: [registry],
     collect() {
       const c = updater.counts();
       this.reset();
-      for (const result of ['ok', 'failed', 'skipped'] as const) this.inc({ result }, c[result]);
+      for (const result of ['ok', 'partial', 'failed', 'skipped'] as const) this.inc({ result }, c[result]);
     },
   });
   new Counter({

@@ -214,7 +214,7 @@ describe('scheduled dataset update in the app', () => {
     expect(metrics).toMatch(/^netrep_dataset_age_seconds 21600$/m);
     expect(metrics).toMatch(/^netrep_dataset_update_total\{result="failed"\} 1$/m);
     expect(metrics).toMatch(/^netrep_dataset_download_failures_total\{source="spamhaus-drop-text"\} 1$/m);
-    // Retried an hour after the failure, not a whole interval later.
-    expect(metrics).toMatch(/^netrep_dataset_update_next_due_seconds 3600$/m);
+    // Retried five minutes after the first failure (the back-off's first step), not an interval later.
+    expect(metrics).toMatch(/^netrep_dataset_update_next_due_seconds 300$/m);
   }, 60_000);
 });

@@ -8,12 +8,21 @@ import { tempDir } from '../../test/helpers/stores.ts';
 import { startUpstreamServer, type UpstreamServer } from '../../test/helpers/upstream-server.ts';
 import { createManualClock, type ManualClock } from '../core/clock.ts';
 import { parseIp } from '../core/ip.ts';
-import { acquireUpdateLock, datasetsDir, listDatasetVersions, upstreamDir } from '../dataset/index.ts';
+import {
+  acquireUpdateLock,
+  buildDataset,
+  datasetsDir,
+  listDatasetVersions,
+  readUpdateStatus,
+  upstreamDir,
+} from '../dataset/index.ts';
 import { createIntelRuntime, type IntelRuntime } from '../intel/index.ts';
 import {
   type DatasetUpdater,
   type DatasetUpdaterOptions,
+  parseRetryDelay,
   parseUpdateInterval,
+  retryDelay,
   startDatasetUpdater,
 } from './dataset-update.ts';
 
@@ -33,6 +42,19 @@ describe('parseUpdateInterval (NETREP_DATASET_UPDATE)', () => {
     expect(parseUpdateInterval('2D')).toBe(48 * HOUR);
     for (const bad of ['', 'weekly', '0h', '1.5h', '-1h', '10', 'h', '6 hours'])
       expect(() => parseUpdateInterval(bad), bad).toThrow(/NETREP_DATASET_UPDATE must be off, daily or/);
+  });
+
+  it('NETREP_DATASET_UPDATE_RETRY reads intervals only; the delay doubles per failure up to its cap', () => {
+    expect(parseRetryDelay('5m')).toBe(300_000);
+    expect(parseRetryDelay('1s')).toBe(1000);
+    for (const bad of ['off', 'daily', '0s', ''])
+      expect(() => parseRetryDelay(bad), bad).toThrow(/NETREP_DATASET_UPDATE_RETRY must be an interval/);
+    expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => retryDelay(n, 5 * 60_000, HOUR) / 60_000)).toEqual([
+      5, 10, 20, 40, 60, 60, 60, 60,
+    ]);
+    // A cap below the first delay does not shorten it.
+    expect(retryDelay(3, HOUR, 60_000)).toBe(HOUR);
+    expect(retryDelay(1000, 1000, HOUR)).toBe(HOUR);
   });
 });
 
@@ -138,10 +160,10 @@ describe('scheduled dataset update', () => {
     });
     expect(logs.at(-1)).toEqual({
       level: 'error',
-      msg: 'dataset update failed at download: 1 of 2 downloads failed (spamhaus-drop-text); v1 stays served',
+      msg: 'dataset update failed at download: 1 of 2 downloads failed (spamhaus-drop-text); v1 stays served; next try in 300 s',
     });
-    // The next try waits for the retry delay (one hour at most), not a whole interval.
-    expect(u.nextDueAt()).toBe(clock() + HOUR);
+    // The next try waits for the first retry delay (five minutes by default), not a whole interval.
+    expect(u.nextDueAt()).toBe(clock() + 5 * 60_000);
   }, 60_000);
 
   it('a build that fails after writing leaves no temp directory and no new snapshot; v1 stays served', async () => {
@@ -157,13 +179,15 @@ describe('scheduled dataset update', () => {
       error: expect.stringMatching(/^dataset build failed after "history: comparing with v1": .*JSON/),
     });
     expect(leftovers()).toEqual([]);
-    expect(readdirSync(datasetsDir(dataDir)).filter((n) => n !== '.update.lock')).toEqual(['v1']);
+    expect(
+      readdirSync(datasetsDir(dataDir)).filter((n) => n !== '.update.lock' && n !== 'update-status.json'),
+    ).toEqual(['v1']);
     expect(runtime.current()?.datasetVersion).toBe(1);
     expect(isTorExit(runtime)).toBe(true);
     expect(u.counts()).toMatchObject({ ok: 1, failed: 1 });
     expect(logs.at(-1)).toEqual({
       level: 'error',
-      msg: `dataset update failed at build: ${r.result === 'failed' ? r.error : ''}; v1 stays served`,
+      msg: `dataset update failed at build: ${r.result === 'failed' ? r.error : ''}; v1 stays served; next try in 300 s`,
     });
   }, 60_000);
 
@@ -228,4 +252,145 @@ describe('scheduled dataset update', () => {
     expect(JSON.parse(readFileSync(file, 'utf8')).pid).toBe(process.pid);
     release?.();
   });
+});
+
+describe('first start and retries', () => {
+  let upstream: UpstreamServer;
+  let dataDir: string;
+  let clock: ManualClock;
+  let runtime: IntelRuntime;
+  const updaters: DatasetUpdater[] = [];
+
+  beforeEach(async () => {
+    upstream = await startUpstreamServer();
+    upstream.set('/tor', { kind: 'file', body: TOR });
+    upstream.set('/drop', { kind: 'status', status: 500 });
+    dataDir = tempDir('netrep-first-');
+    clock = createManualClock('2026-06-01T00:00:00Z');
+    runtime = createIntelRuntime({ dataDir, clock });
+  });
+  afterEach(async () => {
+    for (const u of updaters.splice(0)) await u.stop();
+    await upstream.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const sourcesFile = (urls: Record<string, string>) => {
+    const file = path.join(dataDir, 'sources.json');
+    writeFileSync(file, JSON.stringify(urls));
+    return file;
+  };
+  function updater(file: string): DatasetUpdater {
+    const u = startDatasetUpdater({
+      dataDir,
+      clock,
+      intervalMs: 6 * HOUR,
+      sourcesFile: file,
+      builder: true,
+      runtime,
+      scheduled: false,
+      npmDir: datasetFixture('npm-a'),
+    });
+    updaters.push(u);
+    return u;
+  }
+  /** v1 from the npm packages only, as `serve` builds it on an empty data dir. */
+  const npmOnly = async () => {
+    await buildDataset({ dataDir, clock, npmDir: datasetFixture('npm-a') });
+    expect(runtime.loadLatest()).toBe(true);
+  };
+  const isTorExit = () => runtime.current()?.lookup(parseIp(EXIT_IP)!)?.netrep.is_tor_exit;
+  const MIN = 60_000;
+
+  it('a snapshot from the npm packages only is due at once; the first update builds from the downloads that worked and retries the rest on a back-off', async () => {
+    await npmOnly();
+    const file = sourcesFile({
+      'tor-exit-addresses': upstream.url('/tor'),
+      'spamhaus-drop-text': upstream.url('/drop'),
+    });
+    const u = updater(file);
+    expect(u.nextDueAt()).toBe(Number.NEGATIVE_INFINITY);
+    expect(isTorExit()).toBe(false);
+
+    const first = await u.runOnce();
+    expect(first).toMatchObject({ result: 'partial', version: 2 });
+    expect(runtime.current()?.datasetVersion).toBe(2);
+    expect(isTorExit()).toBe(true);
+    let status = readUpdateStatus(dataDir);
+    expect(status).toMatchObject({
+      last_attempt: { result: 'partial', version: 2, at: '2026-06-01T00:00:00.000Z' },
+      consecutive_failures: 1,
+      last_success_at: null,
+      next_attempt_at: '2026-06-01T00:05:00.000Z',
+      sources: {
+        'tor-exit-addresses': { ok: true, error: null, failures: 0, last_ok_at: '2026-06-01T00:00:00.000Z' },
+        'spamhaus-drop-text': { ok: false, error: 'HTTP 500', failures: 1, last_ok_at: null },
+      },
+    });
+    // The snapshot now holds upstream data, yet the missing source is tried again in 5 minutes.
+    expect(u.nextDueAt()).toBe(clock() + 5 * MIN);
+
+    // Still failing: no build from an incomplete set any more, and the wait doubles.
+    clock.advance(5 * MIN);
+    expect(await u.runOnce()).toMatchObject({ result: 'failed', stage: 'download' });
+    expect(listDatasetVersions(dataDir).map((v) => v.version)).toEqual([1, 2]);
+    expect(u.nextDueAt()).toBe(clock() + 10 * MIN);
+    status = readUpdateStatus(dataDir);
+    expect(status.consecutive_failures).toBe(2);
+    expect(status.sources['spamhaus-drop-text']).toMatchObject({ ok: false, failures: 2 });
+
+    // The upstream is back: a full update, the back-off is over, the next one is due in 6 h.
+    upstream.set('/drop', { kind: 'file', body: DROP });
+    clock.advance(10 * MIN);
+    expect(await u.runOnce()).toMatchObject({ result: 'ok', version: 3 });
+    expect(u.counts()).toMatchObject({ ok: 1, partial: 1, failed: 1, consecutiveFailures: 0 });
+    expect(u.nextDueAt()).toBe(clock() + 6 * HOUR);
+    status = readUpdateStatus(dataDir);
+    expect(status).toMatchObject({
+      last_attempt: { result: 'ok', version: 3 },
+      consecutive_failures: 0,
+      last_success_at: '2026-06-01T00:15:00.000Z',
+    });
+    expect(status.sources['spamhaus-drop-text']).toMatchObject({ ok: true, failures: 0 });
+  }, 60_000);
+
+  it('a refusing upstream builds nothing, keeps serving, backs off 5, 10, 20 min and is picked up after a restart', async () => {
+    await npmOnly();
+    const closed = await startUpstreamServer();
+    const refused = closed.url('/tor');
+    await closed.close();
+    const file = sourcesFile({ 'tor-exit-addresses': refused, 'spamhaus-drop-text': upstream.url('/drop') });
+    const u = updater(file);
+    const waits: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await u.runOnce();
+      expect(r).toMatchObject({ result: 'failed', stage: 'download' });
+      const due = u.nextDueAt() ?? 0;
+      waits.push((due - clock()) / MIN);
+      clock.advance(due - clock());
+    }
+    expect(waits).toEqual([5, 10, 20]);
+    expect(listDatasetVersions(dataDir).map((v) => v.version)).toEqual([1]);
+    expect(runtime.current()?.datasetVersion).toBe(1);
+    const status = readUpdateStatus(dataDir);
+    expect(status.consecutive_failures).toBe(3);
+    expect(status.sources['tor-exit-addresses']).toMatchObject({
+      ok: false,
+      failures: 3,
+      error: expect.stringMatching(/ECONNREFUSED/),
+    });
+    expect(status.sources['spamhaus-drop-text']).toMatchObject({ ok: false, error: 'HTTP 500' });
+    // A restarted process keeps the back-off instead of trying at once.
+    await u.stop();
+    const again = updater(file);
+    expect(again.nextDueAt()).toBe(Date.parse(status.last_attempt?.at ?? '') + 20 * MIN);
+  }, 60_000);
+
+  it('with no upstream source configured, the npm-only snapshot an update built is not rebuilt on every check', async () => {
+    await npmOnly();
+    const u = updater(sourcesFile({}));
+    expect(u.nextDueAt()).toBe(Number.NEGATIVE_INFINITY);
+    expect(await u.runOnce()).toMatchObject({ result: 'ok', version: 2 });
+    expect(u.nextDueAt()).toBe(clock() + 6 * HOUR);
+  }, 60_000);
 });

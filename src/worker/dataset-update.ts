@@ -1,20 +1,34 @@
 /**
  * Scheduled `dataset update` (NETREP_DATASET_UPDATE): every instance swaps in a newer snapshot
  * when one appears in the data dir; the builder instance (NETREP_WORKERS on) also downloads the
- * upstream sources and builds a new snapshot when the newest one is older than the interval.
+ * upstream sources and builds a new snapshot when the newest one is older than the interval, or
+ * at once when it holds no upstream source (a first start, whose snapshot comes from the npm
+ * packages only: until the first update every flag from an upstream list is false).
  * A failed download or build changes nothing that is served: the previous upstream copies and
- * the previous snapshot stay, the failure is logged and counted, and the next try comes after
- * `retryMs`. Only one updater works on a data dir at a time (acquireUpdateLock).
+ * the previous snapshot stay, the failure is logged, counted and recorded per source
+ * (dataset/update-status.ts), and the next try comes after a back-off that doubles with each
+ * failure in a row (NETREP_DATASET_UPDATE_RETRY, up to the interval and at most an hour). On a
+ * first start the snapshot is built from the downloads that worked (something beats nothing);
+ * afterwards only from a complete set. Only one updater works on a data dir at a time
+ * (acquireUpdateLock).
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { type Clock, systemClock } from '../core/clock.ts';
 import {
   acquireUpdateLock,
   type DownloadResult,
   downloadSources,
+  holdsUpstreamSources,
   listDatasetVersions,
+  type Manifest,
+  readUpdateStatus,
+  recordUpdateAttempt,
   resolveSources,
   type SourceSpec,
+  type UpdateResult,
   upstreamDir,
+  writeUpdateStatus,
 } from '../dataset/index.ts';
 import type { IntelRuntime } from '../intel/index.ts';
 import { type BuildRunner, createChildBuildRunner } from './dataset-build-process.ts';
@@ -30,17 +44,30 @@ export function parseUpdateInterval(text: string): number | null {
   const v = text.trim().toLowerCase();
   if (v === 'off') return null;
   if (v === 'daily') return UNIT_MS.d;
-  const m = /^(\d+)\s*([smhd])$/.exec(v);
+  return parseDuration(text, 'NETREP_DATASET_UPDATE', 'off, daily or an interval like 90s, 30m, 6h, 2d');
+}
+
+/** NETREP_DATASET_UPDATE_RETRY: a whole number and a unit (`1s`, `30s`, `5m`, `1h`), in ms. */
+export function parseRetryDelay(text: string): number {
+  return parseDuration(text, 'NETREP_DATASET_UPDATE_RETRY', 'an interval like 30s, 5m, 1h');
+}
+
+function parseDuration(text: string, name: string, expected: string): number {
+  const m = /^(\d+)\s*([smhd])$/.exec(text.trim().toLowerCase());
   const n = m ? Number(m[1]) : 0;
-  if (!m || n <= 0)
-    throw new Error(
-      `NETREP_DATASET_UPDATE must be off, daily or an interval like 90s, 30m, 6h, 2d; got ${JSON.stringify(text)}`,
-    );
+  if (!m || n <= 0) throw new Error(`${name} must be ${expected}; got ${JSON.stringify(text)}`);
   return n * UNIT_MS[m[2] as keyof typeof UNIT_MS];
+}
+
+/** The wait before retry number `failures` (1, 2, ...): `first`, doubled each time, up to `max`. */
+export function retryDelay(failures: number, first: number, max: number): number {
+  return Math.min(first * 2 ** Math.min(Math.max(failures - 1, 0), 30), Math.max(first, max));
 }
 
 export type DatasetUpdateResult =
   | { result: 'ok'; version: number; downloads: DownloadResult[] }
+  /** A first start: built from the downloads that worked although some failed (retried soon). */
+  | { result: 'partial'; version: number; downloads: DownloadResult[] }
   | {
       result: 'failed';
       stage: 'sources' | 'download' | 'build' | 'load';
@@ -58,12 +85,15 @@ export interface DatasetUpdateLogger {
 /** What /metrics reports (dataset-metrics.ts). */
 export interface DatasetUpdateCounts {
   ok: number;
+  partial: number;
   failed: number;
   skipped: number;
   /** Failed downloads by source id. */
   downloadFailures: ReadonlyMap<string, number>;
   /** Clock time of the last successful update, null before one. */
   lastSuccessAt: number | null;
+  /** Failed or partial updates in a row (the retry back-off). */
+  consecutiveFailures: number;
 }
 
 export interface DatasetUpdater {
@@ -92,8 +122,13 @@ export interface DatasetUpdaterOptions {
   scheduled?: boolean;
   /** How often the schedule looks at the clock and the data dir (default one minute). */
   checkIntervalMs?: number;
-  /** Wait after a failed update before the next try (default: the interval, at most one hour). */
+  /**
+   * Wait after a failed update before the first retry (NETREP_DATASET_UPDATE_RETRY, default five
+   * minutes); each failure in a row doubles it, up to `maxRetryMs`.
+   */
   retryMs?: number;
+  /** The longest wait between retries (default: the interval, at most one hour). */
+  maxRetryMs?: number;
   build?: BuildRunner;
   /** ip-location-db packages directory for the build (tests use the small fixtures). */
   npmDir?: string;
@@ -105,11 +140,27 @@ export function startDatasetUpdater(options: DatasetUpdaterOptions): DatasetUpda
   const { dataDir, clock, runtime, intervalMs } = options;
   const log = options.logger;
   const build = options.build ?? createChildBuildRunner();
-  const retryMs = options.retryMs ?? Math.min(intervalMs ?? 3_600_000, 3_600_000);
+  const retryMs = Math.min(options.retryMs ?? 5 * 60_000, intervalMs ?? Number.POSITIVE_INFINITY);
+  const maxRetryMs = options.maxRetryMs ?? Math.min(intervalMs ?? 3_600_000, 3_600_000);
+  const checkIntervalMs = options.checkIntervalMs ?? 60_000;
+  const scheduled = options.scheduled !== false && intervalMs !== null;
   const downloadFailures = new Map<string, number>();
-  const counted = { ok: 0, failed: 0, skipped: 0 };
+  const counted = { ok: 0, partial: 0, failed: 0, skipped: 0 };
   let lastSuccessAt: number | null = null;
-  let lastFailureAt: number | null = null;
+  // The back-off survives a restart: a process restarted during an upstream outage does not
+  // hammer the upstreams at once (the recorded attempt is by the same kind of clock).
+  const recorded = options.builder ? readUpdateStatus(dataDir) : null;
+  const recordedFailure = recorded?.last_attempt && recorded.last_attempt.result !== 'ok';
+  let failures = recordedFailure ? recorded.consecutive_failures : 0;
+  let lastFailureAt: number | null = recordedFailure ? Date.parse(recorded.last_attempt?.at ?? '') : null;
+  if (lastFailureAt !== null && !Number.isFinite(lastFailureAt)) lastFailureAt = null;
+  /**
+   * An attempt since the last full update built something although downloads failed: the retry
+   * comes on the back-off, before the interval. After a restart, any recorded failure counts.
+   */
+  let partialPending = recordedFailure === true;
+  /** The version the last update built (an update with no sources configured builds from npm only). */
+  let builtByUpdate: number | null = recorded?.last_attempt?.version ?? null;
   /** A version on disk that failed to load: not retried on every tick. */
   let unloadable: number | null = null;
   let running: Promise<DatasetUpdateResult> | null = null;
@@ -117,6 +168,21 @@ export function startDatasetUpdater(options: DatasetUpdaterOptions): DatasetUpda
   const abort = new AbortController();
 
   const newestOnDisk = () => listDatasetVersions(dataDir).at(-1) ?? null;
+  let manifestSeen: { dir: string; upstream: boolean } | null = null;
+  /** Whether the snapshot in `dir` holds an upstream source (read once per snapshot). */
+  const holdsUpstream = (dir: string): boolean => {
+    if (manifestSeen?.dir === dir) return manifestSeen.upstream;
+    let upstream = true;
+    try {
+      upstream = holdsUpstreamSources(
+        JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as Manifest,
+      );
+    } catch {
+      // Unreadable: treated as a normal snapshot, so the schedule does not spin on it.
+    }
+    manifestSeen = { dir, upstream };
+    return upstream;
+  };
 
   /** Swaps in the newest snapshot on disk when it is newer than the one served. */
   const swapInNewer = (): void => {
@@ -136,11 +202,40 @@ export function startDatasetUpdater(options: DatasetUpdaterOptions): DatasetUpda
     }
   };
 
+  /** No snapshot, or one without any upstream source that no update built: update at once. */
+  const blind = (newest: ReturnType<typeof newestOnDisk>): boolean =>
+    !newest || (newest.version !== builtByUpdate && !holdsUpstream(newest.dir));
+
   const nextDueAt = (): number | null => {
     if (!options.builder || intervalMs === null) return null;
     const newest = newestOnDisk();
-    const due = newest ? Date.parse(newest.createdAt) + intervalMs : Number.NEGATIVE_INFINITY;
-    return lastFailureAt === null ? due : Math.max(due, lastFailureAt + retryMs);
+    const due =
+      !newest || blind(newest) ? Number.NEGATIVE_INFINITY : Date.parse(newest.createdAt) + intervalMs;
+    if (failures === 0 || lastFailureAt === null) return due;
+    const retryAt = lastFailureAt + retryDelay(failures, retryMs, maxRetryMs);
+    return partialPending ? retryAt : Math.max(due, retryAt);
+  };
+
+  /** Records the attempt for `dataset status`, /readyz and the dashboard of every instance. */
+  const record = (
+    result: UpdateResult,
+    downloads: DownloadResult[],
+    extra: { stage?: string; error?: string; version?: number },
+  ): void => {
+    try {
+      const status = recordUpdateAttempt(readUpdateStatus(dataDir), {
+        at: clock(),
+        result,
+        downloads,
+        ...extra,
+      });
+      const next = nextDueAt();
+      status.next_attempt_at =
+        next === null ? null : new Date(Number.isFinite(next) ? next : clock()).toISOString();
+      writeUpdateStatus(dataDir, status);
+    } catch (err) {
+      log?.warn({ err }, 'dataset update: the status file could not be written');
+    }
   };
 
   const failed = (
@@ -149,12 +244,16 @@ export function startDatasetUpdater(options: DatasetUpdaterOptions): DatasetUpda
     downloads: DownloadResult[],
   ): DatasetUpdateResult => {
     counted.failed++;
+    failures++;
     lastFailureAt = clock();
+    // partialPending stays: a snapshot that lacks sources is retried on the back-off, not in a day.
     const serving = runtime?.current()?.datasetVersion ?? null;
+    const retry = retryDelay(failures, retryMs, maxRetryMs);
     log?.error(
-      { stage, error, serving },
-      `dataset update failed at ${stage}: ${error}; ${serving === null ? 'nothing' : `v${serving}`} stays served`,
+      { stage, error, serving, failures, retry_ms: retry },
+      `dataset update failed at ${stage}: ${error}; ${serving === null ? 'nothing' : `v${serving}`} stays served; next try in ${Math.round(retry / 1000)} s`,
     );
+    record('failed', downloads, { stage, error });
     return { result: 'failed', stage, error, downloads };
   };
 
@@ -173,7 +272,11 @@ export function startDatasetUpdater(options: DatasetUpdaterOptions): DatasetUpda
         return failed('sources', (err as Error).message, []);
       }
       const started = clock();
-      log?.info({ sources: sources.length }, 'dataset update: downloading the upstream sources');
+      const firstStart = blind(newestOnDisk());
+      log?.info(
+        { sources: sources.length, first: firstStart },
+        `dataset update: downloading the upstream sources${firstStart ? ' (the serving snapshot holds none yet)' : ''}`,
+      );
       const downloads = await downloadSources({
         dataDir,
         sources,
@@ -184,13 +287,11 @@ export function startDatasetUpdater(options: DatasetUpdaterOptions): DatasetUpda
         downloadFailures.set(d.id, (downloadFailures.get(d.id) ?? 0) + 1);
         log?.warn({ source: d.id, error: d.error }, `dataset download ${d.id} failed: ${d.error}`);
       }
-      // A snapshot is built from a complete, current set of files or not at all.
-      if (bad.length > 0)
-        return failed(
-          'download',
-          `${bad.length} of ${downloads.length} downloads failed (${bad.map((d) => d.id).join(', ')})`,
-          downloads,
-        );
+      const badText = `${bad.length} of ${downloads.length} downloads failed (${bad.map((d) => d.id).join(', ')})`;
+      // A snapshot is built from a complete, current set of files, except on a first start:
+      // there the downloads that worked beat a snapshot with no upstream source at all.
+      if (bad.length > 0 && (!firstStart || bad.length === downloads.length))
+        return failed('download', badText, downloads);
       if (stopped) return failed('build', 'stopped before the build', downloads);
       let version: number;
       try {
@@ -204,6 +305,7 @@ export function startDatasetUpdater(options: DatasetUpdaterOptions): DatasetUpda
       } catch (err) {
         return failed('build', (err as Error).message, downloads);
       }
+      builtByUpdate = version;
       try {
         if (runtime) {
           runtime.reload();
@@ -213,14 +315,50 @@ export function startDatasetUpdater(options: DatasetUpdaterOptions): DatasetUpda
         unloadable = version;
         return failed('load', (err as Error).message, downloads);
       }
+      if (bad.length > 0) {
+        counted.partial++;
+        failures++;
+        lastFailureAt = clock();
+        partialPending = true;
+        log?.warn(
+          { version, failures },
+          `dataset update: v${version} built and swapped in without ${bad.length} of ${downloads.length} sources (${bad.map((d) => d.id).join(', ')}); they are tried again in ${Math.round(retryDelay(failures, retryMs, maxRetryMs) / 1000)} s`,
+        );
+        record('partial', downloads, { stage: 'download', error: badText, version });
+        return { result: 'partial', version, downloads };
+      }
       counted.ok++;
       lastSuccessAt = clock();
       lastFailureAt = null;
+      failures = 0;
+      partialPending = false;
       log?.info({ version, ms: lastSuccessAt - started }, `dataset update: v${version} built and swapped in`);
+      record('ok', downloads, { version });
       return { result: 'ok', version, downloads };
     } finally {
       release();
     }
+  };
+
+  // The periodic check runs every checkIntervalMs; when an update is due sooner (a retry, the
+  // first update once the first snapshot is loaded), a one-off wake-up comes at that time.
+  let wake: NodeJS.Timeout | null = null;
+  const armWake = (): void => {
+    if (!scheduled || stopped) return;
+    if (wake) clearTimeout(wake);
+    wake = null;
+    let delay: number | null = null;
+    if (runtime?.state() === 'building') delay = 1000;
+    else {
+      const due = nextDueAt();
+      if (due !== null) delay = Math.max(0, Number.isFinite(due) ? due - clock() : 0);
+    }
+    if (delay === null || delay >= checkIntervalMs) return;
+    wake = setTimeout(() => {
+      wake = null;
+      void tick().catch((err: unknown) => log?.error({ err }, 'dataset update check failed'));
+    }, delay);
+    wake.unref();
   };
 
   const runOnce = (): Promise<DatasetUpdateResult> => {
@@ -228,35 +366,34 @@ export function startDatasetUpdater(options: DatasetUpdaterOptions): DatasetUpda
       .catch((err: unknown) => failed('build', (err as Error).message, []))
       .finally(() => {
         running = null;
+        armWake();
       });
     return running;
   };
 
-  const tick = async (): Promise<void> => {
+  async function tick(): Promise<void> {
     if (stopped || running) return;
     swapInNewer();
     const due = nextDueAt();
     if (due !== null && clock() >= due && runtime?.state() !== 'building') await runOnce();
-  };
+    else armWake();
+  }
 
   // A timer callback must never throw: an unreadable data dir is logged, the next tick retries.
   const timer = schedule(
     () => void tick().catch((err: unknown) => log?.error({ err }, 'dataset update check failed')),
-    {
-      intervalMs: options.checkIntervalMs ?? 60_000,
-      firstDelayMs: 0,
-      enabled: options.scheduled !== false && intervalMs !== null,
-    },
+    { intervalMs: checkIntervalMs, firstDelayMs: 0, enabled: scheduled },
   );
 
   return {
     runOnce,
     tick,
     nextDueAt,
-    counts: () => ({ ...counted, downloadFailures, lastSuccessAt }),
+    counts: () => ({ ...counted, downloadFailures, lastSuccessAt, consecutiveFailures: failures }),
     async stop() {
       stopped = true;
       timer.cancel();
+      if (wake) clearTimeout(wake);
       abort.abort();
       await running;
     },

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../core/errors.ts';
+import { DatasetStatusSchema } from '../../dataset/schemas.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
 import { getHealthExample, getReadinessExample } from '../examples/health.ts';
 import { envelope, errorResponses } from '../schemas.ts';
@@ -36,9 +37,16 @@ export function healthRoutes(app: HttpApp, services: HttpServices): void {
         tags: ['health'],
         operationId: 'getReadiness',
         examples: getReadinessExample,
-        summary: 'Readiness: the store is migrated and answers, and the dataset is loaded.',
+        summary:
+          'Readiness: the store is migrated and answers, and the dataset is loaded; `dataset` says what the snapshot holds and how its updates went.',
         response: {
-          200: envelope(Type.Object({ status: Type.Literal('ready'), checks: Type.Array(Check) })),
+          200: envelope(
+            Type.Object({
+              status: Type.Literal('ready'),
+              checks: Type.Array(Check),
+              dataset: DatasetStatusSchema,
+            }),
+          ),
           ...errorResponses('NOT_READY'),
         },
       },
@@ -54,7 +62,8 @@ export function healthRoutes(app: HttpApp, services: HttpServices): void {
       }
       const version = services.datasetVersion();
       return {
-        data: { status: 'ready' as const, checks },
+        // Which source families the serving snapshot holds, their age, each source's last update.
+        data: { status: 'ready' as const, checks, dataset: services.datasetStatus() },
         meta: version === null ? {} : { dataset_version: version },
       };
     },
