@@ -164,6 +164,10 @@ describe.skipIf(skip)('public pages and dashboard in Chromium, with axe-core', (
     expect(await page.locator('ol.timeline > li').count()).toBeGreaterThan(1);
     expect(await page.locator('.delay').count()).toBeGreaterThan(0);
     await expect(page.locator('#auth-h + dl').textContent()).resolves.toContain('SPF');
+    // Every Authentication-Results header with its trust, the signatures and the ARC section (issue 31).
+    expect(await page.locator('#ar-h ~ table tbody tr').count()).toBeGreaterThan(0);
+    await expect(page.locator('#dkim-h + ul').textContent()).resolves.toContain('d=');
+    await expect(page.locator('#arc-h + p').textContent()).resolves.toContain('No ARC headers');
     await page.close();
   });
 
