@@ -32,13 +32,26 @@ const PARSE_ERRORS: Record<string, string> = {
   HPE_CR_EXPECTED: 'a line is not ended by CRLF',
 };
 
+/**
+ * llhttp's own reasons (err.reason) where one code covers several faults: a bare LF after the
+ * version is HPE_INVALID_VERSION, a doubled Content-Length HPE_UNEXPECTED_CONTENT_LENGTH (the
+ * code of Content-Length with Transfer-Encoding too). A Node whose reasons read otherwise gets
+ * the code's sentence.
+ */
+const PARSE_REASONS: Record<string, string> = {
+  'Expected CRLF after version': 'a line is not ended by CRLF',
+  'Duplicate Content-Length': 'more than one Content-Length',
+  "Transfer-Encoding can't be present with Content-Length": 'Content-Length together with Transfer-Encoding',
+};
+
 /** The AppError a Node `clientError` stands for; null when there is nobody to answer. */
-export function clientErrorOf(err: NodeJS.ErrnoException): AppError | null {
+export function clientErrorOf(err: NodeJS.ErrnoException & { reason?: unknown }): AppError | null {
   const code = err.code ?? '';
   if (code === 'ECONNRESET' || code === 'EPIPE') return null;
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new AppError('REQUEST_TIMEOUT');
   if (code === 'HPE_HEADER_OVERFLOW') return new AppError('REQUEST_HEADER_TOO_LARGE');
-  const sentence = PARSE_ERRORS[code];
+  const sentence =
+    (typeof err.reason === 'string' ? PARSE_REASONS[err.reason] : undefined) ?? PARSE_ERRORS[code];
   return new AppError('MALFORMED_REQUEST', sentence ? `${ERRORS_PREFIX}${sentence}` : undefined);
 }
 

@@ -86,7 +86,7 @@ function readHeadReference(head: string): { url: string; key: string } | null {
   if (lineEnd < 0) return null;
   if (!head.startsWith('GET /v1/ip/') || head.lastIndexOf(' HTTP/1.1', lineEnd) !== lineEnd - 9) return null;
   const url = head.slice(4, lineEnd - 9);
-  if (url.includes(' ')) return null;
+  if (!/^[\x21-\x7e]+$/.test(url)) return null;
   let key: string | undefined;
   let host = false;
   let i = lineEnd + 2;
@@ -157,7 +157,7 @@ describe('readHead against its reference', () => {
     fc.assert(
       fc.property(
         fc.array(header, { maxLength: 6 }),
-        fc.constantFrom('8.8.8.8', '::1', 'a b'),
+        fc.constantFrom('8.8.8.8', '::1', 'a b', '8.8.8.8\u0001', '1.2.3.4\u00e9', '\u007f'),
         (headers, ip) => {
           const head = [`GET /v1/ip/${ip} HTTP/1.1`, ...headers].join('\r\n');
           expect(readHead(head)).toEqual(readHeadReference(head));

@@ -7,10 +7,14 @@
  * is what lets the lookup route outrun a bare Fastify server (README "Benchmarks").
  *
  * It answers only what it can read without doubt: a whole request head in what has arrived,
- * the request line exactly `GET /v1/ip/<address> HTTP/1.1`, header names that are tokens, one
+ * the request line exactly `GET /v1/ip/<address> HTTP/1.1` (single spaces, a target of printable
+ * ASCII), CRLF line ends, header names that are tokens, one
  * Host, one X-API-Key, no body framing (Content-Length, Transfer-Encoding), no Expect, Upgrade
  * or `Connection` other than keep-alive. Anything else, a head split across reads included,
- * goes to Node, which applies its own limits, timeouts and errors from there on. Responses are
+ * goes to Node, which applies its own limits, timeouts and errors from there on (two spaces,
+ * a bare LF, a doubled Content-Length get Node's answer). fast-front.differential.test.ts checks
+ * over generated heads that every head the front answers is the same request to Node's parser,
+ * framed the same. Responses are
  * in request order (a quota check in flight holds the requests behind it), and a closing
  * server ends the idle connections this front holds.
  *
@@ -106,6 +110,15 @@ function badValue(value: string): boolean {
 
 const isBlank = (c: number): boolean => c === 32 || c === 9;
 
+/** Printable ASCII only (no space, control or 8-bit byte): a request target Node reads as sent. */
+function visible(url: string): boolean {
+  for (let i = 0; i < url.length; i++) {
+    const c = url.charCodeAt(i);
+    if (c <= 32 || c >= 127) return false;
+  }
+  return true;
+}
+
 interface FrontRequest {
   url: string;
   key: string;
@@ -117,7 +130,7 @@ export function readHead(head: string): FrontRequest | null {
   if (lineEnd < 0) return null;
   if (!head.startsWith(PREFIX) || head.lastIndexOf(SUFFIX, lineEnd) !== lineEnd - SUFFIX.length) return null;
   const url = head.slice(4, lineEnd - SUFFIX.length);
-  if (url.includes(' ')) return null;
+  if (!visible(url)) return null;
   let key: string | undefined;
   let host = false;
   let i = lineEnd + 2;
