@@ -18,6 +18,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
+// Proof that mailauth asks no resolver: a node:dns query off 127.0.0.1 would throw here.
+import '../../test/helpers/dns-guard.ts';
 import { sharedDataPath } from '../../test/helpers/shared-data.ts';
 import { createManualClock } from '../core/clock.ts';
 import { analyzeHeaders, type HeaderAnalysis } from './index.ts';
