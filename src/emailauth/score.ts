@@ -78,7 +78,7 @@ const isTemperror = (e: string) => e.startsWith('temperror:');
 
 function scoreSpf(spf: SpfResult, status: DnsStatus, domain: string, recs: string[]): number {
   if (status === 'temperror') {
-    const why = spf.validation_errors.filter(isTemperror);
+    const why = spf.validation_errors.filter(isTemperror).map((e) => e.slice('temperror: '.length));
     recs.push(
       couldNotCheck(
         spf.found ? 'SPF (the record was read, a lookup it needs was not)' : 'SPF',

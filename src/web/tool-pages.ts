@@ -147,6 +147,9 @@ ${options.answer ? ipAnswerHtml(options.answer) : ''}`;
 
 // ---- Domain check ----
 
+/** A DNS failure, not a finding about the record: "could not check", never "Error". */
+const isUnread = (message: string) => message.startsWith('DNS ') || message.startsWith('temperror: ');
+
 function findings(
   title: string,
   id: string,
@@ -154,22 +157,75 @@ function findings(
   warnings: readonly string[],
   detail: string,
 ) {
+  const items = [
+    ...errors.map((e) => (isUnread(e) ? `Could not check: ${e.replace(/^temperror: /, '')}` : `Error: ${e}`)),
+    ...warnings.map((w) => `Warning: ${w}`),
+  ];
   return `<section aria-labelledby="${id}"><h2 id="${id}">${esc(title)}</h2>${detail}
-<h3>Findings</h3>${list([...errors.map((e) => `Error: ${e}`), ...warnings.map((w) => `Warning: ${w}`)], 'No problems found.')}</section>`;
+<h3>Findings</h3>${list(items, 'No problems found.')}</section>`;
 }
 
-function domainAnswerHtml(r: DomainAuthResult): string {
+/** Said instead of "no record" when the record could not be read (issue 31). */
+function couldNotCheck(what: string): string {
+  return `<p class="unchecked"><strong>Could not check</strong> ${esc(what)}: the DNS did not answer, so nothing is said about it.</p>`;
+}
+
+/** The notice of an incomplete answer: what could not be checked, by whom, and what to do. */
+function incompleteNotice(r: DomainAuthResult, resolvers: string | undefined): string {
+  if (r.complete) return '';
+  const status = r.record_status;
+  const records = [
+    status.mx === 'temperror' ? 'MX' : null,
+    status.spf === 'temperror' ? 'SPF' : null,
+    ...Object.entries(status.dkim)
+      .filter(([, v]) => v === 'temperror')
+      .map(([selector]) => `DKIM selector ${selector}`),
+    status.dmarc === 'temperror' ? 'DMARC' : null,
+  ].filter((x) => x !== null);
+  const queries = r.unchecked.map((u) => `${u.query}: ${u.error}`);
+  return `<div class="error" role="status" id="incomplete"><p><strong>Incomplete: could not check ${esc(
+    records.length > 0 ? records.join(', ') : 'every lookup',
+  )}.</strong> The grade counts only the records that could be read; a record that could not be checked earns no points and is not reported missing.</p>
+<p>${esc(resolvers ? `${resolvers.charAt(0).toUpperCase()}${resolvers.slice(1)}` : 'The DNS resolvers of this instance (NETREP_DNS_SERVERS)')} did not answer ${esc(
+    queries.length === 1 ? 'one query' : `${queries.length} queries`,
+  )}. Try again later.</p>${queries.length > 0 ? `<ul>${queries.map((q) => `<li><code>${esc(q)}</code></li>`).join('')}</ul>` : ''}</div>`;
+}
+
+function domainAnswerHtml(r: DomainAuthResult, resolvers: string | undefined): string {
+  const status = r.record_status;
+  const unreadSelectors = Object.entries(status.dkim)
+    .filter(([selector, v]) => v === 'temperror' && !r.dkim.some((d) => d.selector === selector))
+    .map(([selector]) => selector);
+  const dkimRows = [
+    ...r.dkim.map(
+      (d) =>
+        `<li><code>${esc(d.record_domain)}</code>: ${
+          d.found
+            ? `${esc(d.key_type ?? 'unknown')} key${d.key_bits ? `, ${esc(d.key_bits)} bits` : ''}${d.testing ? ', testing' : ''}${d.revoked ? ', revoked' : ''}`
+            : status.dkim[d.selector] === 'temperror'
+              ? '<strong>could not check</strong>'
+              : 'not found'
+        }</li>`,
+    ),
+    ...unreadSelectors.map(
+      (selector) =>
+        `<li><code>${esc(`${selector}._domainkey.${r.domain}`)}</code>: <strong>could not check</strong></li>`,
+    ),
+  ];
   const dkim =
-    r.dkim.length === 0
+    dkimRows.length === 0
       ? '<p class="muted">No DKIM key found at the common selectors.</p>'
-      : `<ul>${r.dkim
-          .map(
-            (d) =>
-              `<li><code>${esc(d.record_domain)}</code>: ${d.found ? `${esc(d.key_type ?? 'unknown')} key${d.key_bits ? `, ${esc(d.key_bits)} bits` : ''}${d.testing ? ', testing' : ''}${d.revoked ? ', revoked' : ''}` : 'not found'}</li>`,
-          )
-          .join('')}</ul>`;
+      : `<ul>${dkimRows.join('')}</ul>`;
+  // A failed lookup names its selector itself (DNS … while looking up s1._domainkey.…).
+  const dkimErrors = r.dkim.flatMap((d) =>
+    d.validation_errors.map((e) => (isUnread(e) ? e : `${d.selector}: ${e}`)),
+  );
+  const dkimUnread = r.unchecked
+    .filter((u) => u.record === 'dkim' && unreadSelectors.some((s) => u.query.startsWith(`${s}._domainkey.`)))
+    .map((u) => `DNS ${u.error} while looking up ${u.query}`);
   return `<section aria-labelledby="grade-h" class="grade-card"><h2 id="grade-h">${esc(r.domain)}</h2>
-<p class="grade grade-${esc(r.grade)}"><span class="letter" aria-label="grade ${esc(r.grade)}">${esc(r.grade)}</span> <span>${esc(r.score)}/100</span></p>
+<p class="grade grade-${esc(r.grade)}"><span class="letter" aria-label="grade ${esc(r.grade)}${r.complete ? '' : ', incomplete'}">${esc(r.grade)}</span> <span>${esc(r.score)}/100${r.complete ? '' : ' from the records that could be read'}</span></p>
+${incompleteNotice(r, resolvers)}
 <p class="muted">MX 10 + SPF 25 + DKIM 30 + DMARC 35 points. Checked ${esc(r.checked_at)} with ${esc(r.dns.lookups)} DNS queries${r.dns.deadline_exceeded ? ' (some answers were cut off by the deadline)' : ''}.</p></section>
 <section aria-labelledby="rec-h"><h2 id="rec-h">Recommendations</h2>${list(r.recommendations, 'Nothing to improve.')}</section>
 ${findings(
@@ -177,45 +233,47 @@ ${findings(
   'mx-h',
   r.mx.errors,
   [],
-  r.mx.null_mx
-    ? '<p>Null MX: the domain accepts no mail.</p>'
-    : `<ul>${r.mx.hosts.map((h) => `<li>${esc(h.preference)} <code>${esc(h.exchange)}</code> ${h.resolves ? esc(h.addresses.join(', ')) : '(does not resolve)'}</li>`).join('') || '<li>No MX records.</li>'}</ul>`,
+  status.mx === 'temperror' && r.mx.hosts.length === 0
+    ? couldNotCheck('the MX records')
+    : r.mx.null_mx
+      ? '<p>Null MX: the domain accepts no mail.</p>'
+      : `<ul>${r.mx.hosts.map((h) => `<li>${esc(h.preference)} <code>${esc(h.exchange)}</code> ${h.resolves ? esc(h.addresses.join(', ')) : r.unchecked.some((u) => u.record === 'mx' && u.query.startsWith(`${h.exchange} `)) ? '(<strong>could not check</strong> its address)' : '(does not resolve)'}</li>`).join('') || '<li>No MX records.</li>'}</ul>`,
 )}
 ${findings(
   'SPF',
   'spf-h',
   r.spf.validation_errors,
   r.spf.warnings,
-  `${r.spf.raw ? `<p><code class="record">${esc(r.spf.raw)}</code></p>` : '<p>No SPF record.</p>'}${facts([
-    ['Records', r.spf.record_count],
-    ['Ends in all', r.spf.all_qualifier === null ? 'no' : `${r.spf.all_qualifier}all`],
-    ['DNS lookups', `${r.spf.dns_lookup_count} of 10`],
-    ['Void lookups', `${r.spf.void_lookup_count} of 2`],
-    ['Includes', r.spf.includes.join(', ')],
-    ['Valid', yesNo(r.spf.is_valid)],
-  ])}`,
+  status.spf === 'temperror' && !r.spf.found
+    ? couldNotCheck('the SPF record')
+    : `${r.spf.raw ? `<p><code class="record">${esc(r.spf.raw)}</code></p>` : '<p>No SPF record.</p>'}${
+        status.spf === 'temperror' ? couldNotCheck('every lookup this record needs') : ''
+      }${facts([
+        ['Records', r.spf.record_count],
+        ['Ends in all', r.spf.all_qualifier === null ? 'no' : `${r.spf.all_qualifier}all`],
+        ['DNS lookups', `${r.spf.dns_lookup_count} of 10`],
+        ['Void lookups', `${r.spf.void_lookup_count} of 2`],
+        ['Includes', r.spf.includes.join(', ')],
+        ['Valid', status.spf === 'temperror' ? 'could not check' : yesNo(r.spf.is_valid)],
+      ])}`,
 )}
-${findings(
-  'DKIM',
-  'dkim-h',
-  r.dkim.flatMap((d) => d.validation_errors.map((e) => `${d.selector}: ${e}`)),
-  [],
-  dkim,
-)}
+${findings('DKIM', 'dkim-h', [...dkimErrors, ...dkimUnread], [], dkim)}
 ${findings(
   'DMARC',
   'dmarc-h',
   r.dmarc.validation_errors,
   r.dmarc.warnings,
-  `${r.dmarc.raw ? `<p><code class="record">${esc(r.dmarc.raw)}</code></p>` : '<p>No DMARC record.</p>'}${facts(
-    [
-      ['Policy', r.dmarc.effective_policy],
-      ['Strength', r.dmarc.strength_rating],
-      ['Percentage', `${r.dmarc.percentage} %`],
-      ['Reports to', r.dmarc.aggregate_report_uris.join(', ')],
-      ['Record at', r.dmarc.record_domain],
-    ],
-  )}`,
+  status.dmarc === 'temperror'
+    ? couldNotCheck('the DMARC record')
+    : `${r.dmarc.raw ? `<p><code class="record">${esc(r.dmarc.raw)}</code></p>` : '<p>No DMARC record.</p>'}${facts(
+        [
+          ['Policy', r.dmarc.effective_policy],
+          ['Strength', r.dmarc.strength_rating],
+          ['Percentage', `${r.dmarc.percentage} %`],
+          ['Reports to', r.dmarc.aggregate_report_uris.join(', ')],
+          ['Record at', r.dmarc.record_domain],
+        ],
+      )}`,
 )}`;
 }
 
@@ -223,13 +281,15 @@ export function domainToolPage(options: {
   domain?: string;
   answer?: DomainAuthResult;
   error?: string;
+  /** The resolvers named when records could not be checked (describeResolvers). */
+  resolvers?: string;
 }): string {
   const body = `<h1>Domain check</h1>
 <form method="get" action="/tools/domain" class="tool">${problem(options.error)}
 <label for="domain">Domain name</label>
 <input type="text" id="domain" name="domain" value="${esc(options.domain)}" required maxlength="300" autocomplete="off" spellcheck="false" placeholder="example.com"${describedBy(options.error)}>
 <button type="submit">Check</button></form>
-${options.answer ? domainAnswerHtml(options.answer) : ''}`;
+${options.answer ? domainAnswerHtml(options.answer, options.resolvers) : ''}`;
   return page(options.domain ? `Domain check ${options.domain}` : 'Domain check', body);
 }
 

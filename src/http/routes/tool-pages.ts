@@ -9,7 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { checkAnswer } from '../../blocklist/index.ts';
 import { AppError, isAppError } from '../../core/errors.ts';
 import { parseIp } from '../../core/ip.ts';
-import { checkDomain, lookupDmarcPolicy } from '../../emailauth/index.ts';
+import { checkDomain, describeResolvers, dnsUnavailable, lookupDmarcPolicy } from '../../emailauth/index.ts';
 import { analyzeHeaders, checkHeadersInput } from '../../headers/index.ts';
 import { isStoreUnavailable } from '../../store/index.ts';
 import {
@@ -129,9 +129,13 @@ export function toolPageRoutes(app: HttpApp, services: HttpServices): void {
         async () => {
           if (domain.trim() === '')
             throw new AppError('MISSING_DOMAIN', 'Enter a domain name, for example example.com.');
-          return checkDomain(domain.trim(), { dns: services.dns, clock: services.clock });
+          const result = await checkDomain(domain.trim(), { dns: services.dns, clock: services.clock });
+          // None of MX, SPF and DMARC could be read: 503 and "could not check", never a grade.
+          const unavailable = dnsUnavailable(result, services.config.dnsServers);
+          if (unavailable) throw unavailable;
+          return result;
         },
-        (r) => domainToolPage({ domain, ...r }),
+        (r) => domainToolPage({ domain, resolvers: describeResolvers(services.config.dnsServers), ...r }),
       );
     });
 
