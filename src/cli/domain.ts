@@ -2,50 +2,113 @@
  * `netrep domain check DOMAIN [--selector S]... [--json]`: the email authentication check of
  * GET /v1/email/domain/{domain} (MX, SPF, DKIM, DMARC, score and grade), through the resolvers
  * in NETREP_DNS_SERVERS, printed as a report (or the API's JSON answer with --json).
+ *
+ * Exit codes (issue 31): 0 every record was read; 1 bad input (INVALID_DOMAIN, too many
+ * selectors); 3 incomplete: some records could not be checked, the report says "could not
+ * check" for them and the grade counts only what was read; 4 DNS_UNAVAILABLE: none of MX, SPF
+ * and DMARC could be read, no grade is printed.
  */
 import type { Command } from 'commander';
 import { loadConfig } from '../config.ts';
 import { systemClock } from '../core/clock.ts';
 import { createDnsClient } from '../core/dns/index.ts';
 import { AppError } from '../core/errors.ts';
-import { checkDomain, type DomainAuthResult, normalizeSelectors } from '../emailauth/index.ts';
+import {
+  checkDomain,
+  type DomainAuthResult,
+  describeResolvers,
+  dnsUnavailable,
+  normalizeSelectors,
+} from '../emailauth/index.ts';
+
+/** `netrep domain check` exit codes beyond 0 (complete) and 1 (bad input). */
+export const EXIT_INCOMPLETE = 3;
+export const EXIT_DNS_UNAVAILABLE = 4;
 
 const mark = (ok: boolean): string => (ok ? 'ok  ' : 'FAIL');
+/** The mark of a record that could not be read: neither ok nor FAIL. */
+const UNREAD = '??  ';
 
 function findings(lines: readonly string[], prefix: string): string {
   return lines.map((l) => `        ${prefix} ${l}\n`).join('');
 }
 
-/** The report: one block per record (verdict, what was found, each problem), then the advice. */
-export function formatDomainReport(r: DomainAuthResult): string {
-  let out = `${r.domain}: grade ${r.grade} (score ${r.score}/100)\n\n`;
+/** The records that could not be checked, as a person names them (MX, SPF, DKIM selector s1, DMARC). */
+export function uncheckedRecords(r: DomainAuthResult): string[] {
+  const s = r.record_status;
+  return [
+    s.mx === 'temperror' ? 'MX' : null,
+    s.spf === 'temperror' ? 'SPF' : null,
+    ...Object.entries(s.dkim)
+      .filter(([, v]) => v === 'temperror')
+      .map(([selector]) => `DKIM selector ${selector}`),
+    s.dmarc === 'temperror' ? 'DMARC' : null,
+  ].filter((x) => x !== null);
+}
+
+/**
+ * The report: one block per record (verdict, what was found, each problem), then the advice.
+ * A record that could not be read is marked `??` and says "could not check", never "none".
+ */
+export function formatDomainReport(r: DomainAuthResult, resolvers?: string): string {
+  const unread = uncheckedRecords(r);
+  let out = `${r.domain}: grade ${r.grade} (score ${r.score}/100)\n`;
+  if (!r.complete) {
+    out +=
+      `incomplete: could not check ${unread.join(', ') || 'every lookup'}; ` +
+      'the grade counts only the records that could be read\n';
+  }
+  out += '\n';
+  const mxUnread = (h: { exchange: string }) =>
+    r.unchecked.some((u) => u.record === 'mx' && u.query.startsWith(`${h.exchange} `));
   const mxHosts = r.mx.hosts.map(
-    (h) => `${h.exchange} (${h.preference}) ${h.addresses.join(' ') || 'no address'}`,
+    (h) =>
+      `${h.exchange} (${h.preference}) ${h.addresses.join(' ') || (mxUnread(h) ? 'could not check its address' : 'no address')}`,
   );
-  out += `MX      ${mark(r.mx.is_valid)}  ${r.mx.null_mx ? 'null MX: accepts no mail' : mxHosts.join('; ') || 'none'}\n`;
+  const mxText =
+    r.record_status.mx === 'temperror' && r.mx.hosts.length === 0
+      ? 'could not check'
+      : r.mx.null_mx
+        ? 'null MX: accepts no mail'
+        : mxHosts.join('; ') || 'none';
+  out += `MX      ${r.record_status.mx === 'temperror' ? UNREAD : mark(r.mx.is_valid)}  ${mxText}\n`;
   out += findings(r.mx.errors, '!');
   const spf = r.spf;
+  const spfUnread = r.record_status.spf === 'temperror';
   const spfWhat =
     spf.record_count === 0
-      ? 'no v=spf1 record'
+      ? spfUnread
+        ? 'could not check'
+        : 'no v=spf1 record'
       : spf.record_count > 1
         ? `${spf.record_count} v=spf1 records (RFC 7208 allows one)`
-        : `${spf.raw} (${spf.dns_lookup_count} of 10 DNS lookups)`;
-  out += `SPF     ${mark(spf.is_valid)}  ${spfWhat}\n`;
+        : `${spf.raw} (${spf.dns_lookup_count} of 10 DNS lookups${spfUnread ? '; could not check every lookup' : ''})`;
+  out += `SPF     ${spfUnread ? UNREAD : mark(spf.is_valid)}  ${spfWhat}\n`;
   out += findings(spf.validation_errors, '!') + findings(spf.warnings, '-');
   for (const k of r.dkim) {
+    const unreadKey = r.record_status.dkim[k.selector] === 'temperror';
     const what = !k.found
-      ? 'no key'
+      ? unreadKey
+        ? 'could not check'
+        : 'no key'
       : `${k.key_type ?? 'unknown key type'}${k.key_bits ? ` ${k.key_bits} bits` : ''}${k.testing ? ', testing' : ''}${k.revoked ? ', revoked' : ''}`;
-    out += `DKIM    ${k.found ? mark(k.is_valid) : '--  '}  ${k.selector}: ${what}\n`;
+    out += `DKIM    ${k.found ? mark(k.is_valid) : unreadKey ? UNREAD : '--  '}  ${k.selector}: ${what}\n`;
     out += findings(k.validation_errors, '!');
   }
+  // Default selectors are listed only when found, or when they could not be checked.
+  for (const [selector, status] of Object.entries(r.record_status.dkim)) {
+    if (status === 'temperror' && !r.dkim.some((k) => k.selector === selector))
+      out += `DKIM    ${UNREAD}  ${selector}: could not check\n`;
+  }
   const d = r.dmarc;
+  const dmarcUnread = r.record_status.dmarc === 'temperror';
   const dmarcWhat = d.found
     ? `p=${d.policy} (${d.strength_rating})${d.inherited ? ` from ${d.record_domain}` : ''}, ` +
       `reports to ${d.aggregate_report_uris.join(' ') || 'nobody'}`
-    : 'no record';
-  out += `DMARC   ${mark(d.is_valid)}  ${dmarcWhat}\n`;
+    : dmarcUnread
+      ? 'could not check'
+      : 'no record';
+  out += `DMARC   ${dmarcUnread ? UNREAD : mark(d.is_valid)}  ${dmarcWhat}\n`;
   out += findings(d.validation_errors, '!') + findings(d.warnings, '-');
   if (r.recommendations.length > 0)
     out += `\nRecommendations\n${r.recommendations.map((x) => `  - ${x}\n`).join('')}`;
@@ -53,6 +116,11 @@ export function formatDomainReport(r: DomainAuthResult): string {
   out += `\n${dns.lookups} DNS lookups in ${dns.elapsed_ms} ms`;
   if (dns.deadline_exceeded) out += ', some cut off by the deadline';
   if (dns.budget_exhausted) out += ', lookup budget spent';
+  if (r.unchecked.length > 0) {
+    out += `\nCould not check ${r.unchecked.length} quer${r.unchecked.length === 1 ? 'y' : 'ies'}${resolvers ? ` through ${resolvers}` : ''}:\n`;
+    out += r.unchecked.map((u) => `  ${u.query}: ${u.error}\n`).join('');
+    return out;
+  }
   return `${out}\n`;
 }
 
@@ -60,19 +128,37 @@ export function registerDomainCommands(program: Command): void {
   const domain = program.command('domain').description('email authentication checks of a domain');
   domain
     .command('check')
-    .description('check MX, SPF, DKIM and DMARC of a domain and print a report (DNS via NETREP_DNS_SERVERS)')
+    .description(
+      'check MX, SPF, DKIM and DMARC of a domain and print a report (DNS via NETREP_DNS_SERVERS); ' +
+        'exit 3 when some records could not be checked, 4 when none of MX, SPF and DMARC could be read',
+    )
     .argument('<domain>', 'domain name')
     .option('--selector <s...>', 'DKIM selectors to try (default: a list of common ones)')
     .option('--json', 'print the answer as JSON, as GET /v1/email/domain/{domain} gives it')
     .action(async (name: string, opts: { selector?: string[]; json?: boolean }) => {
-      const dns = createDnsClient({ servers: loadConfig().dnsServers });
+      const servers = loadConfig().dnsServers;
+      const dns = createDnsClient({ servers });
       try {
         const r = await checkDomain(name, {
           dns,
           clock: systemClock,
           ...(opts.selector ? { selectors: normalizeSelectors(opts.selector) } : {}),
         });
-        process.stdout.write(opts.json ? `${JSON.stringify(r, null, 2)}\n` : formatDomainReport(r));
+        const unavailable = dnsUnavailable(r, servers);
+        if (unavailable) {
+          // No grade from records that could not be read: the reason, the resolvers, exit 4.
+          if (opts.json) {
+            const body = { error: unavailable.message, code: unavailable.code, ...unavailable.meta };
+            process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+          }
+          process.stderr.write(`${unavailable.code}: ${unavailable.message}\n`);
+          process.exitCode = EXIT_DNS_UNAVAILABLE;
+          return;
+        }
+        process.stdout.write(
+          opts.json ? `${JSON.stringify(r, null, 2)}\n` : formatDomainReport(r, describeResolvers(servers)),
+        );
+        if (!r.complete) process.exitCode = EXIT_INCOMPLETE;
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         process.stderr.write(`${err.code}: ${err.message}\n`);
