@@ -203,6 +203,13 @@ export const SETTINGS = {
     default: '72000',
     description: 'An idle keep-alive HTTP connection is closed after this many milliseconds.',
   },
+  httpFront: {
+    env: 'NETREP_HTTP_FRONT',
+    kind: 'string',
+    default: 'auto',
+    description:
+      "The socket front of the keyed IP lookup (it reads the socket through Node internals): `auto` uses it on the Node lines CI tests it on (20, 22, 24, 25, 26), Node's own HTTP path elsewhere; `on` or `off` choose.",
+  },
   httpMaxConnectionsPerClient: {
     env: 'NETREP_HTTP_MAX_CONNECTIONS_PER_CLIENT',
     kind: 'int',

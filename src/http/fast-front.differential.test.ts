@@ -11,6 +11,8 @@ import http from 'node:http';
 import net from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createIntelTestApp, type IntelTestApp } from '../../test/helpers/intel-app.ts';
+import { skipStore } from '../../test/helpers/stores.ts';
 import { clientErrorOf } from './client-errors.ts';
 import { readHead } from './fast-front.ts';
 
@@ -247,3 +249,73 @@ describe('the socket front parses what Node parses', () => {
     expect(nodeRefused).toBeGreaterThan(300);
   }, 120_000);
 });
+
+describe.skipIf(skipStore('sqlite'))(
+  'the same answers with the front and without it (NETREP_HTTP_FRONT)',
+  () => {
+    const apps: IntelTestApp[] = [];
+    const ports: Record<'on' | 'off', number> = { on: 0, off: 0 };
+    const keys: Record<'on' | 'off', string> = { on: '', off: '' };
+    beforeAll(async () => {
+      for (const setting of ['on', 'off'] as const) {
+        const t = await createIntelTestApp('sqlite', { config: { httpFront: setting } });
+        apps.push(t);
+        ports[setting] = Number(new URL(await t.app.listen()).port);
+        keys[setting] = await t.key({ tier: 'enterprise', permissions: ['ip:read'] });
+      }
+    });
+    afterAll(async () => {
+      for (const t of apps) await t.close();
+    });
+
+    /** Status and error code of the answer to one raw request on a fresh connection. */
+    async function answer(port: number, text: string): Promise<string> {
+      const socket = net.connect(port, '127.0.0.1');
+      let got = '';
+      socket.on('data', (d: Buffer) => {
+        got += d.toString('latin1');
+        if (/\r\n\r\n[\s\S]*\}$/.test(got)) socket.destroy();
+      });
+      socket.on('error', () => undefined);
+      socket.write(text);
+      await new Promise((resolve) => socket.on('close', resolve));
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(got)?.[1] ?? 'none';
+      const code = /"code":"([A-Z_]+)"/.exec(got)?.[1] ?? '';
+      return `${status} ${code}`.trim();
+    }
+
+    const lookup = (k: string) => `GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${k}\r\n\r\n`;
+
+    it("two spaces, bare LF, a doubled Content-Length: the front's answer is Node's", async () => {
+      const cases = (k: string) => [
+        lookup(k),
+        `GET  /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${k}\r\n\r\n`,
+        `GET /v1/ip/8.8.8.8  HTTP/1.1\r\nHost: x\r\nX-API-Key: ${k}\r\n\r\n`,
+        `GET /v1/ip/8.8.8.8 HTTP/1.1\nHost: x\nX-API-Key: ${k}\n\n`,
+        `GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\nX-API-Key: ${k}\r\n\r\n`,
+        `GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${k}\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n`,
+        `GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${k}\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+        `GET /v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\nHost: y\r\nX-API-Key: ${k}\r\n\r\n`,
+        `GET /v1/ip/8.8.8.8\u0001 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${k}\r\n\r\n`,
+      ];
+      const on = cases(keys.on);
+      const off = cases(keys.off);
+      for (let i = 0; i < on.length; i++) {
+        const viaFront = await answer(ports.on, on[i] as string);
+        expect(viaFront, JSON.stringify(on[i])).toBe(await answer(ports.off, off[i] as string));
+      }
+      expect(await answer(ports.on, lookup(keys.on))).toBe('200');
+    });
+
+    it('off: no answer comes from the socket front; on: lookups do', async () => {
+      expect(await answer(ports.off, lookup(keys.off))).toBe('200');
+      expect(await answer(ports.on, lookup(keys.on))).toBe('200');
+      const socketAnswers = async (port: number) => {
+        const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        return Number(/^netrep_http_fast_path_total\{transport="socket"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+      };
+      expect(await socketAnswers(ports.off)).toBe(0);
+      expect(await socketAnswers(ports.on)).toBeGreaterThan(0);
+    });
+  },
+);

@@ -30,6 +30,23 @@ import { Socket } from 'node:net';
 import { type FastLookup, type FastReply, keyMemo } from './fast-lookup.ts';
 
 /**
+ * The Node release lines the front is tested on: .ci/run runs its suites under each line
+ * package.json's `engines` names (test/engines.test.ts holds the two lists equal). The front
+ * reads the socket through Node internals (the read slots below, `_handle.useUserBuffer`, the
+ * server's `connection` listeners), whose change would show as hangs rather than errors, so on
+ * any other line NETREP_HTTP_FRONT=auto leaves every connection to Node's own HTTP path.
+ */
+export const FRONT_TESTED_NODE_LINES: readonly number[] = [20, 22, 24, 25, 26];
+
+/** Whether the server installs the front: NETREP_HTTP_FRONT (`auto`, `on`, `off`) on this Node. */
+export function frontEnabled(setting: string, nodeVersion: string = process.versions.node): boolean {
+  if (setting === 'on') return true;
+  if (setting === 'off') return false;
+  if (setting !== 'auto') throw new Error(`NETREP_HTTP_FRONT must be auto, on or off (got "${setting}")`);
+  return FRONT_TESTED_NODE_LINES.includes(Number(nodeVersion.split('.')[0]));
+}
+
+/**
  * net.Socket's slots for reading into a buffer of the caller's (its documented `onread` option:
  * the data goes to a callback, without a Buffer, a stream push, a 'data' event and a deferred
  * read-more per read), which a server's accepted sockets have no way to be given. Found by name

@@ -18,7 +18,7 @@ import { AppError } from '../core/errors.ts';
 import { answerNodeRejections, clientErrorHandlerOf, type Rejected, refuseBadHost } from './client-errors.ts';
 import { limitConnections } from './connection-limit.ts';
 import type { HttpApp, HttpServices, RouteModule } from './context.ts';
-import { type FastFront, installFastFront } from './fast-front.ts';
+import { type FastFront, frontEnabled, installFastFront } from './fast-front.ts';
 import { createFastLookup, type FastHandler, type FastLookup, fastHandlerOf } from './fast-lookup.ts';
 import { finiteParams } from './finite-params.ts';
 import { DOCS_UI_OPTIONS, packageVersion, serverUrlOf, swaggerOptions } from './openapi.ts';
@@ -93,13 +93,16 @@ export async function buildHttp(options: BuildHttpOptions): Promise<HttpApp> {
       server.setTimeout(opts.connectionTimeout ?? 0);
       answerNodeRejections(server, rejected);
       if (opts.maxRequestsPerSocket) server.maxRequestsPerSocket = opts.maxRequestsPerSocket;
-      front = installFastFront(server, () => fastLookup, {
-        keepAliveTimeoutMs: server.keepAliveTimeout,
-        firstRequestTimeoutMs: server.headersTimeout,
-        counted: () => countFront(),
-        onError: (err) => app.log.error({ err }, 'fast front: connection dropped'),
-        ...(options.frontReadIntoBuffer === false ? { readIntoBuffer: false } : {}),
-      });
+      // The socket front only on the Node lines it is tested on (NETREP_HTTP_FRONT, fast-front.ts).
+      if (frontEnabled(services.config.httpFront)) {
+        front = installFastFront(server, () => fastLookup, {
+          keepAliveTimeoutMs: server.keepAliveTimeout,
+          firstRequestTimeoutMs: server.headersTimeout,
+          counted: () => countFront(),
+          onError: (err) => app.log.error({ err }, 'fast front: connection dropped'),
+          ...(options.frontReadIntoBuffer === false ? { readIntoBuffer: false } : {}),
+        });
+      }
       const perClient = services.config.httpMaxConnectionsPerClient;
       limitConnections(server, createConnectionCap({ max: perClient, exempt: trusted }), perClient, rejected);
       return server;
