@@ -62,7 +62,7 @@ export function createAuditJobs(options: {
       if (population.size > BigInt(request.max_population)) {
         throw new AppError(
           'POPULATION_TOO_LARGE',
-          `targets expand to ${population.size} addresses, more than max_population ${request.max_population}`,
+          `targets expand to ${population.size} units (${population.ipv4Size} IPv4 addresses and ${population.ipv6Size} IPv6 /64s), more than max_population ${request.max_population}`,
         );
       }
       if (population.size === 0n) {

@@ -41,7 +41,8 @@ export const CreateAuditJobBody = Type.Object(
       Type.Integer({
         minimum: 1,
         maximum: Number.MAX_SAFE_INTEGER,
-        description: 'Largest population accepted, default 1000000 (over it: POPULATION_TOO_LARGE)',
+        description:
+          'Largest population accepted, default 1000000 (over it: POPULATION_TOO_LARGE); IPv4 counts by address, IPv6 by /64',
       }),
     ),
     freshness_seconds: Type.Optional(

@@ -59,7 +59,7 @@ describe.each(STORE_KINDS)('audit job routes on %s', (kind) => {
       expect(job.request_hash).toMatch(/^[0-9a-f]{64}$/);
       expect(job.request).toMatchObject({ ips: ['192.0.2.7'], cidrs: ['198.51.100.0/30'], asns: [64500] });
       expect(job.sampling_manifest).toMatchObject({
-        method: 'hmac-sha256-draws-v1',
+        method: 'hmac-sha256-draws-v2',
         population: 65536 + 1 + 4,
         sample_size: 20,
       });
