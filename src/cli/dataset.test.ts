@@ -55,6 +55,9 @@ afterAll(() => {
 describe('netrep dataset and lookup commands', () => {
   it('list on an empty data dir, lookup without a dataset', async () => {
     expect((await run('dataset', 'list')).out).toMatch(/no dataset snapshots/);
+    expect((await run('dataset', 'status')).out).toMatch(
+      /^no dataset snapshot yet;[^]*update: daily; no update recorded yet/,
+    );
     const r = await run('lookup', '8.8.8.8');
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/run `netrep dataset build`/);
@@ -84,6 +87,28 @@ describe('netrep dataset and lookup commands', () => {
       connection_type: 'datacenter',
     });
     expect((await run('dataset', 'list')).out).toMatch(/^v1\t\S+\t\d+ sources\t\(latest\)\n$/);
+
+    // status: the families v1 holds, the update's outcome, the failed source with its error.
+    const status = (await run('dataset', 'status')).out;
+    expect(status).toMatch(/^dataset v1, built \S+ \(\d+ s ago\)$/m);
+    expect(status).toContain(
+      'v1 holds 2 upstream source families (spamhaus, tor) and the bundled npm packages',
+    );
+    expect(status).toMatch(/^tor +1 +1174 +\d+ s$/m);
+    expect(status).toMatch(
+      /update: daily; last attempt \S+ partial \(1 of 3 downloads failed \(openai-gptbot\)\); 1 failed attempt in a row/,
+    );
+    expect(status).toMatch(/^openai-gptbot +bots +no +failed \S+: HTTP 404$/m);
+    expect(status).toMatch(/^tor-bulk-exit-list +tor +yes \(1174 rows\) +ok \S+$/m);
+    const json = JSON.parse((await run('dataset', 'status', '--json')).out) as {
+      version: number;
+      upstream: boolean;
+      sources: { id: string; ok: boolean; error: string | null }[];
+    };
+    expect(json).toMatchObject({ version: 1, upstream: true });
+    expect(json.sources).toContainEqual(
+      expect.objectContaining({ id: 'openai-gptbot', ok: false, error: 'HTTP 404' }),
+    );
   }, 180_000);
 
   it('rejects invalid input', async () => {

@@ -1,24 +1,30 @@
 /**
- * `netrep dataset build|update|list` (CONTRACT §0b). Progress on stderr (build-progress.ts); the
- * snapshot line and the summary table (build-summary.ts) on stdout. A --from DIR that cannot be
- * built from exits 2 with one sentence.
+ * `netrep dataset build|update|list|status` (CONTRACT §0b). Progress on stderr
+ * (build-progress.ts); the snapshot line and the summary table (build-summary.ts) on stdout. A
+ * --from DIR that cannot be built from exits 2 with one sentence. `update` records its outcome
+ * per source (dataset/update-status.ts), which `status` shows with the snapshot's families.
  */
 import type { Command } from 'commander';
 import { loadConfig } from '../config.ts';
 import { systemClock } from '../core/clock.ts';
 import {
   buildDataset,
+  createDatasetStatusReader,
   downloadSources,
   FromDirError,
   type FromDirScan,
   listDatasetVersions,
+  readUpdateStatus,
+  recordUpdateAttempt,
   resolveSources,
   scanFromDir,
   upstreamDir,
+  writeUpdateStatus,
 } from '../dataset/index.ts';
 import { type BuildPlan, createBuildProgress } from './build-progress.ts';
 import { formatBuildSummary } from './build-summary.ts';
 import { registerDatasetExportCommand } from './dataset-export.ts';
+import { formatDatasetStatus } from './dataset-status.ts';
 
 /** Exit code of a build that has nothing to build from (a usage error, as commander's own 1 is taken). */
 const EXIT_NO_INPUT = 2;
@@ -39,8 +45,11 @@ function planOf(dataDir: string, scan: FromDirScan | null): BuildPlan {
   };
 }
 
-/** `context` is appended to a no-input sentence (update: how many downloads succeeded). */
-async function runBuild(from: string | undefined, context = ''): Promise<void> {
+/**
+ * `context` is appended to a no-input sentence (update: how many downloads succeeded). Returns
+ * the version built, null when nothing could be built from.
+ */
+async function runBuild(from: string | undefined, context = ''): Promise<number | null> {
   const { dataDir } = loadConfig();
   let scan: FromDirScan | null = null;
   try {
@@ -48,7 +57,7 @@ async function runBuild(from: string | undefined, context = ''): Promise<void> {
   } catch (err) {
     if (!(err instanceof FromDirError)) throw err;
     failNoInput(err, context);
-    return;
+    return null;
   }
   const progress = createBuildProgress(process.stderr, planOf(dataDir, scan));
   try {
@@ -62,11 +71,13 @@ async function runBuild(from: string | undefined, context = ''): Promise<void> {
         process.stdout.columns || 100,
       ),
     );
+    return r.version;
   } catch (err) {
     progress.stop();
     // The directory changed between the scan and the build's own check.
     if (err instanceof FromDirError) failNoInput(err, context);
     else throw err;
+    return null;
   }
 }
 
@@ -97,7 +108,47 @@ export function registerDatasetCommands(program: Command): void {
       });
       const ok = results.filter((r) => r.ok).length;
       process.stderr.write(`[dataset] downloaded ${ok}/${results.length} sources\n`);
-      await runBuild(upstreamDir(config.dataDir), ` (${ok} of ${results.length} downloads succeeded)`);
+      const record = (version: number | null, error?: string) => {
+        const bad = results.filter((r) => !r.ok).map((r) => r.id);
+        const failedText = `${bad.length} of ${results.length} downloads failed (${bad.join(', ')})`;
+        writeUpdateStatus(
+          config.dataDir,
+          recordUpdateAttempt(readUpdateStatus(config.dataDir), {
+            at: systemClock(),
+            result: version === null ? 'failed' : bad.length > 0 ? 'partial' : 'ok',
+            downloads: results,
+            ...(version === null ? { stage: 'build' } : { version }),
+            ...(error ? { error } : bad.length > 0 ? { error: failedText } : {}),
+          }),
+        );
+      };
+      let version: number | null;
+      try {
+        version = await runBuild(
+          upstreamDir(config.dataDir),
+          ` (${ok} of ${results.length} downloads succeeded)`,
+        );
+      } catch (err) {
+        record(null, (err as Error).message);
+        throw err;
+      }
+      record(version, version === null ? 'nothing to build from' : undefined);
+    });
+  dataset
+    .command('status')
+    .description(
+      'what the newest snapshot holds (source families, rows, age) and how the last update went, per source',
+    )
+    .option('--json', 'print the object /readyz carries under `dataset`')
+    .action((opts: { json?: boolean }) => {
+      const config = loadConfig();
+      const status = createDatasetStatusReader()({
+        dataDir: config.dataDir,
+        version: listDatasetVersions(config.dataDir).at(-1)?.version ?? null,
+        now: systemClock(),
+        schedule: config.datasetUpdate,
+      });
+      process.stdout.write(opts.json ? `${JSON.stringify(status, null, 2)}\n` : formatDatasetStatus(status));
     });
   registerDatasetExportCommand(dataset);
   dataset

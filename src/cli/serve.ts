@@ -2,7 +2,9 @@
 import type { Command } from 'commander';
 import { createApp } from '../app.ts';
 import { type Config, loadConfig } from '../config.ts';
+import type { DatasetStatus } from '../dataset/index.ts';
 import { migrate, openStore } from '../store/index.ts';
+import { formatAge, formatUpdateLine } from './dataset-status.ts';
 import { type BannerFact, loggerOptions, printBanner } from './log-output.ts';
 
 type App = Awaited<ReturnType<typeof createApp>>;
@@ -10,7 +12,7 @@ type App = Awaited<ReturnType<typeof createApp>>;
 /** What `serve` says once it listens: where the API, docs and dashboard are, and what runs. */
 export function serveBanner(
   app: Pick<App, 'store' | 'metricsUrl' | 'dnsbl' | 'dnsblError'> & {
-    services: { datasetVersion(): number | null };
+    services: { datasetVersion(): number | null; datasetStatus(): DatasetStatus };
   },
   config: Pick<Config, 'datasetUpdate' | 'workers' | 'dnsblZone' | 'adminPassword'>,
   address: string,
@@ -32,18 +34,40 @@ export function serveBanner(
       fields: { metrics: `${app.metricsUrl}/metrics` },
     });
   const version = app.services.datasetVersion();
-  facts.push(
-    version === null
-      ? {
-          text: 'netrep dataset: building the first snapshot from the npm data packages (/readyz is ready when done)',
-          fields: { dataset_version: null },
-        }
-      : { text: `netrep dataset v${version}`, fields: { dataset_version: version } },
-  );
-  if (config.datasetUpdate !== 'off')
+  const status = app.services.datasetStatus();
+  const updating = config.datasetUpdate !== 'off';
+  if (version === null)
     facts.push({
-      text: `netrep dataset update: ${config.datasetUpdate}, ${config.workers ? 'built here' : 'swapped in when a worker builds it'}`,
-      fields: { dataset_update: config.datasetUpdate, builds_here: config.workers },
+      text: `netrep dataset: building the first snapshot from the npm data packages (/readyz is ready when done); it holds no upstream source, so the flags from upstream lists (Tor, VPN, proxies, cloud, crawlers, DROP) are false ${updating && config.workers ? 'until the first dataset update, which runs once it is loaded' : 'until `netrep dataset update` or `dataset build --from DIR` brings them'}`,
+      fields: { dataset_version: null, upstream: false },
+    });
+  else {
+    // Which source families the snapshot holds and their age; a snapshot from npm only says so.
+    const families = status.families.map((f) => `${f.family} ${formatAge(f.age_seconds)}`).join(', ');
+    facts.push({
+      text: `netrep dataset ${status.summary}${status.upstream ? '' : updating && config.workers ? '; the first dataset update runs now' : '; run `netrep dataset update` or `dataset build --from DIR`'}`,
+      fields: { dataset_version: version, upstream: status.upstream },
+    });
+    facts.push({
+      text: `netrep dataset families (age): ${families}`,
+      fields: { families: Object.fromEntries(status.families.map((f) => [f.family, f.age_seconds])) },
+    });
+  }
+  if (updating)
+    facts.push({
+      text: `netrep dataset update: ${config.datasetUpdate}, ${config.workers ? 'built here' : 'swapped in when a worker builds it'}${status.update.last_attempt_at ? `; ${formatUpdateLine(status.update).replace(/^update: [^;]*; /, '')}` : ''}`,
+      fields: {
+        dataset_update: config.datasetUpdate,
+        builds_here: config.workers,
+        last_result: status.update.last_result,
+        failed_sources: status.sources.filter((s) => s.ok === false).map((s) => s.id),
+      },
+    });
+  const failing = status.sources.filter((s) => s.ok === false);
+  if (failing.length > 0)
+    facts.push({
+      text: `netrep dataset: the last download failed for ${failing.map((s) => `${s.id} (${s.error})`).join(', ')}`,
+      fields: { failed_sources: failing.map((s) => s.id) },
     });
   if (app.dnsbl)
     facts.push({

@@ -1,5 +1,7 @@
 /** The dashboard pages (CONTRACT §3: Settings → API Keys; administrators also manage features and the blocklist). */
 import type { ApiKeyInfo, UsageDay } from '../accounts/index.ts';
+import type { DatasetStatus } from '../dataset/index.ts';
+import { datasetSection } from './dataset-status.ts';
 import { esc, page } from './html.ts';
 import { usageChart } from './usage-chart.ts';
 
@@ -36,6 +38,8 @@ export function keysPage(options: {
   created?: { key: string; info: ApiKeyInfo };
   error?: string;
   notice?: string;
+  /** What the serving dataset holds and how its updates went (shown below the keys). */
+  dataset?: DatasetStatus;
 }): string {
   const { viewer, keys } = options;
   const admin = viewer.role === 'admin';
@@ -79,7 +83,8 @@ ${created}
 <p><button type="submit">Create key</button></p></form></section>
 <section><h2>${admin ? 'All active keys' : 'Your active keys'}</h2>
 ${keys.length === 0 ? '<p class="muted">No active keys.</p>' : `<table class="keys stack"><thead><tr><th scope="col">Key</th><th scope="col">Tier</th><th scope="col">Permissions</th><th scope="col">Features</th><th scope="col">Created (UTC)</th><th scope="col">Last used (UTC)</th><th scope="col">Usage, 30 days</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table>`}
-</section>`;
+</section>
+${options.dataset ? datasetSection(options.dataset) : ''}`;
   return page('API keys', body, viewer);
 }
 

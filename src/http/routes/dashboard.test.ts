@@ -50,6 +50,8 @@ describe.skipIf(skip)('dashboard in Chromium', () => {
   it('a member creates a key (shown once), it works, usage appears, revoking stops it', async () => {
     const page = await browser.newPage();
     await signIn(page, MEMBER);
+    // The dataset section says what the serving snapshot holds: here, none is loaded.
+    await expect(page.locator('#dataset').textContent()).resolves.toContain('no dataset snapshot loaded yet');
     // Members are offered self-service tiers and no admin permission.
     expect(await page.locator('select[name=tier] option').allTextContents()).toEqual(['free', 'starter']);
     expect(await page.locator('input[name=permissions][value=admin]').count()).toBe(0);

@@ -128,7 +128,8 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
       infos.map(async (info) => ({ info, usage: await accounts.usage(info.id, 30) })),
     );
     const choices = keyChoicesFor(s.user.role);
-    return html(reply, keysPage({ viewer: viewerOf(s), keys, ...choices, ...extra }), status);
+    const dataset = services.datasetStatus();
+    return html(reply, keysPage({ viewer: viewerOf(s), keys, ...choices, ...extra, dataset }), status);
   };
 
   const renderBlocklist = async (
