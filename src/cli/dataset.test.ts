@@ -56,7 +56,7 @@ describe('netrep dataset and lookup commands', () => {
   it('list on an empty data dir, lookup without a dataset', async () => {
     expect((await run('dataset', 'list')).out).toMatch(/no dataset snapshots/);
     expect((await run('dataset', 'status')).out).toMatch(
-      /^no dataset snapshot yet;[^]*update: daily; no update recorded yet/,
+      /^no dataset snapshot yet;[\s\S]*update: daily; no update recorded yet/,
     );
     const r = await run('lookup', '8.8.8.8');
     expect(r.code).toBe(1);
