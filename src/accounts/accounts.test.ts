@@ -141,6 +141,10 @@ describe.each(STORE_KINDS)('accounts on %s', (kind) => {
     async () => {
       handle = await createTestStore(kind);
       const accounts = createAccounts({ store: handle.store, clock: createManualClock() });
+      // A weak NETREP_ADMIN_PASSWORD is refused with the reason, and no administrator is made.
+      await expect(accounts.ensureAdmin('root@example.test', 'password')).rejects.toThrow(
+        "the first administrator's password (NETREP_ADMIN_PASSWORD) is refused: password must have at least 12",
+      );
       const first = await accounts.ensureAdmin('root@example.test');
       const admin = await accounts.verifyLogin('root@example.test', first!.password);
       expect(admin?.mustChangePassword).toBe(true);

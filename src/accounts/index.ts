@@ -243,6 +243,13 @@ export function createAccounts(options: AccountsOptions) {
     /** On a store with no admin, creates one; returns its one-time password (null when one existed). */
     async ensureAdmin(email: string, password?: string): Promise<{ email: string; password: string } | null> {
       if ((await db.countAdmins()) > 0) return null;
+      // The operator's chosen password (NETREP_ADMIN_PASSWORD) meets the rules for new ones.
+      const problem = password ? await newPasswordProblem(password) : null;
+      if (problem)
+        throw new AppError(
+          'INVALID_PARAMETER',
+          `the first administrator's password (NETREP_ADMIN_PASSWORD) is refused: ${problem}`,
+        );
       try {
         const created = await this.createUser({ email, role: 'admin', ...(password ? { password } : {}) });
         return { email: created.user.email, password: created.password };
