@@ -9,9 +9,17 @@
 import ipaddr from 'ipaddr.js';
 import { parseIp } from '../core/ip.ts';
 
-/** The ipaddr.js range name of an IPv4 address given as four bytes. */
+/**
+ * Public addresses that are a cloud host's own endpoint when reached from inside that cloud
+ * (the special-purpose ranges already cover 169.254.169.254, fd00:ec2::254 and 100.100.100.200).
+ */
+const PLATFORM_ENDPOINTS: Readonly<Record<string, string>> = {
+  '168.63.129.16': 'azureWireServer',
+};
+
+/** The ipaddr.js range name of an IPv4 address given as four bytes (or a platform endpoint's). */
 function v4Range(bytes: readonly number[]): string {
-  return ipaddr.fromByteArray([...bytes]).range();
+  return PLATFORM_ENDPOINTS[bytes.join('.')] ?? ipaddr.fromByteArray([...bytes]).range();
 }
 
 const dotted = (b: readonly number[]) => b.join('.');

@@ -53,6 +53,8 @@ describe('refusedAddress', () => {
     'ff02::1',
     '64:ff9b::7f00:1',
     '2002:7f00:1::',
+    '168.63.129.16',
+    '64:ff9b::a83f:8110',
   ])('refuses %s', (a) => {
     expect(refusedAddress(a)).toMatch(/address space/);
   });
