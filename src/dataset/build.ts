@@ -28,6 +28,7 @@ import {
 import type { SourceSpec } from './sources.ts';
 import { column, type TypedArray, writeTables } from './table-file.ts';
 import type { AsnEntry, Manifest, ProgressEvent } from './types.ts';
+import { upstreamDir } from './update.ts';
 
 export interface BuildOptions {
   dataDir: string;
@@ -171,6 +172,8 @@ function asnTable(inputs: Inputs, ctx: MergeContext, merged: FamilyMerge[]): Asn
       datacenter: inputs.datacenterAsns.has(asn),
       vpn: inputs.vpnAsns.has(asn),
       asn_drop: inputs.asnDrop.has(asn),
+      as_class: inputs.asClasses.get(asn)?.class ?? null,
+      as_class_basis: inputs.asClasses.get(asn)?.basis ?? null,
     });
   }
   for (const [asn, d] of inputs.asnDrop) {
@@ -185,6 +188,8 @@ function asnTable(inputs: Inputs, ctx: MergeContext, merged: FamilyMerge[]): Asn
       datacenter: false,
       vpn: false,
       asn_drop: true,
+      as_class: inputs.asClasses.get(asn)?.class ?? null,
+      as_class_basis: inputs.asClasses.get(asn)?.basis ?? null,
     });
   }
   return out.sort((a, b) => a.asn - b.asn);
@@ -199,10 +204,15 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
     from: options.from,
     npmDir: options.npmDir,
     sources: options.sources,
+    // The data dir's own downloads (`dataset update`): fast-churning lists age out by fetch time.
+    ...(options.from !== undefined &&
+    path.resolve(options.from) === path.resolve(upstreamDir(options.dataDir))
+      ? { ageOutAt: options.clock() }
+      : {}),
     onSource: (id) => options.onProgress?.({ phase: 'read', message: `reading ${id}`, source: id }),
   });
   for (const s of inputs.sources)
-    progress('read', `${s.id}: ${s.note ?? `${s.rows} rows, ${s.rejected} rejected`}`);
+    progress('read', `${s.id}: ${s.skipped ?? s.note ?? `${s.rows} rows, ${s.rejected} rejected`}`);
   const rirOfAsn: MergeContext['rirOfAsn'] = new Map();
   for (const r of inputs.rirAsns)
     for (let k = 0; k < r.count && k < 65536; k++)

@@ -38,6 +38,8 @@ const UPSTREAM = [
   'cloud/cloudflare/ips-v4.txt',
   'cloud/cloudflare/ips-v6.txt',
   'bots/openai/gptbot.json',
+  'bots/openai/chatgpt-user.json',
+  'bots/openai/searchbot.json',
   'bots/google/googlebot.json',
   'vpn-datacenter/x4bnet/vpn-ipv4.txt',
   'spamhaus/drop.txt',

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ import { type DatasetFeed, type DatasetFeedRow, hasFeedRows, readFeedRows } from
 import {
   parseGoogleStyleRanges,
   parsePlainList,
+  parseSpysProxyList,
   parseTorExitAddresses,
   rangeToCidrs,
 } from './importers/index.ts';
@@ -67,8 +68,18 @@ describe('dataset feed rows', () => {
     expect(tor.size).toBe(new Set([...tor.keys()]).size);
   });
 
-  it('ai_crawlers: each published range once, branded with the operator', async () => {
+  it('ai_crawlers: each published range once, branded with the operator; search engines as search_crawler', async () => {
     const ai = byNetwork(await rows(v1, 'ai_crawlers'));
+    const kinds = new Map<string, Set<string>>();
+    for (const r of ai.values()) kinds.set(r.source, (kinds.get(r.source) ?? new Set()).add(r.kind));
+    expect(Object.fromEntries([...kinds].map(([k, v]) => [k, [...v]]))).toEqual({
+      'openai-gptbot': ['ai_crawler'],
+      'openai-searchbot': ['ai_crawler'],
+      perplexitybot: ['ai_crawler'],
+      bingbot: ['search_crawler'],
+      applebot: ['search_crawler'],
+      duckduckbot: ['search_crawler'],
+    });
     const gptbot = parseGoogleStyleRanges(readFileSync(sharedDataPath('bots/openai/gptbot.json'))).rows;
     for (const r of gptbot) {
       const [network] = rangeToCidrs(r.family, r.start, r.end);
@@ -98,9 +109,19 @@ describe('dataset feed rows', () => {
       for (const n of rangeToCidrs(r.family, r.start, r.end)) expect(map.has(n), n).toBe(true);
   });
 
-  it('vpn_proxy and datacenter_ranges list their X4BNet and provider sources', async () => {
+  it('vpn_proxy and datacenter_ranges list their X4BNet, proxy-list and provider sources', async () => {
     const vpn = await rows(v1, 'vpn_proxy');
-    expect(new Set(vpn.map((r) => r.source))).toEqual(new Set(['x4bnet-vpn-v6', 'x4bnet-vpn-mullvad']));
+    expect(new Set(vpn.map((r) => r.source))).toEqual(
+      new Set(['x4bnet-vpn-v6', 'x4bnet-vpn-mullvad', 'spys-me-proxies']),
+    );
+    // Each row says whether it is a VPN or a proxy; every proxy of the list is there.
+    expect(new Set(vpn.map((r) => `${r.source} ${r.kind}`))).toEqual(
+      new Set(['x4bnet-vpn-v6 vpn', 'x4bnet-vpn-mullvad vpn', 'spys-me-proxies proxy']),
+    );
+    const proxies = parseSpysProxyList(readFileSync(sharedDataPath('proxy/clarketm/proxy-list.txt'))).rows;
+    const listed = new Set(vpn.map((r) => r.network));
+    for (const p of proxies)
+      expect(listed.has(rangeToCidrs(p.family, p.start, p.end)[0] as string)).toBe(true);
     const dc = await rows(v1, 'datacenter_ranges');
     expect(new Set(dc.map((r) => r.source))).toEqual(
       new Set(['x4bnet-datacenter-v6', 'cloudflare-v4', 'cloudflare-v6', 'fastly']),
@@ -124,6 +145,49 @@ describe('dataset feed rows', () => {
       first_seen: '2026-06-11T00:00:00.000Z',
       source: 'tor-bulk-exit-list',
     });
+  });
+
+  it('proxy lists age out of builds from the data dir downloads: fetched over 3 days before the build', async () => {
+    const ageDir = path.join(root, 'age');
+    const upstream = path.join(ageDir, 'upstream');
+    mkdirSync(path.join(upstream, 'proxy/clarketm'), { recursive: true });
+    const file = path.join(upstream, 'proxy/clarketm/proxy-list.txt');
+    writeFileSync(file, readFileSync(sharedDataPath('proxy/clarketm/proxy-list.txt')));
+    const at = createManualClock('2026-06-01T00:00:00Z');
+    const fetched = new Date(at());
+    utimesSync(file, fetched, fetched);
+    at.advance(3 * DAY_MS);
+    const fresh = await buildDataset({
+      dataDir: ageDir,
+      from: upstream,
+      clock: at,
+      npmDir: repoPath('src/dataset/fixtures/npm-a'),
+    });
+    const freshInfo = fresh.snapshot.manifest.sources.find((x) => x.id === 'spys-me-proxies');
+    expect(freshInfo).toMatchObject({ rows: 400, listed_at: '2023-03-24T04:58:01.000Z' });
+    // One row per address: two proxies of the list share an address (other ports).
+    const listed = parseSpysProxyList(readFileSync(file)).rows.map((x) => x.start);
+    expect((await rows(fresh.dir, 'vpn_proxy')).length).toBe(new Set(listed).size);
+    at.advance(1);
+    const stale = await buildDataset({
+      dataDir: ageDir,
+      from: upstream,
+      clock: at,
+      npmDir: repoPath('src/dataset/fixtures/npm-a'),
+    });
+    expect(stale.snapshot.manifest.sources.find((x) => x.id === 'spys-me-proxies')).toMatchObject({
+      rows: 0,
+      skipped: expect.stringMatching(/^aged out: fetched 2026-06-01T00:00:00.000Z, more than 3 days/),
+    });
+    expect(await rows(stale.dir, 'vpn_proxy')).toEqual([]);
+    // A build from any other directory (`--from DIR`) takes the files as given.
+    const given = await buildDataset({
+      dataDir: path.join(root, 'age-other'),
+      from: upstream,
+      clock: at,
+      npmDir: repoPath('src/dataset/fixtures/npm-a'),
+    });
+    expect(given.snapshot.manifest.sources.find((x) => x.id === 'spys-me-proxies')?.rows).toBe(400);
   });
 
   it('a build from the npm packages alone writes no feed rows (the feeds wait for upstream data)', async () => {

@@ -19,18 +19,21 @@ import {
   parseDropJson,
   parseDropText,
   parseFastlyRanges,
+  parseFireholNetset,
   parseGeofeedCsv,
   parseGithubMeta,
   parseGoogleStyleRanges,
   parseIp4SetZone,
+  parseIpPortList,
   parseOracleRanges,
   parsePlainList,
+  parseSpysProxyList,
   parseTorExitAddresses,
   parseVultrGeofeed,
   rangeToCidrs,
 } from './importers/index.ts';
 import type { AsnRangeRow } from './importers/ip-location-db.ts';
-import { type SourceKind, type SourceSpec, UPSTREAM_SOURCES } from './sources.ts';
+import { isAiPurpose, type SourceKind, type SourceSpec, UPSTREAM_SOURCES } from './sources.ts';
 
 /** The feeds whose rows come from the dataset (trap_confirmed comes from the store). */
 export const DATASET_FEEDS = [
@@ -62,6 +65,7 @@ const FEED_OF: Partial<Record<SourceKind, { feed: DatasetFeed; kind: string }>> 
   'tor-list': { feed: 'tor_exits', kind: 'tor_exit' },
   'ai-crawler': { feed: 'ai_crawlers', kind: 'ai_crawler' },
   'vpn-list': { feed: 'vpn_proxy', kind: 'vpn' },
+  'proxy-list': { feed: 'vpn_proxy', kind: 'proxy' },
   'datacenter-list': { feed: 'datacenter_ranges', kind: 'datacenter' },
   cloud: { feed: 'datacenter_ranges', kind: 'cloud' },
   drop: { feed: 'asn_wide_blocked', kind: 'drop' },
@@ -102,14 +106,31 @@ function parseRanges(spec: SourceSpec, bytes: Buffer): DatedRange[] {
     case 'ip4set':
       // Carve-outs are not listings; a feed lists what the zone lists.
       return parseIp4SetZone(bytes).rows;
+    case 'spys-proxy':
+      return parseSpysProxyList(bytes).rows;
+    case 'ip-port':
+      return parseIpPortList(bytes).rows;
+    case 'netset':
+      return parseFireholNetset(bytes).rows;
     default:
       return [];
   }
 }
 
-/** The feed a source lists into: geofeeds of labelled providers are their range publications. */
+/** Row kind of ai_crawlers rows that are not AI crawlers: the feed lists them only on request. */
+export const SEARCH_CRAWLER_KIND = 'search_crawler';
+
+/**
+ * The feed a source lists into: geofeeds of labelled providers are their range publications;
+ * crawler ranges are `ai_crawler` rows for AI purposes and `search_crawler` rows otherwise.
+ */
 function feedFor(spec: SourceSpec): { feed: DatasetFeed; kind: string } | null {
   if (spec.kind === 'geofeed') return spec.label ? { feed: 'datacenter_ranges', kind: 'cloud' } : null;
+  if (spec.kind === 'ai-crawler')
+    return {
+      feed: 'ai_crawlers',
+      kind: spec.crawler && !isAiPurpose(spec.crawler.purpose) ? SEARCH_CRAWLER_KIND : 'ai_crawler',
+    };
   return FEED_OF[spec.kind] ?? null;
 }
 
@@ -160,8 +181,15 @@ export interface WriteFeedRowsInput {
   dir: string;
   /** The build's upstream directory (`--from`; without it only ASN-derived rows can exist) and source list. */
   build: { from?: string; sources?: readonly SourceSpec[] };
-  /** ip-location-db ASN ranges (ASN-DROP ASNs' prefixes) and the ASN-DROP list of the build. */
-  inputs: { asn: readonly AsnRangeRow[]; asnDrop: ReadonlyMap<number, unknown> };
+  /**
+   * ip-location-db ASN ranges (ASN-DROP ASNs' prefixes), the ASN-DROP list of the build, and the
+   * build's sources (those it left out, e.g. aged-out proxy lists, list nothing here either).
+   */
+  inputs: {
+    asn: readonly AsnRangeRow[];
+    asnDrop: ReadonlyMap<number, unknown>;
+    sources?: readonly { id: string; skipped?: string }[];
+  };
   createdAt: string;
   /** The previous version's snapshot directory, for first_seen. */
   previousDir?: string;
@@ -189,6 +217,7 @@ export function writeFeedRows(input: WriteFeedRowsInput): void {
   };
   let asnDropDone = false;
   const { from } = input.build;
+  const skipped = new Set((input.inputs.sources ?? []).filter((x) => x.skipped).map((x) => x.id));
   for (const spec of input.build.sources ?? UPSTREAM_SOURCES) {
     if (spec.kind === 'asn-drop' || spec.kind === 'uce3') {
       // Precedence in the feed: DROP/EDROP, then ASN-DROP, then UCEPROTECT level 3.
@@ -196,7 +225,7 @@ export function writeFeedRows(input: WriteFeedRowsInput): void {
       asnDropDone = true;
     }
     const target = feedFor(spec);
-    if (!target || !from) continue;
+    if (!target || !from || skipped.has(spec.id)) continue;
     const file = path.join(from, spec.path);
     if (!existsSync(file)) continue;
     const collector = collectors.get(target.feed) as FeedCollector;

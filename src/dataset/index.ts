@@ -35,7 +35,13 @@ export {
   type Snapshot,
   sweepStaleBuilds,
 } from './snapshot.ts';
-export { type SourceSpec, UPSTREAM_SOURCES } from './sources.ts';
+export {
+  type CrawlerPurpose,
+  isAiPurpose,
+  PROXY_MAX_AGE_DAYS,
+  type SourceSpec,
+  UPSTREAM_SOURCES,
+} from './sources.ts';
 export {
   BUNDLED_FAMILY,
   createDatasetStatusReader,

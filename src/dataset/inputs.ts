@@ -1,36 +1,42 @@
 /** Reads every recognized source (npm packages, then files under `from`) into typed rows. */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import {
   type AddrRange,
+  type AsClassRow,
   type AsnDropRow,
   type AsnRangeRow,
   type CountryRangeRow,
   describeDbipCity,
   type GeofeedRow,
   type ParseResult,
+  type ProxyListResult,
   parseAsnCsv,
   parseAsnDropJson,
   parseAsnDropText,
   parseAsnList,
   parseAwsIpRanges,
   parseAzureServiceTags,
+  parseCaidaAsClass,
   parseCloudIpsJson,
   parseCountryCsv,
   parseDropJson,
   parseDropText,
   parseFastlyRanges,
+  parseFireholNetset,
   parseGeofeedCsv,
   parseGithubMeta,
   parseGoogleStyleRanges,
   parseIanaRegistry,
   parseIp4SetZone,
+  parseIpPortList,
   parseOracleRanges,
   parsePlainList,
   parseRirDelegated,
   parseRpkiClientJson,
+  parseSpysProxyList,
   parseTorExitAddresses,
   parseVultrGeofeed,
   type RirAsnRow,
@@ -66,6 +72,8 @@ export interface Inputs {
   datacenterAsns: Set<number>;
   vpnAsns: Set<number>;
   asnDrop: Map<number, AsnDropRow>;
+  /** CAIDA AS classification by ASN. */
+  asClasses: Map<number, AsClassRow>;
   roas: RoaRow[];
   sources: SourceInfo[];
   dbipCity: { v4: string | null; v6: string | null };
@@ -101,6 +109,7 @@ function emptyInputs(): Inputs {
     datacenterAsns: new Set(),
     vpnAsns: new Set(),
     asnDrop: new Map(),
+    asClasses: new Map(),
     roas: [],
     sources: [],
     dbipCity: { v4: null, v6: null },
@@ -184,9 +193,43 @@ function readUpstream(into: Inputs, spec: SourceSpec, bytes: Buffer): void {
           source: spec.id,
         });
     }
-    into.sources.push(info(spec.id, spec.path, r, spec.kind));
+    const i = info(spec.id, spec.path, r, spec.kind);
+    if (spec.crawler) i.crawler = spec.crawler;
+    into.sources.push(i);
+  };
+  const proxies = (r: ProxyListResult) => {
+    // One layer per bit and file (merge.ts): PROXY, and the anonymity where the list states it.
+    const level = {
+      transparent: FLAG.PROXY_TRANSPARENT,
+      anonymous: FLAG.PROXY_ANONYMOUS,
+      elite: FLAG.PROXY_ELITE,
+    };
+    for (const x of r.rows) {
+      const at = { family: x.family, start: x.start, end: x.end, exclude: false, source: spec.id };
+      into.flags.push({ ...at, flag: FLAG.PROXY });
+      if (x.anonymity) into.flags.push({ ...at, flag: level[x.anonymity] });
+    }
+    const i = info(spec.id, spec.path, r, spec.kind);
+    if (r.listedAt) i.listed_at = r.listedAt;
+    into.sources.push(i);
   };
   switch (spec.format) {
+    case 'spys-proxy':
+      proxies(parseSpysProxyList(bytes));
+      return;
+    case 'ip-port':
+      proxies(parseIpPortList(bytes));
+      return;
+    case 'netset':
+      proxies(parseFireholNetset(bytes));
+      return;
+    case 'caida-as2types': {
+      // Upstream publishes it gzipped (YYYYMMDD.as2types.txt.gz).
+      const r = parseCaidaAsClass(bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes);
+      for (const x of r.rows) into.asClasses.set(x.asn, x);
+      into.sources.push(info(spec.id, spec.path, r, spec.kind));
+      return;
+    }
     case 'plain':
       ranges(parsePlainList(bytes));
       return;
@@ -316,6 +359,19 @@ export interface ReadOptions {
   npmDir?: string;
   sources?: readonly SourceSpec[];
   onSource?: (id: string) => void;
+  /**
+   * Build time (ms) for the age-out of sources with `maxAgeDays`: given for builds from the data
+   * dir's own downloads, where a file's modification time is when it was fetched.
+   */
+  ageOutAt?: number;
+}
+
+/** Why a source file is left out of a build (aged out), or null to read it. */
+function agedOut(spec: SourceSpec, file: string, now: number | undefined): string | null {
+  if (now === undefined || spec.maxAgeDays === undefined) return null;
+  const fetched = statSync(file).mtimeMs;
+  if (now - fetched <= spec.maxAgeDays * 86_400_000) return null;
+  return `aged out: fetched ${new Date(fetched).toISOString()}, more than ${spec.maxAgeDays} days before the build`;
 }
 
 export function readInputs(options: ReadOptions): Inputs {
@@ -325,6 +381,19 @@ export function readInputs(options: ReadOptions): Inputs {
     for (const spec of options.sources ?? UPSTREAM_SOURCES) {
       const file = path.join(options.from, spec.path);
       if (!existsSync(file)) continue;
+      const skipped = agedOut(spec, file, options.ageOutAt);
+      if (skipped) {
+        into.sources.push({
+          id: spec.id,
+          kind: spec.kind,
+          path: spec.path,
+          rows: 0,
+          rejected: 0,
+          rejectedSample: [],
+          skipped,
+        });
+        continue;
+      }
       options.onSource?.(spec.id);
       readUpstream(into, spec, readFileSync(file));
     }

@@ -21,7 +21,9 @@ export type SourceKind =
   | 'rir'
   | 'iana'
   | 'rpki'
-  | 'geofeed';
+  | 'geofeed'
+  | 'proxy-list'
+  | 'as-class';
 
 export type SourceFormat =
   | 'plain'
@@ -43,7 +45,25 @@ export type SourceFormat =
   | 'asn-list'
   | 'rir'
   | 'iana'
-  | 'rpki-json';
+  | 'rpki-json'
+  | 'spys-proxy'
+  | 'ip-port'
+  | 'netset'
+  | 'caida-as2types';
+
+/**
+ * What a crawler's requests are for (README.md "Crawlers"): `ai_training` gathers model training
+ * data, `ai_assistant` fetches for an AI assistant, agent or AI answer engine, `search` indexes
+ * for a search engine (or serves one of its non-AI services). Only the first two are AI crawlers.
+ */
+export type CrawlerPurpose = 'ai_training' | 'ai_assistant' | 'search';
+
+export function isAiPurpose(p: CrawlerPurpose | null | undefined): boolean {
+  return p === 'ai_training' || p === 'ai_assistant';
+}
+
+/** Proxy lists churn within days: a downloaded list older than this is left out of the build (README.md). */
+export const PROXY_MAX_AGE_DAYS = 3;
 
 export interface SourceSpec {
   /** Stable name used in manifests, asn_reputation.sources and NETREP_DATASET_SOURCES. */
@@ -52,8 +72,15 @@ export interface SourceSpec {
   url: string;
   kind: SourceKind;
   format: SourceFormat;
-  /** cloud_provider or ai_company this file names. */
+  /** cloud_provider or crawler operator this file names. */
   label?: string;
+  /** ai-crawler sources: the crawler's name and what it crawls for. */
+  crawler?: { name: string; purpose: CrawlerPurpose };
+  /**
+   * Age-out: in builds from the data dir's own downloads (`dataset update`), a file fetched more
+   * than this many days before the build is left out (a failed download keeps the old copy).
+   */
+  maxAgeDays?: number;
 }
 
 const GH = 'https://raw.githubusercontent.com';
@@ -215,6 +242,7 @@ export const UPSTREAM_SOURCES: readonly SourceSpec[] = [
     kind: 'ai-crawler',
     format: 'google',
     label: 'Google',
+    crawler: { name: 'Googlebot', purpose: 'search' },
   },
   {
     id: 'google-special-crawlers',
@@ -223,6 +251,7 @@ export const UPSTREAM_SOURCES: readonly SourceSpec[] = [
     kind: 'ai-crawler',
     format: 'google',
     label: 'Google',
+    crawler: { name: 'Google special-case crawlers (AdsBot and others)', purpose: 'search' },
   },
   {
     id: 'google-user-triggered-fetchers',
@@ -231,6 +260,7 @@ export const UPSTREAM_SOURCES: readonly SourceSpec[] = [
     kind: 'ai-crawler',
     format: 'google',
     label: 'Google',
+    crawler: { name: 'Google user-triggered fetchers', purpose: 'search' },
   },
   {
     id: 'openai-gptbot',
@@ -239,6 +269,7 @@ export const UPSTREAM_SOURCES: readonly SourceSpec[] = [
     kind: 'ai-crawler',
     format: 'google',
     label: 'OpenAI',
+    crawler: { name: 'GPTBot', purpose: 'ai_training' },
   },
   {
     id: 'openai-searchbot',
@@ -247,6 +278,7 @@ export const UPSTREAM_SOURCES: readonly SourceSpec[] = [
     kind: 'ai-crawler',
     format: 'google',
     label: 'OpenAI',
+    crawler: { name: 'OAI-SearchBot', purpose: 'ai_assistant' },
   },
   {
     id: 'openai-chatgpt-user',
@@ -255,6 +287,7 @@ export const UPSTREAM_SOURCES: readonly SourceSpec[] = [
     kind: 'ai-crawler',
     format: 'google',
     label: 'OpenAI',
+    crawler: { name: 'ChatGPT-User', purpose: 'ai_assistant' },
   },
   {
     id: 'bingbot',
@@ -263,6 +296,7 @@ export const UPSTREAM_SOURCES: readonly SourceSpec[] = [
     kind: 'ai-crawler',
     format: 'google',
     label: 'Microsoft',
+    crawler: { name: 'Bingbot', purpose: 'search' },
   },
   {
     id: 'perplexitybot',
@@ -271,6 +305,7 @@ export const UPSTREAM_SOURCES: readonly SourceSpec[] = [
     kind: 'ai-crawler',
     format: 'google',
     label: 'Perplexity',
+    crawler: { name: 'PerplexityBot', purpose: 'ai_assistant' },
   },
   {
     id: 'perplexity-user',
@@ -279,6 +314,7 @@ export const UPSTREAM_SOURCES: readonly SourceSpec[] = [
     kind: 'ai-crawler',
     format: 'google',
     label: 'Perplexity',
+    crawler: { name: 'Perplexity-User', purpose: 'ai_assistant' },
   },
   {
     id: 'applebot',
@@ -287,6 +323,7 @@ export const UPSTREAM_SOURCES: readonly SourceSpec[] = [
     kind: 'ai-crawler',
     format: 'google',
     label: 'Apple',
+    crawler: { name: 'Applebot', purpose: 'search' },
   },
   {
     id: 'duckduckbot',
@@ -295,6 +332,7 @@ export const UPSTREAM_SOURCES: readonly SourceSpec[] = [
     kind: 'ai-crawler',
     format: 'plain',
     label: 'DuckDuckGo',
+    crawler: { name: 'DuckDuckBot', purpose: 'search' },
   },
   {
     id: 'x4bnet-datacenter-v4',
@@ -365,6 +403,46 @@ export const UPSTREAM_SOURCES: readonly SourceSpec[] = [
     url: `${GH}/X4BNet/lists_vpn/main/input/vpn/ASN.txt`,
     kind: 'vpn-asns',
     format: 'asn-list',
+  },
+  {
+    id: 'spys-me-proxies',
+    path: 'proxy/clarketm/proxy-list.txt',
+    url: 'https://spys.me/proxy.txt',
+    kind: 'proxy-list',
+    format: 'spys-proxy',
+    maxAgeDays: PROXY_MAX_AGE_DAYS,
+  },
+  {
+    id: 'clarketm-proxies',
+    path: 'proxy/clarketm/proxy-list-raw.txt',
+    url: `${GH}/clarketm/proxy-list/master/proxy-list-raw.txt`,
+    kind: 'proxy-list',
+    format: 'ip-port',
+    maxAgeDays: PROXY_MAX_AGE_DAYS,
+  },
+  {
+    id: 'thespeedx-http-proxies',
+    path: 'proxy/thespeedx/http.txt',
+    url: `${GH}/TheSpeedX/PROXY-List/master/http.txt`,
+    kind: 'proxy-list',
+    format: 'ip-port',
+    maxAgeDays: PROXY_MAX_AGE_DAYS,
+  },
+  {
+    id: 'firehol-proxies',
+    path: 'proxy/firehol/firehol_proxies.netset',
+    url: 'https://iplists.firehol.org/files/firehol_proxies.netset',
+    kind: 'proxy-list',
+    format: 'netset',
+    maxAgeDays: PROXY_MAX_AGE_DAYS,
+  },
+  {
+    id: 'caida-as-classification',
+    path: 'asn-class/caida/20210401.as2types.txt',
+    // CAIDA's latest release (2021-04-01); the files are dated, there is no "latest" name.
+    url: 'https://publicdata.caida.org/datasets/as-classification/20210401.as2types.txt.gz',
+    kind: 'as-class',
+    format: 'caida-as2types',
   },
   {
     id: 'spamhaus-drop',

@@ -1,5 +1,7 @@
 /** Facts a snapshot stores per network record (policy such as scoring lives in intel/). */
+import type { AsClass, AsClassBasis } from './importers/as-class.ts';
 import type { Rir } from './importers/rir-delegated.ts';
+import type { CrawlerPurpose } from './sources.ts';
 
 export const FLAG = {
   TOR_EXIT: 1,
@@ -10,6 +12,12 @@ export const FLAG = {
   UCE1: 32,
   UCE2: 64,
   UCE3: 128,
+  /** Listed on a public open-proxy list. */
+  PROXY: 256,
+  /** The proxy's anonymity as spys.me states it (one bit at most; none: the list does not say). */
+  PROXY_TRANSPARENT: 512,
+  PROXY_ANONYMOUS: 1024,
+  PROXY_ELITE: 2048,
 } as const;
 
 export const RIRS: readonly Rir[] = ['ARIN', 'RIPE', 'APNIC', 'LACNIC', 'AFRINIC'];
@@ -26,6 +34,12 @@ export interface SourceInfo {
   rejectedSample: { line: number; reason: string }[];
   /** Said instead of the row count when the source adds no rows (DB-IP city: read at lookup time). */
   note?: string;
+  /** ai-crawler sources: the crawler's name and purpose (sources.ts). */
+  crawler?: { name: string; purpose: CrawlerPurpose };
+  /** The list's own date where the format carries one (proxy lists), ISO 8601. */
+  listed_at?: string;
+  /** Left out of the build (its rows are not in the snapshot), e.g. an aged-out proxy list. */
+  skipped?: string;
 }
 
 export interface AsnEntry {
@@ -38,6 +52,9 @@ export interface AsnEntry {
   datacenter: boolean;
   vpn: boolean;
   asn_drop: boolean;
+  /** CAIDA AS classification and how CAIDA found it; absent in snapshots built before it was imported. */
+  as_class?: AsClass | null;
+  as_class_basis?: AsClassBasis | null;
 }
 
 export interface Manifest {

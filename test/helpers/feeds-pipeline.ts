@@ -20,6 +20,7 @@ const COPIED = [
   'bots/apple/applebot.json',
   'bots/perplexity/perplexitybot.json',
   'bots/duckduckgo/duckduckbot-ipv4.txt',
+  'proxy/clarketm/proxy-list.txt',
   'vpn-datacenter/x4bnet/vpn-ipv6.txt',
   'vpn-datacenter/x4bnet/input-vpn-mullvadvpn.txt',
   'vpn-datacenter/x4bnet/datacenter-ipv6.txt',

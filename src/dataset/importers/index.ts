@@ -1,4 +1,5 @@
 export * from './addr.ts';
+export * from './as-class.ts';
 export * from './asn-list.ts';
 export * from './aws-ip-ranges.ts';
 export * from './azure-service-tags.ts';
@@ -13,6 +14,7 @@ export * from './iana-registry.ts';
 export * from './ip-location-db.ts';
 export * from './oracle-ranges.ts';
 export * from './plain-list.ts';
+export * from './proxy-list.ts';
 export * from './rbldnsd-ip4set.ts';
 export * from './rir-delegated.ts';
 export * from './rpki-client-json.ts';
