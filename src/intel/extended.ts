@@ -16,7 +16,7 @@ import {
 } from '../dataset/index.ts';
 import { consensusOf, geolocationOf, type ProviderOpinion } from './geo.ts';
 import type { Lookup } from './lookup.ts';
-import { type Profile, unpackCountry } from './profile.ts';
+import { type Profile, proxyAnonymity, unpackCountry } from './profile.ts';
 import { provenanceOf } from './provenance.ts';
 import { validateOrigin } from './rpki.ts';
 import { createHistoryIndex, geoStability, type HistoryIndex } from './timeline.ts';
@@ -124,6 +124,9 @@ export function createExtendedAnswers(options: {
     out.ownership_timeline = timeline;
     out.geo_stability = geoStability(timeline, clock());
     out.asn_reputation = reputationOf(p.flags, p.asnDrop);
+    if (p.crawler)
+      out.crawler = { name: p.crawler.name, operator: p.crawler.operator, purpose: p.crawler.purpose };
+    if (p.netrep.is_proxy) out.proxy = { anonymity: proxyAnonymity(p.flags) };
     out.provenance = provenanceOf(s, rec, p);
     return out;
   }

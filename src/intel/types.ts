@@ -5,11 +5,15 @@ export const NetrepFlags = Type.Object(
   {
     is_datacenter: Type.Boolean({ description: 'Hosting, cloud or datacenter network' }),
     is_tor_exit: Type.Boolean({ description: 'Listed as a Tor exit relay address' }),
-    is_proxy: Type.Boolean({ description: 'Known public proxy' }),
+    is_proxy: Type.Boolean({ description: 'Listed on a public open-proxy list' }),
     is_vpn: Type.Boolean({ description: 'Known VPN exit or VPN provider network' }),
-    is_residential: Type.Boolean({ description: 'Consumer access network' }),
+    is_residential: Type.Boolean({
+      description: 'Consumer access network, on evidence only (never because nothing else matched)',
+    }),
     is_mobile: Type.Boolean({ description: 'Mobile carrier network' }),
-    is_ai_crawler: Type.Boolean({ description: 'Published crawler or AI fetcher range' }),
+    is_ai_crawler: Type.Boolean({
+      description: 'Published range of an AI crawler, assistant or agent (not search engine crawlers)',
+    }),
     ai_company: Type.Optional(
       Type.String({ description: 'Company operating the crawler, when is_ai_crawler' }),
     ),
@@ -52,7 +56,10 @@ export const IpAnswer = Type.Object({
   asn_name: Type.Union([Type.String(), Type.Null()], { description: 'Organization of the ASN' }),
   country: Type.Union([Type.String(), Type.Null()], { description: 'ISO 3166-1 alpha-2' }),
   rir: Type.Union([Type.String(), Type.Null()], { description: 'ARIN, RIPE, APNIC, LACNIC or AFRINIC' }),
-  connection_type: Type.Union([ConnectionType, Type.Null()], { description: 'null for bogons' }),
+  connection_type: Type.Union([ConnectionType, Type.Null()], {
+    description:
+      'From evidence only (published ranges and lists, the curated ASN table, CAIDA AS classification, ASN name words); null when nothing classifies the network, and for bogons',
+  }),
   bogon: Type.Boolean({ description: 'Private, loopback, reserved or otherwise non-public address' }),
   netrep: NetrepFlags,
   threat: Threat,
@@ -140,6 +147,37 @@ export const Provenance = Type.Record(Type.String(), ProvenanceEntry, {
 });
 export type Provenance = Static<typeof Provenance>;
 
+export const CrawlerPurpose = Type.Union(
+  [Type.Literal('ai_training'), Type.Literal('ai_assistant'), Type.Literal('search')],
+  {
+    description:
+      'ai_training: gathers model training data; ai_assistant: fetches for an AI assistant, agent or AI answer engine; search: a search engine crawler or fetcher. Only the first two set is_ai_crawler.',
+  },
+);
+
+export const Crawler = Type.Object(
+  {
+    name: Type.String({ description: 'The crawler, as its operator names it (e.g. GPTBot, Googlebot)' }),
+    operator: Type.String({ description: 'The company that publishes the range' }),
+    purpose: CrawlerPurpose,
+  },
+  { description: 'The published crawler range holding the address (any purpose)' },
+);
+export type Crawler = Static<typeof Crawler>;
+
+export const ProxyInfo = Type.Object(
+  {
+    anonymity: Type.Union(
+      [Type.Literal('transparent'), Type.Literal('anonymous'), Type.Literal('elite'), Type.Null()],
+      {
+        description:
+          "As the proxy list states it (spys.me's N/A/H): transparent passes the client address on; null when no list says",
+      },
+    ),
+  },
+  { description: 'Present when is_proxy: what the open-proxy lists say about the proxy' },
+);
+
 export const IpAnswerExtended = Type.Composite([
   IpAnswer,
   Type.Object({
@@ -154,6 +192,8 @@ export const IpAnswerExtended = Type.Composite([
     geo_stability: Type.Optional(GeoStability),
     ownership_timeline: Type.Optional(Type.Array(OwnershipChange)),
     asn_reputation: Type.Optional(AsnReputation),
+    crawler: Type.Optional(Crawler),
+    proxy: Type.Optional(ProxyInfo),
     provenance: Type.Optional(Provenance),
   }),
 ]);
