@@ -25,10 +25,13 @@ export const FEEDS: readonly FeedDefinition[] = [
   },
   {
     name: 'ai_crawlers',
-    title: 'AI crawler and search bot ranges',
+    title: 'AI crawler ranges',
     description:
-      'Networks that AI and search crawler operators publish for their bots (OpenAI, Google, Bing, Apple, ' +
-      'Perplexity, DuckDuckGo), with the operator as brand. Supports the brand filter.',
+      'Networks that AI crawler, assistant and agent operators publish for their bots (OpenAI GPTBot, ' +
+      'OAI-SearchBot, ChatGPT-User; PerplexityBot, Perplexity-User), kind ai_crawler, with the operator as ' +
+      'brand. Search engine crawlers (Googlebot and Google fetchers, Bingbot, Applebot, DuckDuckBot; kind ' +
+      'search_crawler) are left out unless the download asks for them with include=search. Supports the ' +
+      'brand filter.',
     tier: 'free',
     license:
       'Compiled from IP range files the crawler operators publish for bot verification. Free to use ' +
@@ -37,12 +40,16 @@ export const FEEDS: readonly FeedDefinition[] = [
   },
   {
     name: 'vpn_proxy',
-    title: 'Consumer VPN and proxy egress',
-    description: 'Egress networks of consumer VPN and proxy services, from X4BNet lists_vpn (VPN list).',
+    title: 'Consumer VPN and open proxy egress',
+    description:
+      'Egress networks of consumer VPN services (X4BNet lists_vpn, kind vpn) and open proxies from public ' +
+      'proxy lists (spys.me, clarketm/proxy-list, TheSpeedX/PROXY-List, FireHOL firehol_proxies; kind ' +
+      'proxy). Proxy lists older than three days are left out.',
     tier: 'free',
     license:
-      'Derived from X4BNet/lists_vpn, MIT License (Copyright (c) X4BNet). Keep the MIT notice when ' +
-      'redistributing.',
+      'Derived from X4BNet/lists_vpn, MIT License (Copyright (c) X4BNet), and public proxy lists ' +
+      '(clarketm/proxy-list, MIT License, Copyright (c) 2018 Travis Clarke; spys.me, TheSpeedX/PROXY-List ' +
+      'and FireHOL publish theirs freely). Keep the MIT notices when redistributing.',
     has_brand: false,
   },
   {
@@ -79,6 +86,17 @@ export const FEEDS: readonly FeedDefinition[] = [
     has_brand: false,
   },
 ];
+
+/**
+ * Rows a feed keeps beside its daily files rather than in them, by `include` value: the row kind
+ * and the csv file that holds them in the snapshot directory. A download with `include=<value>`
+ * adds them (encoded on the fly, like a brand filter).
+ */
+export const FEED_INCLUDES: Partial<
+  Record<FeedName, Readonly<Record<string, { kind: string; file: string }>>>
+> = {
+  ai_crawlers: { search: { kind: 'search_crawler', file: 'ai_crawlers.include-search.csv' } },
+};
 
 export interface FormatInfo {
   format: FeedFormat;

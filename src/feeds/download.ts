@@ -1,11 +1,19 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import { AppError } from '../core/errors.ts';
-import { FORMATS, feedDefinition, feedFileName, isEntitled, isFeedFormat, isFeedName } from './catalog.ts';
+import {
+  FEED_INCLUDES,
+  FORMATS,
+  feedDefinition,
+  feedFileName,
+  isEntitled,
+  isFeedFormat,
+  isFeedName,
+} from './catalog.ts';
 import { encodeCanonicalRows } from './encode.ts';
-import { type CanonicalRow, canonicalizeRow } from './row.ts';
+import { type CanonicalRow, canonicalizeRow, compareRows } from './row.ts';
 import { isSnapshotDate, readFeedManifest, snapshotDir } from './snapshot.ts';
 import { FEED_FORMATS, type FeedManifest, type FeedName, type FeedRow, type KeyTier } from './types.ts';
 
@@ -23,6 +31,8 @@ export interface FeedDownload {
   lastModified: string;
   /** The brand filter applied, as given (trimmed); null without one. */
   brand: string | null;
+  /** The extra rows added (`include`, catalog.ts FEED_INCLUDES); null without. */
+  include: string | null;
 }
 
 /**
@@ -58,8 +68,13 @@ export function missingSnapshot(feed: FeedName, date?: string): AppError {
 const BRAND = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
 
 /** Reads a snapshot's csv file back into rows (the csv is the snapshot's checksummed record). */
-export async function* readSnapshotRows(dir: string, feed: FeedName, date: string): AsyncGenerator<FeedRow> {
-  const file = path.join(snapshotDir(dir, feed, date), feedFileName(feed, 'csv'));
+export async function* readSnapshotRows(
+  dir: string,
+  feed: FeedName,
+  date: string,
+  fileName: string = feedFileName(feed, 'csv'),
+): AsyncGenerator<FeedRow> {
+  const file = path.join(snapshotDir(dir, feed, date), fileName);
   const parser = createReadStream(file).pipe(parse({ columns: true }));
   for await (const record of parser as AsyncIterable<Record<string, string>>) {
     const row: FeedRow = {
@@ -75,23 +90,49 @@ export async function* readSnapshotRows(dir: string, feed: FeedName, date: strin
   }
 }
 
-async function* filterBrand(rows: AsyncIterable<FeedRow>, brand: string): AsyncGenerator<CanonicalRow> {
-  const wanted = brand.toLowerCase();
-  for await (const row of rows) if (row.brand?.toLowerCase() === wanted) yield canonicalizeRow(row);
+async function* filterBrand(
+  rows: AsyncIterable<FeedRow>,
+  brand: string | null,
+): AsyncGenerator<CanonicalRow> {
+  const wanted = brand?.toLowerCase() ?? null;
+  for await (const row of rows)
+    if (wanted === null || row.brand?.toLowerCase() === wanted) yield canonicalizeRow(row);
+}
+
+/** Two canonically sorted row streams as one (the snapshot's rows and an include file's). */
+async function* mergeSorted(
+  a: AsyncIterable<CanonicalRow>,
+  b: AsyncIterable<CanonicalRow>,
+): AsyncGenerator<CanonicalRow> {
+  const ia = a[Symbol.asyncIterator]();
+  const ib = b[Symbol.asyncIterator]();
+  let x = await ia.next();
+  let y = await ib.next();
+  while (!x.done || !y.done) {
+    if (y.done || (!x.done && compareRows(x.value, y.value) <= 0)) {
+      yield x.value as CanonicalRow;
+      x = await ia.next();
+    } else {
+      yield y.value;
+      y = await ib.next();
+    }
+  }
 }
 
 /**
  * Opens one format of a feed snapshot (the latest when `date` is undefined) for download.
  * Unknown feed: AppError NOT_FOUND; unknown format, bad date or bad brand: AppError INVALID_PARAMETER;
  * no snapshot yet: null. With `brand` (feeds with brands only), rows of other brands are dropped
- * (case-insensitive) and the file is encoded on the fly from the snapshot's csv rows.
+ * (case-insensitive) and the file is encoded on the fly from the snapshot's csv rows; `include`
+ * (catalog.ts FEED_INCLUDES: `search` on ai_crawlers) adds the rows kept beside the files, the
+ * same way.
  */
 export async function openFeedFile(
   dir: string,
   feed: string,
   date: string | undefined,
   format: string,
-  options: { brand?: string } = {},
+  options: { brand?: string; include?: string } = {},
 ): Promise<FeedDownload | null> {
   if (!isFeedName(feed)) throw new AppError('NOT_FOUND', `unknown feed ${feed.slice(0, 64)}`);
   if (!isFeedFormat(format))
@@ -109,6 +150,22 @@ export async function openFeedFile(
     if (!BRAND.test(brand))
       throw new AppError('INVALID_PARAMETER', 'brand must be 1-64 letters, digits, space . _ -');
   }
+  let include: { name: string; file: string } | null = null;
+  if (options.include !== undefined) {
+    const known = FEED_INCLUDES[feed] ?? {};
+    const name = options.include.trim();
+    const inc = known[name];
+    if (!inc) {
+      const names = Object.keys(known);
+      throw new AppError(
+        'INVALID_PARAMETER',
+        names.length === 0
+          ? `feed ${feed} has no include parameter`
+          : `include must be one of: ${names.join(', ')}`,
+      );
+    }
+    include = { name, file: inc.file };
+  }
   const manifest = await readFeedManifest(dir, feed, date);
   if (!manifest) return null;
   const base = {
@@ -117,10 +174,17 @@ export async function openFeedFile(
     manifest,
     lastModified: manifest.generated_at,
   };
-  if (brand === null) {
+  if (brand === null && include === null) {
     const file = path.join(snapshotDir(dir, feed, manifest.snapshot_date), feedFileName(feed, format));
     const info = manifest.files[format];
-    return { ...base, stream: createReadStream(file), sha256: info.sha256, bytes: info.bytes, brand: null };
+    return {
+      ...base,
+      stream: createReadStream(file),
+      sha256: info.sha256,
+      bytes: info.bytes,
+      brand: null,
+      include: null,
+    };
   }
   const ctx = {
     feed: def,
@@ -128,7 +192,13 @@ export async function openFeedFile(
     generatedAt: manifest.generated_at,
     datasetVersion: manifest.dataset_version,
   };
-  const rows = filterBrand(readSnapshotRows(dir, feed, manifest.snapshot_date), brand);
+  let rows = filterBrand(readSnapshotRows(dir, feed, manifest.snapshot_date), brand);
+  // A snapshot written before the include file existed has no such rows to add.
+  if (include && existsSync(path.join(snapshotDir(dir, feed, manifest.snapshot_date), include.file)))
+    rows = mergeSorted(
+      rows,
+      filterBrand(readSnapshotRows(dir, feed, manifest.snapshot_date, include.file), brand),
+    );
   const stream = Readable.from(encodeCanonicalRows(format, rows, ctx), { objectMode: false });
-  return { ...base, stream, sha256: null, bytes: null, brand };
+  return { ...base, stream, sha256: null, bytes: null, brand, include: include?.name ?? null };
 }

@@ -15,6 +15,7 @@ export {
 export {
   buildCatalog,
   catalogItem,
+  FEED_INCLUDES,
   FEEDS,
   FORMATS,
   feedDefinition,

@@ -12,7 +12,7 @@ import {
 } from 'node:fs/promises';
 import path from 'node:path';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { feedDefinition, feedDownloadPath, feedFileName, isFeedName } from './catalog.ts';
+import { FEED_INCLUDES, feedDefinition, feedDownloadPath, feedFileName, isFeedName } from './catalog.ts';
 import { CHUNK_CHARS } from './encode.ts';
 import type { EncodeContext, FeedEncoder } from './encoders/encoder.ts';
 import { ENCODERS } from './encoders/registry.ts';
@@ -115,6 +115,7 @@ export async function writeFeedSnapshot(input: WriteSnapshotInput): Promise<Writ
   const def = feedDefinition(feed);
   const ctx: EncodeContext = { feed: def, date, generatedAt, datasetVersion };
   const files: OpenFile[] = [];
+  const side = new Map<string, OpenFile>();
   try {
     for (const format of FEED_FORMATS) {
       const fh = await open(path.join(tmp, feedFileName(feed, format)), 'wx');
@@ -128,12 +129,31 @@ export async function writeFeedSnapshot(input: WriteSnapshotInput): Promise<Writ
       });
     }
     for (const f of files) f.pending = f.encoder.header();
+    // Rows of an include kind go to their own csv beside the files (catalog.ts FEED_INCLUDES).
+    for (const inc of Object.values(FEED_INCLUDES[feed] ?? {})) {
+      const encoder = ENCODERS.csv(ctx);
+      const fh = await open(path.join(tmp, inc.file), 'wx');
+      side.set(inc.kind, {
+        format: 'csv',
+        encoder,
+        fh,
+        hash: createHash('sha256'),
+        bytes: 0,
+        pending: encoder.header(),
+      });
+    }
     let rowCount = 0;
     for await (const c of sortFeedRows(input.rows, {
       spillDir: feedDir,
       runSize: input.runSize,
       ...(input.onInvalidRow ? { onInvalid: input.onInvalidRow } : {}),
     })) {
+      const extra = side.get(c.row.kind);
+      if (extra) {
+        extra.pending += extra.encoder.row(c);
+        if (extra.pending.length >= CHUNK_CHARS) await flush(extra);
+        continue;
+      }
       rowCount++;
       let full = false;
       for (const f of files) {
@@ -142,6 +162,12 @@ export async function writeFeedSnapshot(input: WriteSnapshotInput): Promise<Writ
       }
       // One await for all eight files: their writes overlap instead of queueing one by one.
       if (full) await Promise.all(files.map(flush));
+    }
+    for (const f of side.values()) {
+      f.pending += f.encoder.footer();
+      await flush(f);
+      await f.fh.sync();
+      await f.fh.close();
     }
     const entries = {} as Record<FeedFormat, FeedFile>;
     for (const f of files) {
@@ -191,7 +217,7 @@ export async function writeFeedSnapshot(input: WriteSnapshotInput): Promise<Writ
     await fsyncPath(feedDir);
     return { manifest, created: true };
   } finally {
-    await Promise.all(files.map((f) => f.fh.close()));
+    await Promise.all([...files, ...side.values()].map((f) => f.fh.close()));
     await rm(tmp, { recursive: true, force: true });
   }
 }

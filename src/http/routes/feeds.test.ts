@@ -236,6 +236,43 @@ describe.each(STORE_KINDS)('feed routes (%s)', (kind) => {
   );
 
   it.skipIf(skip)(
+    'ai_crawlers holds AI crawlers only; include=search adds search engines, with the brand filter too',
+    async () => {
+      const base = await get('/v1/feeds/ai_crawlers/download/csv', keys.free);
+      const ai = csvRecords(base.body);
+      expect(new Set(ai.map((r) => r.kind))).toEqual(new Set(['ai_crawler']));
+      expect(new Set(ai.map((r) => r.brand))).toEqual(new Set(['OpenAI', 'Perplexity']));
+      const manifest = (await get('/v1/feeds/ai_crawlers/manifest')).json().data as FeedManifest;
+      expect(manifest.row_count).toBe(ai.length);
+      const res = await get('/v1/feeds/ai_crawlers/download/csv?include=search', keys.free);
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['x-feed-include']).toBe('search');
+      expect(res.headers.etag).toBeUndefined();
+      const all = csvRecords(res.body);
+      const search = all.filter((r) => r.kind === 'search_crawler');
+      expect(new Set(search.map((r) => r.source))).toEqual(new Set(['bingbot', 'applebot', 'duckduckbot']));
+      expect(all.filter((r) => r.kind === 'ai_crawler')).toEqual(ai);
+      expect(all).toHaveLength(ai.length + search.length);
+      const bing = await get(
+        '/v1/feeds/ai_crawlers/download/plain?include=search&brand=microsoft',
+        keys.free,
+      );
+      expect(bing.body.split('\n').filter((l) => l && !l.startsWith('#'))).toHaveLength(
+        search.filter((r) => r.brand === 'Microsoft').length,
+      );
+      // The brand filter alone keeps to the AI rows.
+      expect(csvRecords((await get('/v1/feeds/ai_crawlers/download/csv?brand=microsoft')).body)).toEqual([]);
+      for (const url of [
+        '/v1/feeds/ai_crawlers/download/csv?include=ads',
+        '/v1/feeds/tor_exits/download/csv?include=search',
+      ]) {
+        const bad = await get(url);
+        expect([bad.statusCode, bad.json().data.code], url).toEqual([400, 'INVALID_PARAMETER']);
+      }
+    },
+  );
+
+  it.skipIf(skip)(
     '403 premium on free and starter keys, 404 unknown feed, 400 unknown format or date',
     async () => {
       for (const tier of ['free', 'starter'] as const) {

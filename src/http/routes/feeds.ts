@@ -53,6 +53,7 @@ function sendDownload(request: FastifyRequest, reply: FastifyReply, d: FeedDownl
   reply.header('cache-control', 'private, no-cache');
   reply.header('x-feed-snapshot-date', date);
   if (d.brand !== null) reply.header('x-feed-brand', d.brand);
+  if (d.include !== null) reply.header('x-feed-include', d.include);
   if (d.sha256 !== null) {
     reply.header('etag', `"${d.sha256}"`);
     if (etagMatches(request.headers['if-none-match'], d.sha256)) {
@@ -116,7 +117,7 @@ export function feedRoutes(app: HttpApp, services: HttpServices): void {
         examples: downloadFeedExample,
         produces: DOWNLOAD_TYPES,
         summary:
-          'Download a feed snapshot in one format (streamed). ETag is the file SHA-256; brand filters ai_crawlers.',
+          'Download a feed snapshot in one format (streamed). ETag is the file SHA-256; brand filters ai_crawlers, include=search adds search engine crawlers to it.',
         params: Type.Object({
           feed: FeedParam,
           format: FormatParam,
@@ -126,6 +127,15 @@ export function feedRoutes(app: HttpApp, services: HttpServices): void {
             Type.String({
               description: 'ai_crawlers only: keep one operator (case-insensitive)',
               maxLength: 64,
+            }),
+          ),
+          include: Type.Optional(
+            Type.String({
+              description:
+                'ai_crawlers only: `search` adds search engine crawlers (Googlebot, Bingbot, Applebot, DuckDuckBot; ' +
+                'kind search_crawler), which the feed leaves out by default. Encoded on the fly: no ETag; the ' +
+                'response says X-Feed-Include',
+              maxLength: 32,
             }),
           ),
           date: DateQuery,
@@ -139,9 +149,12 @@ export function feedRoutes(app: HttpApp, services: HttpServices): void {
     },
     async (request, reply) => {
       const { feed, format } = request.params;
-      const { brand, date } = request.query;
+      const { brand, include, date } = request.query;
       const name = entitledFeed(feed, tierOf(request));
-      const download = await openFeedFile(dir, name, date, format, brand === undefined ? {} : { brand });
+      const download = await openFeedFile(dir, name, date, format, {
+        ...(brand === undefined ? {} : { brand }),
+        ...(include === undefined ? {} : { include }),
+      });
       if (!download) throw missingSnapshot(name, date);
       return sendDownload(request, reply, download);
     },
