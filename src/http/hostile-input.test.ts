@@ -9,6 +9,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_PERMISSIONS, createTestApp, type TestApp } from '../../test/helpers/app.ts';
+import '../../test/helpers/dns-guard.ts';
+import { startZoneServer, type ZoneServer } from '../../test/helpers/dns-zone-server.ts';
 import { datasetFixture } from '../../test/helpers/intel-app.ts';
 import { createTestStore, type TestStoreHandle } from '../../test/helpers/stores.ts';
 import { systemClock } from '../core/clock.ts';
@@ -324,15 +326,20 @@ function casesFor(
 describe('hostile input on every route', () => {
   let handle: TestStoreHandle;
   let t: TestApp;
+  let zone: ZoneServer;
 
   beforeAll(async () => {
     handle = await createTestStore('sqlite');
     await buildDataset({ dataDir: handle.dataDir, clock: systemClock, npmDir: datasetFixture('npm-a') });
-    t = await createTestApp('sqlite', { handle });
+    // Domain checks read an empty zone (every name answered as absent); with no resolver
+    // answering they answer 503 DNS_UNAVAILABLE (issue 31), which is not hostile input's doing.
+    zone = await startZoneServer({});
+    t = await createTestApp('sqlite', { handle, config: { dnsServers: zone.servers } });
   }, 120_000);
 
   afterAll(async () => {
     await t?.close();
+    await zone?.close();
     await handle?.cleanup();
   });
 

@@ -16,6 +16,8 @@ import SqliteDatabase from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_PERMISSIONS, createTestApp, type TestApp } from '../../test/helpers/app.ts';
 import { TEST_POSTGRES_URL } from '../../test/helpers/backends.ts';
+import '../../test/helpers/dns-guard.ts';
+import { startZoneServer, type ZoneServer } from '../../test/helpers/dns-zone-server.ts';
 import { datasetFixture } from '../../test/helpers/intel-app.ts';
 import {
   createTestStore,
@@ -179,6 +181,9 @@ function routeCases(keyId: number, datasetVersion: number): Case[] {
     open('GET', '/dashboard/blocklist', '/dashboard/blocklist', 'same'),
     open('POST', '/dashboard/blocklist/list', '/dashboard/blocklist/list', 'same', {}),
     open('POST', '/dashboard/blocklist/delist', '/dashboard/blocklist/delist', 'same', {}),
+    // Issue 32: the administrators' users page and its unlock form.
+    open('GET', '/dashboard/users', '/dashboard/users', 'same'),
+    open('POST', '/dashboard/users/unlock', '/dashboard/users/unlock', 'same', {}),
     // Issue 16: audit jobs (owner-scoped rows in the store).
     keyed('POST', '/v1/audit/jobs', '/v1/audit/jobs', {
       ips: ['192.0.2.7'],
@@ -318,10 +323,23 @@ async function walkOutage(t: TestApp, outage: Outage, expected: (c: Case) => OnO
   return problems;
 }
 
+/**
+ * Domain checks read an empty zone on 127.0.0.1 (every name answered as absent): with no
+ * resolver answering they would answer 503 DNS_UNAVAILABLE (issue 31), whatever the store does.
+ */
+let emptyZone: ZoneServer | undefined;
+afterAll(async () => {
+  await emptyZone?.close();
+});
+
 async function servingApp(handle: TestStoreHandle, kind: StoreKind): Promise<TestApp> {
   await buildDataset({ dataDir: handle.dataDir, clock: systemClock, npmDir: datasetFixture('npm-a') });
+  emptyZone ??= await startZoneServer({});
   // A loopback webhook target is allowed so creating one reaches the store (no worker delivers).
-  return await createTestApp(kind, { handle, config: { webhookAllowPrivate: true, workers: false } });
+  return await createTestApp(kind, {
+    handle,
+    config: { webhookAllowPrivate: true, workers: false, dnsServers: emptyZone.servers },
+  });
 }
 
 describe.skipIf(skipStore('postgres'))('store outage on PostgreSQL (a TCP proxy cut and restored)', () => {
