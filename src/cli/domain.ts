@@ -17,6 +17,7 @@ import {
   checkDomain,
   type DomainAuthResult,
   describeResolvers,
+  dnsFailureLabel,
   dnsUnavailable,
   normalizeSelectors,
 } from '../emailauth/index.ts';
@@ -118,7 +119,7 @@ export function formatDomainReport(r: DomainAuthResult, resolvers?: string): str
   if (dns.budget_exhausted) out += ', lookup budget spent';
   if (r.unchecked.length > 0) {
     out += `\nCould not check ${r.unchecked.length} quer${r.unchecked.length === 1 ? 'y' : 'ies'}${resolvers ? ` through ${resolvers}` : ''}:\n`;
-    out += r.unchecked.map((u) => `  ${u.query}: ${u.error}\n`).join('');
+    out += r.unchecked.map((u) => `  ${u.query}: ${dnsFailureLabel(u.error)}\n`).join('');
     return out;
   }
   return `${out}\n`;

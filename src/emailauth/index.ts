@@ -32,4 +32,4 @@ export {
 } from './spf-query.ts';
 export { type ParsedSpf, parseSpf } from './spf-record.ts';
 export * from './types.ts';
-export { describeResolvers, dnsUnavailable, noOwnRecordRead } from './unchecked.ts';
+export { describeResolvers, dnsFailureLabel, dnsUnavailable, noOwnRecordRead } from './unchecked.ts';

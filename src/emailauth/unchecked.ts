@@ -59,10 +59,16 @@ export function describeResolvers(servers: readonly string[]): string {
     : 'the system resolvers (NETREP_DNS_SERVERS is unset)';
 }
 
+/** A failure class as a person reads it: OTHER is a network error (nothing answered, connection refused). */
+export function dnsFailureLabel(code: string): string {
+  return code === 'OTHER' ? 'network error' : code;
+}
+
 /** Counts of the failure classes, e.g. "TIMEOUT ×3, SERVFAIL ×1", most frequent first. */
 function failureSummary(unchecked: readonly UncheckedQuery[]): string {
   const counts = new Map<string, number>();
-  for (const u of unchecked) counts.set(u.error, (counts.get(u.error) ?? 0) + 1);
+  for (const u of unchecked)
+    counts.set(dnsFailureLabel(u.error), (counts.get(dnsFailureLabel(u.error)) ?? 0) + 1);
   return [...counts.entries()]
     .sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0]))
     .map(([code, n]) => `${code} ×${n}`)
@@ -79,7 +85,7 @@ export function dnsUnavailable(result: DomainAuthResult, servers: readonly strin
   const own = result.unchecked.filter((u) => u.record !== 'dkim');
   const shown = own
     .slice(0, 6)
-    .map((u) => `${u.query} ${u.error}`)
+    .map((u) => `${u.query} ${dnsFailureLabel(u.error)}`)
     .join('; ');
   const more = own.length > 6 ? `; ${own.length - 6} more` : '';
   return new AppError(

@@ -4,7 +4,7 @@
  * escaped with `esc`. The answers are the API's answer shapes, rendered as they are.
  */
 import type { CheckAnswer } from '../blocklist/index.ts';
-import type { DomainAuthResult } from '../emailauth/index.ts';
+import { type DomainAuthResult, dnsFailureLabel } from '../emailauth/index.ts';
 import type { Authentication, HeaderAnalysis, Hop, ResultEntry } from '../headers/index.ts';
 import type { IpAnswerExtended } from '../intel/index.ts';
 import { esc, page } from './html.ts';
@@ -182,7 +182,7 @@ function incompleteNotice(r: DomainAuthResult, resolvers: string | undefined): s
       .map(([selector]) => `DKIM selector ${selector}`),
     status.dmarc === 'temperror' ? 'DMARC' : null,
   ].filter((x) => x !== null);
-  const queries = r.unchecked.map((u) => `${u.query}: ${u.error}`);
+  const queries = r.unchecked.map((u) => `${u.query}: ${dnsFailureLabel(u.error)}`);
   return `<div class="error" role="status" id="incomplete"><p><strong>Incomplete: could not check ${esc(
     records.length > 0 ? records.join(', ') : 'every lookup',
   )}.</strong> The grade counts only the records that could be read; a record that could not be checked earns no points and is not reported missing.</p>
