@@ -60,7 +60,9 @@ export function page(
 ): string {
   const header = nav
     ? `<header><strong>netrep</strong><a href="/dashboard/keys">API keys</a><a href="/dashboard/webhooks">Webhooks</a><a href="/dashboard/audit">Audit jobs</a>${
-        nav.role === 'admin' ? '<a href="/dashboard/blocklist">Blocklist</a>' : ''
+        nav.role === 'admin'
+          ? '<a href="/dashboard/blocklist">Blocklist</a><a href="/dashboard/users">Users</a>'
+          : ''
       }<a href="/dashboard/password">Password</a><a href="/">Tools</a><a href="/docs">API docs</a><span class="muted" style="color:#cfd8e3">${esc(nav.email)} (${esc(nav.role)})</span>
       <form method="post" action="/dashboard/logout" style="margin:0"><input type="hidden" name="_csrf" value="${esc(nav.csrf)}"><button>Sign out</button></form></header>`
     : `<header><strong><a href="/" style="color:#fff">netrep</a></strong><nav aria-label="Main"><a href="/tools/ip">IP lookup</a><a href="/tools/domain">Domain check</a><a href="/tools/headers">Header analysis</a><a href="/tools/blocklist">Blocklist</a><a href="/dashboard">Dashboard</a><a href="/docs">API docs</a></nav></header>`;

@@ -87,6 +87,50 @@ describe.each(STORE_KINDS)('dashboard sign-in limits (%s)', (kind) => {
   });
 
   it.skipIf(skip)(
+    'administrators see the lock on the users page and lift it there; members may not',
+    async () => {
+      const ADMIN = { email: 'ops@example.test', password: 'an-admin-passphrase' };
+      await t.app.services.accounts.createUser({ ...ADMIN, role: 'admin' });
+      const session = async (who: { email: string; password: string }) => {
+        const login = await signIn(who.password, who.email);
+        expect(login.statusCode).toBe(303);
+        const cookie = String(login.headers['set-cookie']).split(';')[0] as string;
+        const keys = await t.app.http.inject({ url: '/dashboard/keys', headers: { cookie } });
+        return { cookie, csrf: /name="_csrf" value="([^"]+)"/.exec(keys.body)?.[1] ?? '' };
+      };
+      const admin = await session(ADMIN);
+      const member = await session(USER);
+      for (let i = 0; i < SIGN_IN_FAILURE_LIMIT; i++) await signIn(`wrong-${i}`);
+
+      const users = await t.app.http.inject({ url: '/dashboard/users', headers: { cookie: admin.cookie } });
+      expect(users.statusCode).toBe(200);
+      const row = users.body.split('<tr>').find((r) => r.includes(USER.email)) ?? '';
+      expect(row).toContain('<strong>Locked</strong> until 2026-11-27 18:15 UTC');
+      expect(row).toContain('action="/dashboard/users/unlock"');
+      expect(users.body).toContain('href="/dashboard/users"');
+
+      // A member sees neither the page nor the form's effect.
+      const denied = await t.app.http.inject({ url: '/dashboard/users', headers: { cookie: member.cookie } });
+      expect(denied.statusCode).toBe(403);
+      const unlock = (who: { cookie: string; csrf: string }, email: string) =>
+        t.app.http.inject({
+          method: 'POST',
+          url: '/dashboard/users/unlock',
+          headers: { cookie: who.cookie },
+          payload: { _csrf: who.csrf, email },
+        });
+      expect((await unlock(member, USER.email)).statusCode).toBe(403);
+      expect((await unlock({ ...admin, csrf: 'forged' }, USER.email)).statusCode).toBe(303);
+      expect((await signIn(USER.password)).statusCode).toBe(429);
+
+      const lifted = await unlock(admin, USER.email);
+      expect([lifted.statusCode, lifted.body.includes(`Unlocked ${USER.email}`)]).toEqual([200, true]);
+      expect((await unlock(admin, 'nobody@example.test')).statusCode).toBe(404);
+      expect((await signIn(USER.password)).statusCode).toBe(303);
+    },
+  );
+
+  it.skipIf(skip)(
     'a user whose password predates the rules still signs in; new ones must follow them',
     async () => {
       // Stored as an older release stored it: an 8-character common password.

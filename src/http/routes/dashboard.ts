@@ -32,6 +32,7 @@ import {
   unavailablePage,
   type Viewer,
 } from '../../web/pages.ts';
+import { usersPage } from '../../web/users-page.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
 import { SESSION_COOKIE, sameToken, sessionOf, toPasswordChange, toSignIn } from '../dashboard-session.ts';
 import { sendHtml, storeOutagePages } from '../html-reply.ts';
@@ -53,6 +54,7 @@ const FORM_FIELDS = {
   setFeatures: ['_csrf', 'features'],
   list: ['_csrf', 'ip', 'type', 'reason', 'expires_days'],
   delist: ['_csrf', 'ip'],
+  unlock: ['_csrf', 'email'],
 } as const;
 type FormName = keyof typeof FORM_FIELDS;
 
@@ -318,6 +320,34 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
       const done = id === null ? null : await accounts.setFeatures(id, features);
       if (!done) return renderKeys(reply, s, { error: 'No such key.' }, 404);
       return reply.code(303).header('location', '/dashboard/keys').send();
+    });
+
+    // Administrators see every user's sign-in state and lift sign-in locks.
+    const renderUsers = async (
+      reply: FastifyReply,
+      s: { user: User; csrf: string },
+      extra: { error?: string; notice?: string } = {},
+      status = 200,
+    ) => html(reply, usersPage({ viewer: viewerOf(s), users: await accounts.listUsers(), ...extra }), status);
+
+    scope.get('/dashboard/users', { config: none, schema: hidden }, async (request, reply) => {
+      const s = await current(request);
+      if (!s) return denied(reply);
+      if (s.user.mustChangePassword) return toPassword(reply);
+      if (!isAdmin(s.user)) return renderKeys(reply, s, { error: 'Only administrators manage users.' }, 403);
+      return renderUsers(reply, s);
+    });
+
+    scope.post('/dashboard/users/unlock', { config: none, schema: hidden }, async (request, reply) => {
+      const s = await formUser(request, 'unlock');
+      if (!s) return denied(reply);
+      if (s.user.mustChangePassword) return toPassword(reply);
+      if (!isAdmin(s.user)) return renderKeys(reply, s, { error: 'Only administrators manage users.' }, 403);
+      if (s.wrong) return renderUsers(reply, s, { error: s.wrong }, 400);
+      const email = field(s.form, 'email');
+      return (await accounts.unlockUser(email))
+        ? renderUsers(reply, s, { notice: `Unlocked ${email.toLowerCase()}: it may sign in again.` })
+        : renderUsers(reply, s, { error: 'No such user.' }, 404);
     });
 
     scope.get('/dashboard/blocklist', { config: none, schema: hidden }, async (request, reply) => {
