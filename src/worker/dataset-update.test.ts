@@ -239,6 +239,15 @@ describe('scheduled dataset update', () => {
     expect(u.counts()).toMatchObject({ ok: 1, skipped: 1 });
   }, 60_000);
 
+  it('on its schedule, an update locked out by another process waits for the next check, not a busy loop', async () => {
+    const release = acquireUpdateLock(dataDir, { now: Date.now() });
+    const u = updater({ scheduled: true, checkIntervalMs: 60_000 });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(u.counts().skipped).toBe(1);
+    expect(upstream.requests).toEqual([]);
+    release?.();
+  });
+
   it('a lock left by a process that is gone is taken over', () => {
     mkdirSync(datasetsDir(dataDir), { recursive: true });
     // pid 2^22 + 1 is above Linux's pid_max: no such process.

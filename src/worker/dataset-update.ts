@@ -164,6 +164,8 @@ export function startDatasetUpdater(options: DatasetUpdaterOptions): DatasetUpda
   /** A version on disk that failed to load: not retried on every tick. */
   let unloadable: number | null = null;
   let running: Promise<DatasetUpdateResult> | null = null;
+  /** Another process held the update lock last time: wait for the periodic check, no wake-up. */
+  let lockedOut = false;
   let stopped = false;
   const abort = new AbortController();
 
@@ -261,9 +263,11 @@ export function startDatasetUpdater(options: DatasetUpdaterOptions): DatasetUpda
     const release = acquireUpdateLock(dataDir, { now: systemClock() });
     if (!release) {
       counted.skipped++;
+      lockedOut = true;
       log?.info({}, 'dataset update skipped: another process is updating this data dir');
       return { result: 'skipped', reason: 'another process holds the update lock' };
     }
+    lockedOut = false;
     try {
       let sources: SourceSpec[];
       try {
@@ -348,6 +352,7 @@ export function startDatasetUpdater(options: DatasetUpdaterOptions): DatasetUpda
     if (wake) clearTimeout(wake);
     wake = null;
     let delay: number | null = null;
+    if (lockedOut) return;
     if (runtime?.state() === 'building') delay = 1000;
     else {
       const due = nextDueAt();
