@@ -80,7 +80,7 @@ describe('datasetSection', () => {
       },
       sources: [],
     });
-    expect(html).toContain('<p class="error" role="status">v1 is built only from the bundled npm packages');
+    expect(html).toContain('<p class="error">v1 is built only from the bundled npm packages');
     expect(html).toContain('no update recorded yet, the next is due 2026-11-27 14:10 UTC');
     expect(html).not.toContain('dataset-failed-sources');
   });

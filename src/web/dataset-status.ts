@@ -42,6 +42,6 @@ export function datasetSection(s: DatasetStatus): string {
           )
           .join('')}</tbody></table>`;
   return `<section id="dataset"><h2>Dataset</h2>
-<p${warn ? ' class="error" role="status"' : ''}>${esc(s.summary)}${s.built_at ? ` (built ${esc(when(s.built_at))})` : ''}.</p>
+<p${warn ? ' class="error"' : ''}>${esc(s.summary)}${s.built_at ? ` (built ${esc(when(s.built_at))})` : ''}.</p>
 ${families}${update}${failed}</section>`;
 }
