@@ -10,7 +10,9 @@
  * route, its schema and the OpenAPI document stay the one definition. What it sends is what
  * the Fastify route sends, byte for byte except the request id and timing
  * (src/http/fast-lookup.test.ts compares the two paths): the same envelope, headers, quota
- * accounting, usage counting, answer cache and metrics series. It exists because the
+ * accounting, usage counting, answer cache and metrics series. The permission rule and the
+ * charge (quota, then usage) are key-access.ts's, the error envelope plugins/errors.ts's: one
+ * implementation for both paths. It exists because the
  * framework's per-request work (routing, hooks, reply objects, schema serialization of the
  * whole envelope) cost more than the lookup itself; the README's benchmark shows the gain.
  */
@@ -22,6 +24,7 @@ import { type IpWords, ipWords, readIp } from '../core/ip.ts';
 import type { IntelRuntime } from '../intel/index.ts';
 import { type LimitState, type Limits, rateLimitHeaderValues } from '../limits/index.ts';
 import { isStoreUnavailable } from '../store/index.ts';
+import { chargeKey, keyMay } from './key-access.ts';
 import { errorBody, storeUnavailable } from './plugins/errors.ts';
 import type { RouteRecorder } from './plugins/metrics.ts';
 import { IpParam } from './schemas.ts';
@@ -211,17 +214,17 @@ export function createFastLookup(options: FastLookupOptions): FastLookup {
     if (hash === null) return 'declined';
     const principal: Principal | null = accounts.cachedPrincipalByHash(hash);
     if (!principal) return 'uncached';
-    if (!principal.permissions.has('ip:read') && !principal.permissions.has('admin')) return 'declined';
+    if (!keyMay(principal, 'ip:read')) return 'declined';
     const text = url.slice(PREFIX.length);
     if (!readIp(text, scratch) || !runtime.current()) return 'declined';
 
     const started = performance.now();
     const id = randomUUID();
-    const quota = principal.tier.dailyQuota;
-    if (quota === null) {
-      // Unlimited tiers are not counted against a quota (as in the access hook). Answered now,
-      // so a flag does what onlyOnce does on the quota path, without a closure per request.
-      accounts.recordUse(principal.keyId);
+    // The access hook's charge (key-access.ts); an unlimited tier's is done at once.
+    const charged = chargeKey(accounts, limits, principal);
+    if (charged === null) {
+      // Answered now, so a flag does what onlyOnce does on the quota path, without a closure
+      // per request.
       sent = false;
       try {
         answer(reply, started, id, scratch, null);
@@ -233,12 +236,8 @@ export function createFastLookup(options: FastLookupOptions): FastLookup {
     const once = onlyOnce(reply);
     const ip = ipWords();
     readIp(text, ip);
-    limits
-      .consumeDaily(principal.keyId, quota)
-      .then((state) => {
-        accounts.recordUse(principal.keyId);
-        answer(once, started, id, ip, state);
-      })
+    charged
+      .then((state) => answer(once, started, id, ip, state))
       .catch((err: unknown) => failed(once, started, id, err));
     return 'taken';
   };

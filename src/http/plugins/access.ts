@@ -9,6 +9,7 @@ import { AppError } from '../../core/errors.ts';
 import { parseIp, rateLimitSubject } from '../../core/ip.ts';
 import type { LimitState } from '../../limits/index.ts';
 import type { Access, HttpServices } from '../context.ts';
+import { chargeKey, keyMay } from '../key-access.ts';
 
 function tighter(a: LimitState | null, b: LimitState | null): LimitState | null {
   if (!a) return b;
@@ -51,7 +52,7 @@ export function registerAccess(app: FastifyInstance, services: HttpServices): vo
     const principal = presented ? await accounts.authenticate(presented) : null;
     if (!principal) throw new AppError('UNAUTHORIZED', 'unauthorized: the API key is invalid or revoked');
     request.principal = principal;
-    if (!principal.permissions.has(access.permission) && !principal.permissions.has('admin')) {
+    if (!keyMay(principal, access.permission)) {
       throw new AppError('FORBIDDEN', `this key lacks the ${access.permission} permission`);
     }
     if (access.feature && !principal.features.has(access.feature)) {
@@ -60,9 +61,8 @@ export function registerAccess(app: FastifyInstance, services: HttpServices): vo
         `this key lacks the ${access.feature} feature (enabled by an administrator)`,
       );
     }
-    const daily = await limits.consumeDaily(principal.keyId, principal.tier.dailyQuota);
+    const daily = await chargeKey(accounts, limits, principal);
     request.limitState = daily;
-    accounts.recordUse(principal.keyId);
     if (access.minuteBucket) {
       request.limitState = tighter(
         daily,
