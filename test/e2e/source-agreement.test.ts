@@ -4,14 +4,18 @@
  * (drawn with a seeded PRNG) are checked through `POST /v1/ip/batch` and
  * `GET /v1/public/ip/{ip}` against the file itself, read by test/helpers/upstream-truth.ts
  * (not by netrep's importers). Each entry is `agreed` (the flag, label, prefix, country,
- * registry, RPKI status and threat line are what the row says, and provenance names the file),
+ * registry, RPKI status and threat line are what the row says, and provenance names the file;
+ * proxies are also in the vpn_proxy feed, AI crawler ranges in the default ai_crawlers feed and
+ * search engine ranges only with include=search; an AS class gives the documented connection
+ * type, and Enterprise and Content networks are never residential),
  * `explained` (a documented precedence rule let another source win, and that source really
  * covers the address at least as narrowly), or `wrong`. The suite prints the table and fails on
  * any wrong entry.
  */
 import fs from 'node:fs';
+import http from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type SourceSpec, UPSTREAM_SOURCES } from '../../src/dataset/index.ts';
+import { isAiPurpose, type SourceSpec, UPSTREAM_SOURCES } from '../../src/dataset/index.ts';
 import { startZoneServer, type ZoneServer } from '../helpers/dns-zone-server.ts';
 import { type NetrepProcess, runNetrep, runNetrepAsync, startNetrep } from '../helpers/process.ts';
 import { repoPath, sharedDataPath } from '../helpers/shared-data.ts';
@@ -40,8 +44,11 @@ interface Answer {
   asn: number | null;
   country: string | null;
   rir: string | null;
+  connection_type?: string | null;
   bogon?: boolean;
   netrep: Json & { cloud_provider?: string; ai_company?: string };
+  crawler?: { name: string; operator: string; purpose: 'ai_training' | 'ai_assistant' | 'search' };
+  proxy?: { anonymity: string | null };
   threat: { score: number; explanation: string[] };
   rpki_status?: string;
   asn_reputation?: Json;
@@ -56,6 +63,8 @@ interface Sample {
   ip: string;
   answer?: Answer | null;
   batch?: Json | null;
+  /** AS classification samples: the class the file gives the ASN. */
+  asClass?: string;
 }
 interface Tally {
   sampled: number;
@@ -103,7 +112,16 @@ describe('source agreement with ../shared/data', () => {
     zone = await startZoneServer({});
     server = await startNetrep({ ...env, NETREP_DNS_SERVERS: zone.servers[0] ?? '' }, 120_000);
     const made = runNetrep(
-      ['keys', 'create', '--name', 'agree', '--tier', 'enterprise', '--permissions', 'ip:read,asn:read'],
+      [
+        'keys',
+        'create',
+        '--name',
+        'agree',
+        '--tier',
+        'enterprise',
+        '--permissions',
+        'ip:read,asn:read,feeds:read',
+      ],
       env,
     );
     expect(made.status, made.stderr).toBe(0);
@@ -135,6 +153,44 @@ describe('source agreement with ../shared/data', () => {
         }),
       );
     };
+
+    // The feeds the server's worker builds from the snapshot at start (polled until written).
+    const rangeKey = (r: { family: 4 | 6; start: bigint; end: bigint }) => `${r.family}:${r.start}:${r.end}`;
+    const feedRows = async (p: string): Promise<Map<string, string>> => {
+      for (let i = 0; i < 240; i++) {
+        // On a connection of its own: the server closes a connection after a streamed download
+        // (seen 2026-11-27), and the pooled next request would fail with "other side closed".
+        const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+          http
+            .get(`${base}${p}`, { headers: { 'x-api-key': key }, agent: false }, (r) => {
+              let text = '';
+              r.setEncoding('utf8');
+              r.on('data', (c: string) => {
+                text += c;
+              });
+              r.on('end', () => resolve({ status: r.statusCode ?? 0, text }));
+              r.on('error', reject);
+            })
+            .on('error', reject);
+        });
+        if (res.status === 200) {
+          const out = new Map<string, string>();
+          const lines = res.text.trim().split('\n');
+          const cols = (lines[0] ?? '').split(',');
+          for (const l of lines.slice(1)) {
+            const f = l.split(',');
+            const r = rangeOf(f[cols.indexOf('network')] ?? '');
+            if (r) out.set(rangeKey(r), f[cols.indexOf('kind')] ?? '');
+          }
+          return out;
+        }
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      throw new Error(`${p}: no feed snapshot after 120 s`);
+    };
+    const vpnProxyFeed = await feedRows('/v1/feeds/vpn_proxy/download/csv');
+    const aiFeed = await feedRows('/v1/feeds/ai_crawlers/download/csv');
+    const aiFeedWithSearch = await feedRows('/v1/feeds/ai_crawlers/download/csv?include=search');
 
     // The issue that started this suite: Google's resolver answers Google's own name.
     const google = await keyed('/v1/ip/8.8.8.8');
@@ -187,13 +243,38 @@ describe('source agreement with ../shared/data', () => {
 
     // 4. Samples: up to 200 rows of every file, one seeded address in each.
     const samples: Sample[] = [];
-    const asnSamples: { spec: SourceSpec; asns: number[] }[] = [];
+    const asnSamples: { spec: SourceSpec; asns: number[]; limit: number }[] = [];
     for (const spec of UPSTREAM_SOURCES) {
       const t = truth.get(spec.id);
       if (!t) continue;
       const random = seededRandom(hashSeed(spec.id));
+      if (t.asClass) {
+        // Each class on its own, a third of the samples each: ASNs the ASN package announces,
+        // asked at the first address of their first row there (read here, not through the API).
+        const firstRow = new Map<number, TruthRange>();
+        for (const r of npmRanges('asn')) {
+          const cur = firstRow.get(r.asn ?? 0);
+          if (r.family === 4 && (!cur || r.start < cur.start)) firstRow.set(r.asn ?? 0, r);
+        }
+        for (const cls of [...new Set(t.asClass.values())].sort()) {
+          const asns = t.asns.filter((a) => t.asClass?.get(a) === cls && firstRow.has(a));
+          for (const asn of sample(asns, Math.ceil(PER_SOURCE / 3), random)) {
+            const r = firstRow.get(asn) as TruthRange;
+            samples.push({
+              spec,
+              row: null,
+              asn,
+              family: 4,
+              addr: r.start,
+              ip: formatAddr(4, r.start),
+              asClass: cls,
+            });
+          }
+        }
+        continue;
+      }
       if (t.asns.length > 0) {
-        asnSamples.push({ spec, asns: sample(t.asns, t.asns.length, random) });
+        asnSamples.push({ spec, asns: sample(t.asns, t.asns.length, random), limit: PER_SOURCE });
         continue;
       }
       for (const row of sample(
@@ -215,10 +296,10 @@ describe('source agreement with ../shared/data', () => {
       }
     }
     // ASN lists: the first address of the ASN's first prefix (ASNs the ASN data holds).
-    await pool(asnSamples, 1, async ({ spec, asns }) => {
+    await pool(asnSamples, 1, async ({ spec, asns, limit }) => {
       let taken = 0;
       for (const asn of asns) {
-        if (taken >= PER_SOURCE) break;
+        if (taken >= limit) break;
         const res = await keyed(`/v1/asn/${asn}?include_prefixes=true&prefix_limit=1`);
         const first = (res.body.data.prefixes as { prefix: string }[] | undefined)?.[0]?.prefix;
         const r = first ? rangeOf(first) : null;
@@ -292,6 +373,13 @@ describe('source agreement with ../shared/data', () => {
     };
 
     // 6. Judge.
+    /** The documented mapping (src/dataset/README.md): the connection types each class may give. */
+    const AS_CLASS_MAP: Record<string, string[]> = {
+      'Transit/Access': ['residential', 'mobile'],
+      Enterprise: ['business', 'education'],
+      Content: ['datacenter'],
+    };
+    const classSeen = new Map<string, Map<string, number>>();
     const DROP_LINES = ['prefix on Spamhaus DROP', 'prefix on Spamhaus EDROP', 'on Spamhaus ASN-DROP'];
     const hasLine = (a: Answer, text: string) => a.threat.explanation.some((l) => l.includes(text));
     const provOf = (a: Answer, field: string) => a.provenance?.[field]?.sources;
@@ -380,11 +468,74 @@ describe('source agreement with ../shared/data', () => {
           v.push(labelVerdict(s, a, 'cloud_provider'), prefixVerdict(s, a));
           if (s.row?.country !== undefined) v.push(countryVerdict(s, a, true));
           break;
-        case 'ai-crawler':
-          // The flag's provenance names the file whose label won (checked with the label).
-          v.push(flagVerdict(a, n.is_ai_crawler === true, 'netrep.is_ai_crawler', id, false));
-          v.push(labelVerdict(s, a, 'ai_company'), prefixVerdict(s, a));
+        case 'ai-crawler': {
+          // The public answer names the crawler whose range won; the AI flag and company follow
+          // its purpose (search engines are crawlers, not AI crawlers).
+          const row = s.row as TruthRange;
+          const c = a.crawler;
+          const named = provOf(a, 'crawler');
+          const own = s.spec.crawler;
+          if (
+            c &&
+            own &&
+            c.name === own.name &&
+            c.purpose === own.purpose &&
+            c.operator === s.spec.label &&
+            (named ?? []).includes(id)
+          )
+            v.push('agreed');
+          else v.push(c && otherWins(named, id, s, width(row)) ? 'explained' : 'wrong');
+          const ai = c !== undefined && isAiPurpose(c.purpose);
+          v.push(
+            n.is_ai_crawler === ai && n.ai_company === (ai ? c?.operator : undefined) ? 'agreed' : 'wrong',
+          );
+          v.push(prefixVerdict(s, a));
+          // The default feed holds the AI crawlers' ranges, include=search adds the others.
+          const k = rangeKey(row);
+          if (isAiPurpose(own?.purpose)) v.push(aiFeed.get(k) === 'ai_crawler' ? 'agreed' : 'wrong');
+          else
+            v.push(
+              !aiFeed.has(k) && aiFeedWithSearch.get(k) === 'search_crawler'
+                ? 'agreed'
+                : !aiFeed.has(k) && aiFeedWithSearch.has(k)
+                  ? 'explained'
+                  : 'wrong',
+            );
           break;
+        }
+        case 'proxy-list': {
+          v.push(flagVerdict(a, n.is_proxy === true, 'netrep.is_proxy', id), lineVerdict(a, 'public proxy'));
+          v.push(flagVerdict(a, true, 'threat.public_proxy', id));
+          v.push(a.proxy !== undefined ? 'agreed' : 'wrong');
+          // In vpn_proxy as a proxy; a VPN list that names the address first makes it a VPN row.
+          const kind = vpnProxyFeed.get(rangeKey(s.row as TruthRange));
+          v.push(kind === 'proxy' ? 'agreed' : kind === 'vpn' ? 'explained' : 'wrong');
+          break;
+        }
+        case 'as-class': {
+          const cls = s.asClass ?? '';
+          const type = a.connection_type ?? null;
+          const named = provOf(a, 'connection_type') ?? [];
+          const mapped = AS_CLASS_MAP[cls] ?? [];
+          if (n.is_residential !== (type === 'residential')) v.push('wrong');
+          else if (a.asn !== s.asn)
+            v.push('explained'); // a narrower row of another ASN holds the address
+          else if (cls !== 'Transit/Access' && type === 'residential') v.push('wrong');
+          else if (named.includes(id)) v.push(type !== null && mapped.includes(type) ? 'agreed' : 'wrong');
+          // More specific evidence (published ranges, lists, the curated table) came first.
+          else
+            v.push(
+              named.some((x) => x !== 'netrep-unclassified' && x !== 'netrep-asn-name-words')
+                ? 'explained'
+                : 'wrong',
+            );
+          if (a.asn === s.asn) {
+            const seen = classSeen.get(cls) ?? new Map<string, number>();
+            seen.set(String(type), (seen.get(String(type)) ?? 0) + 1);
+            classSeen.set(cls, seen);
+          }
+          break;
+        }
         case 'geofeed':
           v.push(countryVerdict(s, a, true), prefixVerdict(s, a));
           if (s.spec.label) v.push(labelVerdict(s, a, 'cloud_provider'));
@@ -480,6 +631,17 @@ describe('source agreement with ../shared/data', () => {
       `| **all ${table.size} sources** | ${total.s} | ${total.a} | ${total.e} | ${total.w} |`,
     ].join('\n');
     process.stdout.write(`\nsource agreement (seed ${SEED}):\n${report}\n`);
+    const mapping = [
+      '| CAIDA class | mapping checked | connection_type answered (samples) |',
+      '|---|---|---|',
+      ...[...classSeen].map(
+        ([cls, seen]) =>
+          `| ${cls} | ${(AS_CLASS_MAP[cls] ?? []).join(' or ')} | ${[...seen].map(([t, c]) => `${t} ${c}`).join(', ')} |`,
+      ),
+    ].join('\n');
+    process.stdout.write(`\nAS class mapping checked:\n${mapping}\n`);
+    // Every class was sampled.
+    expect([...classSeen.keys()].sort()).toEqual(['Content', 'Enterprise', 'Transit/Access']);
     const wrong = [...table]
       .filter(([, t]) => t.wrong > 0)
       .map(([id, t]) => `${id}: ${t.examples.join('\n  ')}`);

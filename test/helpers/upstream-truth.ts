@@ -29,6 +29,8 @@ export interface TruthRange {
 export interface TruthFile {
   ranges: TruthRange[];
   asns: number[];
+  /** AS classification files: the class the file gives each ASN (`Transit/Access`, `Content`, `Enterprise`). */
+  asClass?: Map<number, string>;
 }
 
 function toBig(addr: ipaddr.IPv4 | ipaddr.IPv6): bigint {
@@ -229,6 +231,31 @@ export function readTruth(file: string, format: string): TruthFile {
         push(ranges, r.prefix, { asn, maxLength: r.maxLength });
       }
       break;
+    }
+    case 'spys-proxy':
+      // spys.me: `IP:PORT CC-ANONYMITY...` lines; everything else is header or banner text.
+      for (const l of lines(file)) {
+        const m = /^(\d{1,3}(?:\.\d{1,3}){3}):\d+\s+[A-Z]{2}-[NAH]/.exec(l.trim());
+        if (m?.[1]) push(ranges, m[1]);
+      }
+      break;
+    case 'ip-port':
+      for (const l of lines(file)) {
+        const m = /^(\d{1,3}(?:\.\d{1,3}){3})(?::\d+)?$/.exec(l.trim());
+        if (m?.[1]) push(ranges, m[1]);
+      }
+      break;
+    case 'netset':
+      for (const l of lines(file)) if (l.trim() && !l.startsWith('#')) push(ranges, l.trim());
+      break;
+    case 'caida-as2types': {
+      const asClass = new Map<number, string>();
+      for (const l of lines(file)) {
+        if (l.startsWith('#')) continue;
+        const [as, , type] = l.split('|');
+        if (as && type) asClass.set(Number(as), type.trim());
+      }
+      return { ranges, asns: [...asClass.keys()], asClass };
     }
     default:
       throw new Error(`no truth reader for format ${format}`);
