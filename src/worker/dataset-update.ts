@@ -3,7 +3,8 @@
  * when one appears in the data dir; the builder instance (NETREP_WORKERS on) also downloads the
  * upstream sources and builds a new snapshot when the newest one is older than the interval, or
  * at once when it holds no upstream source (a first start, whose snapshot comes from the npm
- * packages only: until the first update every flag from an upstream list is false).
+ * packages only: until the first update every flag from an upstream list is false; its
+ * downloads run while that snapshot is built, its build right after).
  * A failed download or build changes nothing that is served: the previous upstream copies and
  * the previous snapshot stay, the failure is logged, counted and recorded per source
  * (dataset/update-status.ts), and the next try comes after a back-off that doubles with each
@@ -296,6 +297,9 @@ export function startDatasetUpdater(options: DatasetUpdaterOptions): DatasetUpda
       // there the downloads that worked beat a snapshot with no upstream source at all.
       if (bad.length > 0 && (!firstStart || bad.length === downloads.length))
         return failed('download', badText, downloads);
+      // A first start downloads while this process builds its npm-only snapshot; the update's
+      // build waits for that one (both would number their snapshot v1).
+      while (runtime?.state() === 'building' && !stopped) await new Promise((r) => setTimeout(r, 250));
       if (stopped) return failed('build', 'stopped before the build', downloads);
       let version: number;
       try {
@@ -353,7 +357,7 @@ export function startDatasetUpdater(options: DatasetUpdaterOptions): DatasetUpda
     wake = null;
     let delay: number | null = null;
     if (lockedOut) return;
-    if (runtime?.state() === 'building') delay = 1000;
+    if (runtime?.state() === 'building' && nextDueAt() !== Number.NEGATIVE_INFINITY) delay = 1000;
     else {
       const due = nextDueAt();
       if (due !== null) delay = Math.max(0, Number.isFinite(due) ? due - clock() : 0);
@@ -380,7 +384,10 @@ export function startDatasetUpdater(options: DatasetUpdaterOptions): DatasetUpda
     if (stopped || running) return;
     swapInNewer();
     const due = nextDueAt();
-    if (due !== null && clock() >= due && runtime?.state() !== 'building') await runOnce();
+    // While this process builds its first snapshot, only a first-start update may begin (its
+    // downloads overlap that build); any other waits for the build to end.
+    const building = runtime?.state() === 'building';
+    if (due !== null && clock() >= due && (!building || due === Number.NEGATIVE_INFINITY)) await runOnce();
     else armWake();
   }
 

@@ -2,7 +2,8 @@
  * Not blind at first start (issue #30): the real binary on an empty data dir with dataset
  * updates on and the upstream URLs pointed at a server on 127.0.0.1 that serves the real files
  * from ../shared/data. The first snapshot comes from the npm packages, and the first update
- * follows at once (not one interval later): its families show on /readyz and in
+ * follows at once (not one interval later; its downloads overlap that first build): its
+ * families show on /readyz and in
  * `netrep dataset status`, and a Tor exit is flagged. With the upstream answering 500 or
  * refusing, serving goes on, the retries back off (1 s, 2 s, 4 s with
  * NETREP_DATASET_UPDATE_RETRY=1s) and the status names each failed source with its error.
@@ -150,6 +151,8 @@ describe('first start with dataset updates on', () => {
     for (const id of SOURCES)
       expect(updated.sources).toContainEqual(expect.objectContaining({ id, ok: true }));
     for (const id of SOURCES) expect(up.times.get(`/${pathOf(id)}`)).toHaveLength(1);
+    // The downloads overlapped the npm-only build: they came before that snapshot was loaded.
+    expect(up.times.get(`/${pathOf('tor-exit-addresses')}`)?.[0]).toBeLessThan(loadedAt);
 
     // The first update's data answers: a Tor exit of the served list is flagged.
     const exit = /^ExitAddress (\S+)/m.exec(
