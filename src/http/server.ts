@@ -10,7 +10,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyServerOptions, LogController } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Config } from '../config.ts';
 import { createConnectionCap } from '../core/connection-cap.ts';
@@ -22,6 +22,7 @@ import { type FastFront, frontEnabled, installFastFront } from './fast-front.ts'
 import { createFastLookup, type FastHandler, type FastLookup, fastHandlerOf } from './fast-lookup.ts';
 import { finiteParams } from './finite-params.ts';
 import { DOCS_UI_OPTIONS, packageVersion, serverUrlOf, swaggerOptions } from './openapi.ts';
+import { refuseDeclaredOversize } from './declared-body.ts';
 import { registerAccess } from './plugins/access.ts';
 import { registerEnvelope } from './plugins/envelope.ts';
 import { registerErrors, sendError } from './plugins/errors.ts';
@@ -37,6 +38,11 @@ const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormat
 export interface BuildHttpOptions {
   services: HttpServices;
   logger?: FastifyServerOptions['logger'];
+  /**
+   * A logger made before the app (app.ts makes one first, so services log while they are built):
+   * Fastify wraps it in a child with its request serializers. Instead of `logger`.
+   */
+  loggerInstance?: FastifyBaseLogger;
   /** Route modules registered after the API's own (tests' probe routes). */
   extraRoutes?: readonly RouteModule[];
   /** Serve /metrics on this app (false when it has its own listener or is off). */
@@ -107,7 +113,9 @@ export async function buildHttp(options: BuildHttpOptions): Promise<HttpApp> {
       limitConnections(server, createConnectionCap({ max: perClient, exempt: trusted }), perClient, rejected);
       return server;
     },
-    logger: options.logger ?? false,
+    ...(options.loggerInstance
+      ? { loggerInstance: options.loggerInstance }
+      : { logger: options.logger ?? false }),
     genReqId: () => crypto.randomUUID(),
     requestIdHeader: false,
     trustProxy: trusted.length > 0 ? trusted : false,
@@ -157,6 +165,7 @@ export async function buildHttp(options: BuildHttpOptions): Promise<HttpApp> {
   registerEnvelope(app);
   registerErrors(app);
   registerAccess(app, services);
+  refuseDeclaredOversize(app);
   const registry = options.metricsRegistry ?? createMetricsRegistry();
   const metrics = registerMetrics(app, registry);
   countRejected = metrics.rejectedCounter();

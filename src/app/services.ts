@@ -1,0 +1,86 @@
+/**
+ * Stage 3c of createApp: the complete services object the HTTP app is given (http/context.ts),
+ * made from the domains, the dataset stage and the store stage; /readyz's checks among them.
+ */
+import { createAuditJobs, createAuditStore, createDatasetVersions } from '../audit/index.ts';
+import type { Config } from '../config.ts';
+import type { Clock } from '../core/clock.ts';
+import { createDatasetStatusReader } from '../dataset/index.ts';
+import type { HttpServices, ReadinessCheck } from '../http/context.ts';
+import { ipEnrichmentOf } from '../intel/index.ts';
+import { ping, type Store } from '../store/index.ts';
+import type { DatasetStage } from './dataset.ts';
+import type { Domains } from './domains.ts';
+
+export function composeServices(inputs: {
+  config: Config;
+  clock: Clock;
+  store: Store;
+  domains: Domains;
+  dataset: DatasetStage;
+  /** Header hop enrichment (tests pass a counting one; default: the serving dataset's). */
+  enrichIp?: HttpServices['enrichIp'];
+}): HttpServices {
+  const { config, clock, store, domains, dataset } = inputs;
+  const { intelRuntime, limits } = domains;
+  const describeDataset = createDatasetStatusReader();
+  const readiness = async (): Promise<ReadinessCheck[]> => {
+    const checks: ReadinessCheck[] = [];
+    try {
+      await ping(store.db);
+      // Migrated by the store stage before anything else was built.
+      checks.push({ name: 'store', ok: true });
+    } catch (err) {
+      checks.push({ name: 'store', ok: false, detail: (err as Error).message });
+    }
+    // Redis away: still ready (limits are counted here meanwhile), the line says degraded.
+    const limitsCheck = limits.readiness();
+    if (limitsCheck) checks.push(limitsCheck);
+    if (dataset.expected) {
+      const state = intelRuntime.state();
+      checks.push({
+        name: 'dataset',
+        ok: state === 'ready',
+        detail: state === 'ready' ? `v${intelRuntime.current()?.datasetVersion}` : state,
+      });
+    }
+    return checks;
+  };
+  return {
+    config,
+    clock,
+    store,
+    accounts: domains.accounts,
+    limits,
+    readiness,
+    datasetVersion: () => intelRuntime.current()?.datasetVersion ?? null,
+    // The serving snapshot's families and the update outcomes, with this instance's next attempt.
+    datasetStatus: () => {
+      const next = dataset.updater.nextDueAt();
+      return describeDataset({
+        dataDir: config.dataDir,
+        version: intelRuntime.current()?.datasetVersion ?? null,
+        now: clock(),
+        schedule: config.datasetUpdate,
+        ...(next === null ? {} : { nextAttemptAt: next }),
+      });
+    },
+    blocklist: domains.blocklist,
+    listingFor: domains.blocklistMirror.listingFor,
+    dns: domains.dns,
+    enrichIp: inputs.enrichIp ?? ipEnrichmentOf(() => intelRuntime.current()),
+    intel: intelRuntime,
+    telemetry: domains.telemetry,
+    reputation: domains.reputation,
+    warmup: domains.warmup,
+    audit: createAuditJobs({
+      store: createAuditStore(store),
+      clock,
+      datasets: createDatasetVersions(config.dataDir),
+      // One probe per zone (the own zone plus NETREP_AUDIT_ZONES) and one FCrDNS check.
+      probesPerAddress: () =>
+        new Set([config.dnsblZone, ...config.auditZones].map((z) => z.toLowerCase())).size + 1,
+    }),
+    webhooks: domains.webhooks,
+  };
+}
