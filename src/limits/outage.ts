@@ -114,6 +114,8 @@ export function createOutageLedger(options: {
       .zadd(instancesKey, t, id)
       .zremrangebyscore(instancesKey, 0, t - INSTANCE_TTL_MS)
       .zcard(instancesKey)
+      // The set goes when every instance has been silent for its window.
+      .pexpire(instancesKey, INSTANCE_TTL_MS)
       .exec()
       .then((results) => {
         const counted = Number(results?.[2]?.[1]);
