@@ -104,8 +104,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     log,
     store,
     redis,
-    ...(options.limitPrefix ? { limitPrefix: options.limitPrefix } : {}),
-    ...(options.authCacheMs ? { authCacheMs: options.authCacheMs } : {}),
+    ...(options.limitPrefix !== undefined ? { limitPrefix: options.limitPrefix } : {}),
+    ...(options.authCacheMs !== undefined ? { authCacheMs: options.authCacheMs } : {}),
     ...(options.intelFacts ? { intelFacts: options.intelFacts } : {}),
   });
   // NETREP_WORKERS=false: an API-only instance; a `netrep worker` process runs the loops.
