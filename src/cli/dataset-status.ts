@@ -42,11 +42,14 @@ export function formatUpdateLine(u: DatasetStatus['update']): string {
 
 export function formatDatasetStatus(s: DatasetStatus): string {
   const lines: string[] = [];
+  for (const r of s.refused ?? []) lines.push(`dataset v${r.version} refused: ${r.reason}`);
   if (s.version === null) {
     lines.push('no dataset snapshot yet; run `netrep dataset build` or `netrep dataset update`');
   } else {
     lines.push(`dataset v${s.version}, built ${s.built_at} (${formatAge(s.age_seconds ?? 0)} ago)`);
     lines.push(s.summary);
+    if (s.verified === false)
+      lines.push('unverified: built before file hashes (2026-11-27); sizes checked only');
     lines.push('');
     lines.push(
       table([

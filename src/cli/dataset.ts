@@ -13,12 +13,16 @@ import {
   downloadSources,
   FromDirError,
   type FromDirScan,
+  isOtherFormat,
   listDatasetVersions,
+  type RefusedSnapshot,
   readUpdateStatus,
   recordUpdateAttempt,
   resolveSources,
   scanFromDir,
+  snapshotDirs,
   upstreamDir,
+  verifySnapshot,
   writeUpdateStatus,
 } from '../dataset/index.ts';
 import { type BuildPlan, createBuildProgress } from './build-progress.ts';
@@ -28,6 +32,8 @@ import { formatDatasetStatus } from './dataset-status.ts';
 
 /** Exit code of a build that has nothing to build from (a usage error, as commander's own 1 is taken). */
 const EXIT_NO_INPUT = 2;
+/** Exit code of `dataset verify` when a snapshot checked is broken. */
+const EXIT_VERIFY_BROKEN = 3;
 
 function failNoInput(err: FromDirError, context: string): void {
   process.stderr.write(`netrep: ${err.message}${context}\n`);
@@ -142,13 +148,53 @@ export function registerDatasetCommands(program: Command): void {
     .option('--json', 'print the object /readyz carries under `dataset`')
     .action((opts: { json?: boolean }) => {
       const config = loadConfig();
+      // The newest snapshot that loads, as `serve` would pick it; broken newer ones are named.
+      const refused: RefusedSnapshot[] = [];
+      let version: number | null = null;
+      for (const c of snapshotDirs(config.dataDir)) {
+        if (isOtherFormat(c.dir)) continue;
+        const r = verifySnapshot(c.dir);
+        if (r.problem === null) {
+          version = c.version;
+          break;
+        }
+        refused.push({ version: c.version, reason: r.problem });
+      }
       const status = createDatasetStatusReader()({
         dataDir: config.dataDir,
-        version: listDatasetVersions(config.dataDir).at(-1)?.version ?? null,
+        version,
+        refused,
         now: systemClock(),
         schedule: config.datasetUpdate,
       });
       process.stdout.write(opts.json ? `${JSON.stringify(status, null, 2)}\n` : formatDatasetStatus(status));
+    });
+  dataset
+    .command('verify')
+    .description(
+      `check snapshots against their manifest: every file's size and SHA-256, then a full load (exit ${EXIT_VERIFY_BROKEN}: one is broken, ${EXIT_NO_INPUT}: no such snapshot)`,
+    )
+    .option('--version <n>', 'check only this version (default: every snapshot on disk)')
+    .action((opts: { version?: string }) => {
+      const { dataDir } = loadConfig();
+      const all = snapshotDirs(dataDir).filter((c) => !isOtherFormat(c.dir));
+      const wanted = opts.version === undefined ? all : all.filter((c) => String(c.version) === opts.version);
+      if (wanted.length === 0) {
+        process.stderr.write(
+          `netrep: ${opts.version === undefined ? 'no dataset snapshots; run `netrep dataset build`' : `no dataset snapshot v${opts.version}`}\n`,
+        );
+        process.exitCode = EXIT_NO_INPUT;
+        return;
+      }
+      let broken = 0;
+      for (const c of wanted) {
+        const r = verifySnapshot(c.dir);
+        if (r.problem !== null) broken++;
+        process.stdout.write(
+          `v${r.version}\t${r.problem !== null ? `broken: ${r.problem}` : r.verified ? 'ok: sizes and SHA-256 match the manifest' : 'ok, unverified: built before file hashes (2026-11-27), sizes checked only'}\n`,
+        );
+      }
+      if (broken > 0) process.exitCode = EXIT_VERIFY_BROKEN;
     });
   registerDatasetExportCommand(dataset);
   dataset

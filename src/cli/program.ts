@@ -26,6 +26,8 @@ export function createProgram(): Command {
       'IP intelligence, DNS blocklist, sending-IP reputation, email authentication and threat feeds',
     )
     .version('0.1.0')
+    // `--version` after a subcommand is that command's own (`dataset verify --version N`).
+    .enablePositionalOptions()
     .showHelpAfterError();
   registerServeCommands(program);
   registerAccountCommands(program);

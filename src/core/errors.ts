@@ -23,6 +23,10 @@ export const ERRORS = {
   FORBIDDEN: { status: 403, message: 'forbidden' },
   NOT_FOUND: { status: 404, message: 'not found' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'method not allowed' },
+  DATASET_BROKEN: {
+    status: 409,
+    message: 'the newest dataset snapshot is broken; the serving version is kept',
+  },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'request body too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'content type must be application/json' },
   RATE_LIMIT_EXCEEDED: { status: 429, message: 'rate limit exceeded' },

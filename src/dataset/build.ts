@@ -17,12 +17,14 @@ import { type Inputs, readInputs } from './inputs.ts';
 import { createInterner, type FamilyMerge, type MergeContext, mergeFamily } from './merge.ts';
 import {
   datasetsDir,
+  digestSnapshotFiles,
   highestVersionDir,
   listDatasetVersions,
   loadSnapshot,
   NO_RECORD,
   SNAPSHOT_FORMAT,
   type Snapshot,
+  SnapshotError,
   sweepStaleBuilds,
 } from './snapshot.ts';
 import type { SourceSpec } from './sources.ts';
@@ -195,6 +197,20 @@ function asnTable(inputs: Inputs, ctx: MergeContext, merged: FamilyMerge[]): Asn
   return out.sort((a, b) => a.asn - b.asn);
 }
 
+/**
+ * The previous version for the change history and the feed rows; a broken one (SnapshotError)
+ * is left out with a progress line, and the new version has no history against it.
+ */
+function loadPrevious(dir: string, progress: (phase: string, message: string) => void): Snapshot | null {
+  try {
+    return loadSnapshot(dir);
+  } catch (err) {
+    if (!(err instanceof SnapshotError)) throw err;
+    progress('history', `${err.message}: no change history against it`);
+    return null;
+  }
+}
+
 export async function buildDataset(options: BuildOptions): Promise<BuildResult> {
   // A missing, empty or unrecognised --from DIR is an error, never a silent npm-only build.
   if (options.from !== undefined) scanFromDir(options.from, options.sources);
@@ -294,14 +310,23 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
     writeFileSync(path.join(tmp, 'asns.json'), JSON.stringify([...asns].sort((a, b) => b.asn - a.asn)));
     writeFileSync(path.join(tmp, 'provenance.json'), JSON.stringify(ctx.provenances));
     writeFileSync(path.join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 1));
-    if (prev) {
+    const previous = prev ? loadPrevious(prev.dir, progress) : null;
+    if (prev && previous) {
       progress('history', `comparing with v${prev.version}`);
-      const history = diffSnapshots(loadSnapshot(prev.dir), loadSnapshot(tmp));
+      const history = diffSnapshots(previous, loadSnapshot(tmp, { hashes: false }));
       writeFileSync(path.join(tmp, 'history.json'), JSON.stringify(history));
       manifest.counts.changes = history.changes.length;
-      writeFileSync(path.join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 1));
     }
-    writeFeedRows({ dir: tmp, build: options, inputs, createdAt, previousDir: prev?.dir });
+    writeFeedRows({
+      dir: tmp,
+      build: options,
+      inputs,
+      createdAt,
+      previousDir: previous ? prev?.dir : undefined,
+    });
+    // Every file's size and SHA-256, checked at each load and by `netrep dataset verify`.
+    manifest.files = digestSnapshotFiles(tmp);
+    writeFileSync(path.join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 1));
     renameSync(tmp, dir);
   } catch (err) {
     // Nothing half-written stays behind (a killed build's directory is swept at the next start).
@@ -309,5 +334,5 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
     throw err;
   }
   progress('done', `dataset v${version} written to ${dir}`);
-  return { version, dir, snapshot: loadSnapshot(dir) };
+  return { version, dir, snapshot: loadSnapshot(dir, { hashes: false }) };
 }

@@ -20,6 +20,26 @@ export const DatasetStatusSchema = Type.Object(
         'false: the snapshot is built only from the bundled npm packages, so every flag that comes from an upstream list is false.',
     }),
     summary: Type.String({ description: 'One sentence saying what the snapshot holds.' }),
+    verified: Type.Optional(
+      Type.Union([Type.Boolean(), Type.Null()], {
+        description:
+          "true: the snapshot's manifest lists each file's size and SHA-256 and they were checked; false: a snapshot built before 2026-11-27 without them (sizes checked only); null: no snapshot.",
+      }),
+    ),
+    refused: Type.Optional(
+      Type.Array(
+        Type.Object({
+          version: Type.Integer(),
+          reason: Type.String({
+            description: 'Why it cannot be served (the file and what is wrong with it).',
+          }),
+        }),
+        {
+          description:
+            'Newer snapshots on disk refused as broken (truncated, missing or altered files), newest first; the version above is the newest intact one.',
+        },
+      ),
+    ),
     families: Type.Array(
       Type.Object({
         family: Type.String({

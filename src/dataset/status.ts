@@ -12,7 +12,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Static } from '@sinclair/typebox';
 import type { DatasetStatusSchema } from './schemas.ts';
-import { datasetsDir, listDatasetVersions } from './snapshot.ts';
+import {
+  datasetsDir,
+  hasDigests,
+  listDatasetVersions,
+  type RefusedSnapshot,
+  refusedSnapshots,
+} from './snapshot.ts';
 import { UPSTREAM_SOURCES } from './sources.ts';
 import type { Manifest } from './types.ts';
 import { readUpdateStatus } from './update-status.ts';
@@ -43,6 +49,11 @@ export interface DatasetStatusOptions {
   /** The version to describe (the serving one; `dataset status`: the newest on disk); null: none. */
   version: number | null;
   now: number;
+  /**
+   * Newer snapshots refused as broken: `dataset status` passes its own check; absent, the list
+   * this process's dataset runtime recorded for the data dir.
+   */
+  refused?: readonly RefusedSnapshot[];
   /** NETREP_DATASET_UPDATE as configured (`off`, `daily`, `6h`, ...). */
   schedule: string;
   /** When this process next updates (the updater's own clock ms); absent: the recorded time. */
@@ -127,6 +138,8 @@ export function createDatasetStatusReader(): (options: DatasetStatusOptions) => 
       age_seconds: manifest ? seconds(now, manifest.created_at) : null,
       upstream: familyList.some((f) => f.family !== BUNDLED_FAMILY),
       summary: summaryOf(version, familyList),
+      verified: manifest ? hasDigests(manifest) : null,
+      refused: [...(options.refused ?? refusedSnapshots(dataDir))].sort((a, b) => b.version - a.version),
       families: familyList,
       update: {
         schedule: options.schedule,

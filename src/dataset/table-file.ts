@@ -70,17 +70,40 @@ export function writeTables(file: string, tables: Record<string, TypedArray>): S
   return sections;
 }
 
+/** The byte size writeTables gives a file of these sections (each padded to 8 bytes). */
+export function tablesByteLength(sections: readonly Section[]): number {
+  let end = 0;
+  for (const s of sections) {
+    const Ctor = CTORS[s.type];
+    if (!Ctor) throw new Error(`snapshot table ${s.name} has unknown type ${String(s.type)}`);
+    end = Math.max(end, s.offset + Math.ceil((s.length * Ctor.BYTES_PER_ELEMENT) / 8) * 8);
+  }
+  return end;
+}
+
 export class TableFile {
   private readonly views = new Map<string, TypedArray>();
-  constructor(file: string, sections: Section[]) {
-    let buf = readFileSync(file);
+  /** `data`: the file's bytes when the caller has read them already (the async load). */
+  constructor(file: string, sections: Section[], data?: Buffer) {
+    let buf = data ?? readFileSync(file);
     if (buf.byteOffset % 8 !== 0) buf = Buffer.from(buf);
     for (const s of sections) {
       const Ctor = CTORS[s.type];
+      // Every offset and length comes from the manifest: bounded by the file before any view.
+      if (
+        !Ctor ||
+        !Number.isSafeInteger(s.offset) ||
+        !Number.isSafeInteger(s.length) ||
+        s.offset < 0 ||
+        s.length < 0 ||
+        s.offset % Ctor.BYTES_PER_ELEMENT !== 0
+      ) {
+        throw new Error(`snapshot table ${s.name} has an invalid section entry`);
+      }
       if (s.offset + s.length * Ctor.BYTES_PER_ELEMENT > buf.byteLength) {
         throw new Error(`snapshot table ${s.name} runs past the end of ${file}`);
       }
-      this.views.set(s.name, new Ctor(buf.buffer, buf.byteOffset + s.offset, s.length));
+      this.views.set(s.name, new Ctor(buf.buffer as ArrayBuffer, buf.byteOffset + s.offset, s.length));
     }
   }
   private get(name: string, type: TypeName): TypedArray {

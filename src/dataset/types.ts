@@ -74,6 +74,12 @@ export interface Manifest {
     changes: number;
   };
   sections: import('./table-file.ts').Section[];
+  /**
+   * Size and SHA-256 of every file of the snapshot but the manifest, by path inside the
+   * snapshot directory (written at build since 2026-11-27; absent in older snapshots, which
+   * load with size checks only and are named unverified).
+   */
+  files?: Record<string, { size: number; sha256: string }>;
 }
 
 export interface ProgressEvent {

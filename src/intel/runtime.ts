@@ -7,7 +7,20 @@
 import { type Clock, systemClock } from '../core/clock.ts';
 import { collectGarbage } from '../core/collect-garbage.ts';
 import type { IpWords, ParsedIp } from '../core/ip.ts';
-import { buildDataset, loadLatestSnapshot, type ProgressEvent, sweepStaleBuilds } from '../dataset/index.ts';
+import {
+  buildDataset,
+  hasDigests,
+  isOtherFormat,
+  loadLatestSnapshot,
+  loadSnapshotAsync,
+  type ProgressEvent,
+  type RefusedSnapshot,
+  recordRefusedSnapshots,
+  type Snapshot,
+  SnapshotError,
+  snapshotDirs,
+  sweepStaleBuilds,
+} from '../dataset/index.ts';
 import {
   type AnswerCache,
   type CachedAnswer,
@@ -39,12 +52,26 @@ export interface IntelRuntime {
   failure(): string | null;
   /** Version and build time (ISO 8601) of the serving snapshot, null before one is loaded. */
   snapshotInfo(): { version: number; createdAt: string } | null;
-  /** Loads the newest built snapshot; false when none exists. */
+  /**
+   * Whether the serving snapshot's files were checked against their SHA-256 (false: a snapshot
+   * built before 2026-11-27, loaded with size checks only); null before one is loaded.
+   */
+  verified(): boolean | null;
+  /** Snapshots newer than the serving one that were refused as broken, newest first. */
+  refused(): RefusedSnapshot[];
+  /**
+   * Loads the newest snapshot that is intact (a broken newer one is refused with a log line);
+   * false when none loads. Synchronous: the start of a process, before it listens.
+   */
   loadLatest(): boolean;
   /** loadLatest, or when nothing is built yet: build from the npm packages, then load. */
   ensure(): Promise<void>;
-  /** Swaps in the newest built snapshot; returns the previous and current versions. */
-  reload(): { previous: number | null; current: number | null };
+  /**
+   * Swaps in the newest intact snapshot newer than the serving one, reading and hashing its
+   * files without holding the event loop; returns at once when the directory listing shows no
+   * newer version. `refused`: the newest version refused as broken by this call, if any.
+   */
+  reload(): Promise<{ previous: number | null; current: number | null; refused: RefusedSnapshot | null }>;
   /** The lookup through the answer cache (keyed by normalized IP, version and signal state). */
   lookupCached(ip: ParsedIp): CachedAnswer | null;
   /**
@@ -61,6 +88,7 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
   let info: { version: number; createdAt: string } | null = null;
   let state: RuntimeState = 'empty';
   let failure: string | null = null;
+  let verified: boolean | null = null;
   let building: Promise<void> | null = null;
   // A build killed before its rename (a crash, SIGKILL, a full disk) left its temp directory.
   for (const name of sweepStaleBuilds(options.dataDir)) log(`removed ${name}: a build that did not finish`);
@@ -69,11 +97,22 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
     ...(options.signals ? { signals: options.signals } : {}),
   });
 
-  function loadLatest(): boolean {
-    const started = performance.now();
-    const snapshot = loadLatestSnapshot(options.dataDir);
-    if (!snapshot) return false;
-    if (intel && snapshot.version === intel.datasetVersion) return true;
+  let refused: RefusedSnapshot[] = [];
+  let reloading: Promise<{ current: number | null; refused: RefusedSnapshot | null }> | null = null;
+  const setRefused = (list: RefusedSnapshot[]): void => {
+    refused = list;
+    recordRefusedSnapshots(options.dataDir, list);
+  };
+  const refuse = (r: RefusedSnapshot): void => {
+    log(`dataset v${r.version} refused: ${r.reason}`);
+  };
+
+  /**
+   * `collect`: a full collection right after (start only: it holds the event loop for tens to
+   * hundreds of ms on a large heap, so a reload leaves the old snapshot to V8's own concurrent
+   * collector instead).
+   */
+  function swapIn(snapshot: Snapshot, started: number, collect: boolean): void {
     // The new intel is complete before it replaces the old one in a single assignment: a
     // request sees one or the other, and answers carry the version of the one they read.
     intel = createIntel({
@@ -83,13 +122,64 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
       ...(options.reverseDns ? { reverseDns: options.reverseDns } : {}),
     });
     info = { version: snapshot.version, createdAt: snapshot.createdAt };
+    verified = hasDigests(snapshot.manifest);
+    setRefused(refused.filter((r) => r.version > snapshot.version));
     cache.clear();
     state = 'ready';
     failure = null;
-    log(`dataset v${snapshot.version} loaded in ${Math.round(performance.now() - started)} ms`);
-    // The load's garbage (and a replaced snapshot) goes now, not whenever V8 next collects.
-    collectGarbage();
+    log(
+      `dataset v${snapshot.version} loaded in ${Math.round(performance.now() - started)} ms${verified ? '' : ' (unverified: its manifest predates file hashes, sizes checked only)'}`,
+    );
+    // The load's garbage goes now, not whenever V8 next collects.
+    if (collect) collectGarbage();
+  }
+
+  function loadLatest(): boolean {
+    const started = performance.now();
+    const serving = intel?.datasetVersion ?? null;
+    // The directory listing first: when its newest version is the one served, nothing is read.
+    const top = snapshotDirs(options.dataDir).find((c) => !isOtherFormat(c.dir));
+    if (serving !== null && top?.version === serving) return true;
+    const refusedNow: RefusedSnapshot[] = [];
+    const snapshot = loadLatestSnapshot(options.dataDir, (r) => {
+      refusedNow.push(r);
+      refuse(r);
+    });
+    setRefused(refusedNow);
+    if (!snapshot) {
+      if (refusedNow.length > 0 && !intel) {
+        state = 'failed';
+        failure = `every dataset snapshot is broken (${refusedNow.map((r) => `v${r.version}: ${r.reason}`).join('; ')})`;
+      }
+      return false;
+    }
+    if (intel && snapshot.version === intel.datasetVersion) return true;
+    swapIn(snapshot, started, true);
     return true;
+  }
+
+  async function reloadNewest(): Promise<{ current: number | null; refused: RefusedSnapshot | null }> {
+    const started = performance.now();
+    const serving = intel?.datasetVersion ?? null;
+    let first: RefusedSnapshot | null = null;
+    for (const c of snapshotDirs(options.dataDir)) {
+      // Nothing newer than the serving version: return without reading a snapshot.
+      if (serving !== null && c.version <= serving) break;
+      if (isOtherFormat(c.dir)) continue;
+      try {
+        swapIn(await loadSnapshotAsync(c.dir), started, false);
+        break;
+      } catch (err) {
+        if (!(err instanceof SnapshotError)) throw err;
+        const r = { version: c.version, reason: err.reason };
+        first ??= r;
+        refuse(r);
+        setRefused(
+          [...refused.filter((x) => x.version !== r.version), r].sort((a, b) => b.version - a.version),
+        );
+      }
+    }
+    return { current: intel?.datasetVersion ?? null, refused: first };
   }
 
   async function buildFirst(): Promise<void> {
@@ -115,6 +205,8 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
     state: () => state,
     failure: () => failure,
     snapshotInfo: () => info,
+    verified: () => (intel ? verified : null),
+    refused: () => refused,
     loadLatest,
     async ensure() {
       if (loadLatest()) return;
@@ -123,10 +215,14 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
       });
       await building;
     },
-    reload() {
+    async reload() {
       const previous = intel?.datasetVersion ?? null;
-      loadLatest();
-      return { previous, current: intel?.datasetVersion ?? null };
+      // Concurrent reloads share one load: a snapshot is read and swapped in once.
+      reloading ??= reloadNewest().finally(() => {
+        reloading = null;
+      });
+      const { current, refused: broken } = await reloading;
+      return { previous, current, refused: broken };
     },
     lookupCached(ip) {
       if (!intel) return null;

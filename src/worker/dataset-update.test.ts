@@ -169,14 +169,21 @@ describe('scheduled dataset update', () => {
   it('a build that fails after writing leaves no temp directory and no new snapshot; v1 stays served', async () => {
     const u = updater();
     expect((await u.runOnce()).result).toBe('ok');
-    // v1 is served from memory; its file on disk goes bad, so the build of v2 fails at its history
-    // step, after it has written the tables of v2 into its temp directory.
-    writeFileSync(path.join(datasetsDir(dataDir), 'v1', 'strings.json'), '["trunc');
+    // v1 is served from memory. On disk it becomes a snapshot without file hashes (as built
+    // before 2026-11-27) whose Tor feed rows file is a directory, so the build of v2 fails at its
+    // feed rows step, after it has written the tables of v2 into its temp directory. (A v1 with
+    // a broken data file no longer fails the build: it is left out of the history.)
+    const v1 = path.join(datasetsDir(dataDir), 'v1');
+    const manifest = JSON.parse(readFileSync(path.join(v1, 'manifest.json'), 'utf8')) as { files?: unknown };
+    delete manifest.files;
+    writeFileSync(path.join(v1, 'manifest.json'), JSON.stringify(manifest));
+    rmSync(path.join(v1, 'feed-rows', 'tor_exits.tsv'));
+    mkdirSync(path.join(v1, 'feed-rows', 'tor_exits.tsv'));
     const r = await u.runOnce();
     expect(r).toMatchObject({
       result: 'failed',
       stage: 'build',
-      error: expect.stringMatching(/^dataset build failed after "history: comparing with v1": .*JSON/),
+      error: expect.stringMatching(/^dataset build failed after "history: comparing with v1": .*EISDIR/),
     });
     expect(leftovers()).toEqual([]);
     expect(

@@ -188,13 +188,15 @@ export function startDatasetUpdater(options: DatasetUpdaterOptions): DatasetUpda
   };
 
   /** Swaps in the newest snapshot on disk when it is newer than the one served. */
-  const swapInNewer = (): void => {
+  const swapInNewer = async (): Promise<void> => {
     if (!runtime || runtime.state() === 'building') return;
     const newest = newestOnDisk();
     const serving = runtime.current()?.datasetVersion ?? null;
     if (!newest || newest.version === serving || newest.version === unloadable) return;
     try {
-      const { previous, current } = runtime.reload();
+      // A broken snapshot is refused by the runtime (logged with its reason): not retried.
+      const { previous, current, refused } = await runtime.reload();
+      if (refused?.version === newest.version) unloadable = newest.version;
       if (current !== previous) log?.info({ previous, current }, `dataset v${current} swapped in`);
     } catch (err) {
       unloadable = newest.version;
@@ -316,7 +318,9 @@ export function startDatasetUpdater(options: DatasetUpdaterOptions): DatasetUpda
       builtByUpdate = version;
       try {
         if (runtime) {
-          runtime.reload();
+          const { refused } = await runtime.reload();
+          if (refused?.version === version)
+            throw new Error(`dataset v${version} is broken: ${refused.reason}`);
           unloadable = null;
         }
       } catch (err) {
@@ -382,7 +386,7 @@ export function startDatasetUpdater(options: DatasetUpdaterOptions): DatasetUpda
 
   async function tick(): Promise<void> {
     if (stopped || running) return;
-    swapInNewer();
+    await swapInNewer();
     const due = nextDueAt();
     // While this process builds its first snapshot, only a first-start update may begin (its
     // downloads overlap that build); any other waits for the build to end.

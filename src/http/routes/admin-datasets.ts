@@ -21,12 +21,23 @@ export function adminDatasetRoutes(app: HttpApp, services: HttpServices): void {
         tags: ['admin'],
         operationId: 'reloadDataset',
         examples: reloadDatasetExample,
-        summary: 'Re-read the newest built dataset snapshot (netrep dataset build) without a restart.',
-        response: { 200: envelope(ReloadResult), ...errorResponses('NOT_FOUND', 'NOT_READY') },
+        summary:
+          'Re-read the newest built dataset snapshot (netrep dataset build) without a restart. Its files are read and checked against their sizes and SHA-256 without holding the event loop; a broken snapshot is refused with 409 DATASET_BROKEN naming it and the reason, and the serving version is kept.',
+        response: {
+          200: envelope(ReloadResult),
+          ...errorResponses('NOT_FOUND', 'NOT_READY', 'DATASET_BROKEN'),
+        },
       },
     },
     async () => {
-      const { previous, current } = runtime.reload();
+      const { previous, current, refused } = await runtime.reload();
+      if (refused) {
+        throw new AppError(
+          'DATASET_BROKEN',
+          `dataset v${refused.version} is broken (${refused.reason}); ${current === null ? 'no dataset is served' : `still serving v${current}`}: rebuild it with netrep dataset build, or check it with netrep dataset verify`,
+          current === null ? {} : { meta: { dataset_version: current } },
+        );
+      }
       if (current === null) {
         throw new AppError('NOT_FOUND', 'no dataset snapshot is built yet: run netrep dataset build');
       }
