@@ -167,7 +167,10 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
       if (serving !== null && c.version <= serving) break;
       if (isOtherFormat(c.dir)) continue;
       try {
-        swapIn(await loadSnapshotAsync(c.dir), started, false);
+        const snapshot = await loadSnapshotAsync(c.dir);
+        // The lookup tables are built in one piece (createIntel): after a turn of the loop.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        swapIn(snapshot, started, false);
         break;
       } catch (err) {
         if (!(err instanceof SnapshotError)) throw err;
