@@ -129,7 +129,8 @@ export const SETTINGS = {
     env: 'NETREP_ADMIN_PASSWORD',
     kind: 'string',
     default: '',
-    description: 'Password of that administrator. Unset: a random one-time password printed once.',
+    description:
+      'Password of that administrator (the rules for new passwords apply: 12+ characters, not a common one; a weak one stops the start with the reason). Unset: a random one-time password printed once.',
   },
   quotaOverrides: {
     env: 'NETREP_TIER_QUOTAS',

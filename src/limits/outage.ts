@@ -17,6 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { systemClock } from '../core/clock.ts';
 
 /**
  * The share of a daily quota a key this instance has not served today gets during an outage
@@ -89,7 +90,7 @@ export function createOutageLedger(options: {
   minInstances?: number;
 }): OutageLedger {
   const { redis } = options;
-  const now = options.now ?? Date.now;
+  const now = options.now ?? systemClock;
   const minInstances = Math.max(1, options.minInstances ?? 1);
   const id = randomUUID();
   const instancesKey = `${options.prefix}:instances`;
@@ -104,9 +105,9 @@ export function createOutageLedger(options: {
 
   const entryKey = (limiter: RateLimiterAbstract, key: string) => `${limiter.keyPrefix}\0${key}`;
 
-  // On real time (Date.now), the one clock all instances share, whatever `now` is.
+  // On real time (the system clock), the one clock all instances share, whatever `now` is.
   const heartbeat = () => {
-    const t = Date.now();
+    const t = systemClock();
     if (t - lastBeat < HEARTBEAT_MS) return;
     lastBeat = t;
     redis
