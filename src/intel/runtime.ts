@@ -168,6 +168,9 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
       if (isOtherFormat(c.dir)) continue;
       try {
         const snapshot = await loadSnapshotAsync(c.dir);
+        log(
+          `dataset v${snapshot.version} read and checked in ${Math.round(performance.now() - started)} ms; building its lookup tables`,
+        );
         // The lookup tables are built in one piece (createIntel): after a turn of the loop.
         await new Promise<void>((resolve) => setImmediate(resolve));
         swapIn(snapshot, started, false);
