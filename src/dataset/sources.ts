@@ -1,7 +1,6 @@
-/**
- * The upstream files a build knows, laid out as in shared/data (`--from DIR` reads them from
- * there; `dataset update` downloads each `url` to the same relative path). Every entry names
- * the layer it feeds; see README.md for the merge precedence.
+/** Data table: the upstream files a build knows, laid out as in shared/data (`--from DIR`
+ * reads them from there; `dataset update` downloads each `url` to the same relative path).
+ * Every entry names the layer it feeds; see README.md for the merge precedence.
  */
 export type SourceKind =
   | 'tor-exit-addresses'
