@@ -1,10 +1,6 @@
-export { canonicalRequest, requestHash } from './canonical-request.ts';
 export { createDatasetVersions, type DatasetVersions } from './dataset-versions.ts';
-export { dnsblQueryName, probeDnsbl, REFUSAL_CODES, zoneTestPointFailure } from './dnsbl-probe.ts';
-export { type Gate, type Interpretation, interpret } from './interpret.ts';
-export { type AuditJobs, type Caller, createAuditJobs } from './jobs.ts';
-export { createPopulation, type Population } from './population.ts';
-export { type AuditRunner, type AuditRunnerOptions, createAuditRunner, type RunEnd } from './runner.ts';
-export { SAMPLING_METHOD, samplePopulation } from './sampling.ts';
-export { type AuditStore, createAuditStore } from './store.ts';
+export { dnsblQueryName } from './dnsbl-probe.ts';
+export { type AuditJobs, createAuditJobs } from './jobs.ts';
+export { type AuditRunner, createAuditRunner, type RunEnd } from './runner.ts';
+export { createAuditStore } from './store.ts';
 export * from './types.ts';

@@ -108,4 +108,4 @@ export function createDomainCheckCache(options: DomainCheckCacheOptions) {
   };
 }
 
-export type DomainCheckCache = ReturnType<typeof createDomainCheckCache>;
+type DomainCheckCache = ReturnType<typeof createDomainCheckCache>;

@@ -290,7 +290,7 @@ export type DmarcResult = Static<typeof DmarcResultSchema>;
 export type DnsStats = Static<typeof DnsStatsSchema>;
 export type DnsStatus = Static<typeof DnsStatusSchema>;
 export type UncheckedQuery = Static<typeof UncheckedQuerySchema>;
-export type RecordStatus = Static<typeof RecordStatusSchema>;
+type RecordStatus = Static<typeof RecordStatusSchema>;
 /** A record's facts and what the DNS said about it (the status goes to `record_status`). */
 export interface Checked<T> {
   result: T;
@@ -298,4 +298,4 @@ export interface Checked<T> {
 }
 export type DomainAuthResult = Static<typeof DomainAuthResultSchema>;
 export type DomainDnsResult = Static<typeof DomainDnsResultSchema>;
-export type SpfCheckResultAnswer = Static<typeof SpfCheckResultSchema>;
+type SpfCheckResultAnswer = Static<typeof SpfCheckResultSchema>;

@@ -4,25 +4,13 @@ import { FEED_NAMES, type FeedCatalog, type FeedManifest, type FeedName, type Ke
 
 export {
   buildDailyFeeds,
-  type DatasetFeedName,
   type FeedBuildResult,
   type FeedRowSources,
   feedsDir,
-  TRAP_WINDOW_MS,
-  type TrapSource,
-  trapRows,
 } from './build.ts';
 export {
-  buildCatalog,
-  catalogItem,
-  FEED_INCLUDES,
-  FEEDS,
   FORMATS,
   feedDefinition,
-  feedDownloadPath,
-  feedFileName,
-  isEntitled,
-  isFeedFormat,
   isFeedName,
 } from './catalog.ts';
 export {
@@ -30,24 +18,18 @@ export {
   type FeedDownload,
   missingSnapshot,
   openFeedFile,
-  readSnapshotRows,
   requireFeedManifest,
 } from './download.ts';
-export { encodeCanonicalRows, encodeFeed } from './encode.ts';
-export { rpzIpName } from './encoders/bind.ts';
+export { encodeCanonicalRows } from './encode.ts';
 export { CLOUDFLARE_MAX_EXPRESSION } from './encoders/cloudflare.ts';
 export type { EncodeContext } from './encoders/encoder.ts';
-export { iptablesChain, iptablesRuleSet } from './encoders/iptables.ts';
-export { type CanonicalRow, canonicalizeRow } from './row.ts';
+export { type CanonicalRow } from './row.ts';
 export {
-  isSnapshotDate,
   listFeedSnapshots,
   readFeedManifest,
-  type WriteSnapshotInput,
-  type WriteSnapshotResult,
   writeFeedSnapshot,
 } from './snapshot.ts';
-export { type RowSource, sortFeedRows } from './sort-rows.ts';
+export { sortFeedRows } from './sort-rows.ts';
 export * from './types.ts';
 
 /** `GET /v1/feeds` body for a key tier, from the latest manifest of each feed in `dir` (`<dataDir>/feeds`). */

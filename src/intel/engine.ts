@@ -287,7 +287,7 @@ export function wordsAt(arr: Uint32Array, family: 4 | 6, i: number): bigint {
 }
 
 /** Inclusive end of interval `i` (next start - 1, or the top of the address space). */
-export function intervalEnd(t: FamilyTable, i: number): bigint {
+function intervalEnd(t: FamilyTable, i: number): bigint {
   if (i + 1 < t.size) return intervalStart(t, i + 1) - 1n;
   return t.family === 4 ? 0xffffffffn : (1n << 128n) - 1n;
 }

@@ -12,8 +12,6 @@ import { createLookup, lazyTable } from './lookup.ts';
 import { buildProfile, type Profile } from './profile.ts';
 import type { GeoStability, IpAnswer, IpAnswerExtended, ThreatSignalSource } from './types.ts';
 
-export type { AsnQuery } from './asn-answers.ts';
-
 export interface IntelOptions {
   snapshot: Snapshot;
   signals?: ThreatSignalSource;

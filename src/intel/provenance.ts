@@ -13,7 +13,6 @@ export const RULE_ASN_NAME = 'netrep-asn-name-words';
 export const RULE_AS_CLASS_MAP = 'netrep-as-class-map';
 /** No rule classified the network: connection_type is null and is_residential false. */
 export const RULE_UNCLASSIFIED = 'netrep-unclassified';
-export { RULE_COUNTRY_RIR };
 
 /** Source ids by SourceKind, from the manifest (ASN-level lists apply through the ASN). */
 function sourcesOfKind(s: Snapshot, kind: string): string[] {

@@ -27,11 +27,8 @@ import { NO_EVENTS, windowDays } from './window.ts';
 
 export type {
   ComputationRecord,
-  EvidenceDay,
-  EvidenceWindow,
   FcrdnsRecord,
   KindCounts,
-  PristineTrapSource,
   ReputationStore,
 } from './store-types.ts';
 

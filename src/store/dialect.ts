@@ -21,7 +21,7 @@ export function bigIntType(dialect: DialectName): 'bigint' | 'integer' {
   return dialect === 'postgres' ? 'bigint' : 'integer';
 }
 
-export function notNull(c: ColumnDefinitionBuilder): ColumnDefinitionBuilder {
+function notNull(c: ColumnDefinitionBuilder): ColumnDefinitionBuilder {
   return c.notNull();
 }
 

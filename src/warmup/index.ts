@@ -1,11 +1,3 @@
-export type { WarmupInput } from './assess.ts';
-export { assessWarmup } from './assess.ts';
-export type { PoolInput } from './pool.ts';
-export { classifyPool, graduationState, isGraduation, poolTier } from './pool.ts';
-export type { Warmup, WarmupOptions } from './service.ts';
+export type { Warmup } from './service.ts';
 export { createWarmup } from './service.ts';
-export { daysSending, firstSendingAt, warmupStatus } from './status.ts';
-export type { GraduationEvent } from './store.ts';
-export { EMAIL_POOL, GRADUATION_RETENTION_MS } from './store.ts';
 export * from './types.ts';
-export { adjustVolume, autoPause, baseVolume, VOLUME_STEPS } from './volume.ts';

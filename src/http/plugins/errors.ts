@@ -219,5 +219,3 @@ function shownPath(url: string): string {
     return url;
   }
 }
-
-export { ERRORS };
