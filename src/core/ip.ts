@@ -149,8 +149,15 @@ function readGroups(text: string, from: number, to: number, want: number): boole
   return true;
 }
 
-/** Writes the RFC 5952 text of `g` into V6_TEXT and returns its length. */
-function writeV6(g: readonly number[]): number {
+/** Where the run RFC 5952 compresses starts (-1: none) and its length, set by findZeroRun. */
+let runAt = -1;
+let runLen = 1;
+
+/**
+ * The longest run of two or more zero groups in `g`, the first one on a tie, into runAt and
+ * runLen (module state, as `groups`, so the hot path allocates nothing).
+ */
+function findZeroRun(g: readonly number[]): void {
   let best = -1;
   let bestLen = 1;
   for (let i = 0; i < 8; ) {
@@ -160,15 +167,21 @@ function writeV6(g: readonly number[]): number {
     }
     let j = i;
     while (j < 8 && g[j] === 0) j++;
-    const len = j - i;
-    if (len >= 2) {
-      if (len > bestLen) {
-        best = i;
-        bestLen = len;
-      }
+    if (j - i >= 2 && j - i > bestLen) {
+      best = i;
+      bestLen = j - i;
     }
     i = j;
   }
+  runAt = best;
+  runLen = bestLen;
+}
+
+/** Writes the RFC 5952 text of `g` into V6_TEXT and returns its length. */
+function writeV6(g: readonly number[]): number {
+  findZeroRun(g);
+  const best = runAt;
+  const bestLen = runLen;
   const out = V6_TEXT;
   let n = 0;
   let sep = false;
@@ -208,24 +221,9 @@ export function formatV6(g: readonly number[]): string {
  */
 function v6Text(text: string): string {
   if (!groupsPlain) return formatV6(groups);
-  const g = groups;
-  let best = -1;
-  let bestLen = 1;
-  for (let i = 0; i < 8; ) {
-    if (g[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && g[j] === 0) j++;
-    if (j - i >= 2 && j - i > bestLen) {
-      best = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
+  findZeroRun(groups);
   // No `::` and no run to compress, or `::` standing for exactly the run RFC 5952 compresses.
-  if (best < 0 ? gapAt < 0 : gapAt === best && gapLen === bestLen) return text;
+  if (runAt < 0 ? gapAt < 0 : gapAt === runAt && gapLen === runLen) return text;
   return formatV6(groups);
 }
 

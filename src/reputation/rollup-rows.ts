@@ -11,6 +11,7 @@ export const KIND_COLUMN: Record<EvidenceKind, keyof KindCounts> = {
   smtp_honeypot: 'honeypot',
 };
 
+/** A row of reputation_evidence_days (store.ts names the table type after it). */
 export interface RollupDayRow {
   ip: string;
   day: number;

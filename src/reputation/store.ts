@@ -76,16 +76,7 @@ export interface ReputationEvidenceIpsTable {
 }
 
 /** Per address and UTC day number (epoch ms / 86 400 000): production events by kind. */
-export interface ReputationEvidenceDaysTable {
-  ip: string;
-  day: number;
-  pristine: number;
-  recycled: number;
-  typo: number;
-  honeypot: number;
-  first_at: number;
-  last_at: number;
-}
+export type ReputationEvidenceDaysTable = RollupDayRow;
 
 declare module '../store/schema.ts' {
   interface Database {
