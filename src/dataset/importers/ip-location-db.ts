@@ -113,67 +113,68 @@ class DuplicateFilter {
   }
 }
 
+/** What one range CSV read keeps and refuses: the steps both CSV shapes share. */
+class RangeRows<T extends AddrRange> {
+  readonly rows: T[] = [];
+  readonly rejected: RejectedLine[] = [];
+  private readonly dupes = new DuplicateFilter(this.rows);
+
+  refuse(lineNo: number, line: string, reason: string): void {
+    this.rejected.push({ line: lineNo, text: line, reason });
+  }
+
+  /** The `start,end` fields as a range, or null with the line refused. */
+  range(f: string[], lineNo: number, line: string): AddrRange | null {
+    const r = parseRangeFields(f[0] as string, f[1] as string);
+    if (!r.range) this.refuse(lineNo, line, r.error);
+    return r.range;
+  }
+
+  /** Keeps `row` unless its range was kept already (then the line is refused). */
+  keep(row: T, lineNo: number, line: string): void {
+    if (!this.dupes.isDuplicate(row, line, lineNo, this.rejected)) this.rows.push(row);
+  }
+}
+
 /** `start,end,asn,org` rows. */
 export function parseAsnCsv(input: TextInput): ParseResult<AsnRangeRow> {
-  const rows: AsnRangeRow[] = [];
-  const rejected: RejectedLine[] = [];
-  const dupes = new DuplicateFilter(rows);
+  const out = new RangeRows<AsnRangeRow>();
   eachLine(input, (line, lineNo) => {
     const f = splitCsvLine(line);
     if (f?.length !== 4) {
-      rejected.push({
-        line: lineNo,
-        text: line,
-        reason: f ? `expected 4 fields, got ${f.length}` : 'bad quoting',
-      });
+      out.refuse(lineNo, line, f ? `expected 4 fields, got ${f.length}` : 'bad quoting');
       return;
     }
-    const r = parseRangeFields(f[0] as string, f[1] as string);
-    if (!r.range) {
-      rejected.push({ line: lineNo, text: line, reason: r.error });
-      return;
-    }
+    const range = out.range(f, lineNo, line);
+    if (!range) return;
     const asnText = (f[2] as string).trim();
     const asn = Number(asnText);
     if (!/^\d{1,10}$/.test(asnText) || asn > 4294967295) {
-      rejected.push({ line: lineNo, text: line, reason: 'invalid ASN' });
+      out.refuse(lineNo, line, 'invalid ASN');
       return;
     }
-    if (dupes.isDuplicate(r.range, line, lineNo, rejected)) return;
-    rows.push({
-      family: r.range.family,
-      start: r.range.start,
-      end: r.range.end,
-      asn,
-      org: (f[3] as string).trim(),
-    });
+    out.keep({ ...range, asn, org: (f[3] as string).trim() }, lineNo, line);
   });
-  return { rows, rejected };
+  return { rows: out.rows, rejected: out.rejected };
 }
 
 /** `start,end,country` rows (ISO 3166-1 alpha-2). */
 export function parseCountryCsv(input: TextInput): ParseResult<CountryRangeRow> {
-  const rows: CountryRangeRow[] = [];
-  const rejected: RejectedLine[] = [];
-  const dupes = new DuplicateFilter(rows);
+  const out = new RangeRows<CountryRangeRow>();
   eachLine(input, (line, lineNo) => {
     const f = line.split(',');
     if (f.length !== 3) {
-      rejected.push({ line: lineNo, text: line, reason: `expected 3 fields, got ${f.length}` });
+      out.refuse(lineNo, line, `expected 3 fields, got ${f.length}`);
       return;
     }
-    const r = parseRangeFields(f[0] as string, f[1] as string);
-    if (!r.range) {
-      rejected.push({ line: lineNo, text: line, reason: r.error });
-      return;
-    }
+    const range = out.range(f, lineNo, line);
+    if (!range) return;
     const country = (f[2] as string).trim().toUpperCase();
     if (!COUNTRY.test(country)) {
-      rejected.push({ line: lineNo, text: line, reason: 'invalid country code' });
+      out.refuse(lineNo, line, 'invalid country code');
       return;
     }
-    if (dupes.isDuplicate(r.range, line, lineNo, rejected)) return;
-    rows.push({ family: r.range.family, start: r.range.start, end: r.range.end, country });
+    out.keep({ ...range, country }, lineNo, line);
   });
-  return { rows, rejected };
+  return { rows: out.rows, rejected: out.rejected };
 }

@@ -32,8 +32,14 @@ export interface ProxyListResult extends ParseResult<ProxyRow> {
 
 const ANONYMITY: Record<string, ProxyAnonymity> = { N: 'transparent', A: 'anonymous', H: 'elite' };
 
+interface HostPort {
+  family: 4 | 6;
+  value: bigint;
+  port: number | null;
+}
+
 /** `IP:PORT`, `[v6]:PORT` or a bare address: the address and port, or null. */
-function hostPort(text: string): { family: 4 | 6; value: bigint; port: number | null } | null {
+function hostPort(text: string): HostPort | null {
   let host = text;
   let portText: string | null = null;
   const bracket = /^\[([0-9A-Fa-f:.]+)\]:(\d{1,5})$/.exec(text);
@@ -67,6 +73,29 @@ class Rows {
     this.seen.add(key);
     this.rows.push(row);
   }
+  /** One proxy at `hp` (hostPort's reading), or the line refused when that is no IP:PORT. */
+  addHost(
+    line: number,
+    text: string,
+    hp: HostPort | null,
+    more: Pick<ProxyRow, 'anonymity' | 'country' | 'https'>,
+  ): void {
+    if (!hp) {
+      this.rejected.push({ line, text, reason: 'not an IP:PORT' });
+      return;
+    }
+    this.add(line, text, { family: hp.family, start: hp.value, end: hp.value, port: hp.port, ...more });
+  }
+}
+
+/** The non-blank lines of a list, trimmed, with their 1-based number and raw text. */
+function* listLines(input: TextInput): Generator<{ line: number; raw: string; text: string }> {
+  const lines = splitLines(decodeText(input));
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i] as string;
+    const text = raw.trim();
+    if (text !== '') yield { line: i + 1, raw, text };
+  }
 }
 
 function isoOrNull(ms: number): string | null {
@@ -84,31 +113,19 @@ function spysDate(text: string): string | null {
 /** spys.me proxy.txt. Lines before the first proxy line are the header. */
 export function parseSpysProxyList(input: TextInput): ProxyListResult {
   const out = new Rows();
-  const lines = splitLines(decodeText(input));
   let listedAt: string | null = null;
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i] as string;
-    const text = raw.trim();
-    if (text === '') continue;
+  for (const { line, raw, text } of listLines(input)) {
     const m = /^(\S+)\s+([A-Z]{2})-([NAH])(!?)(-S)?(!?)(?:\s+([+-]))?$/.exec(text);
     if (!m) {
       // Free text (the header, spys.me's trailing banner) is skipped; an address line that does
       // not read is refused.
       if (/^(\d|\[)/.test(text))
-        out.rejected.push({ line: i + 1, text: raw, reason: 'not an `IP:PORT CC-ANONYMITY` proxy line' });
+        out.rejected.push({ line, text: raw, reason: 'not an `IP:PORT CC-ANONYMITY` proxy line' });
       else listedAt ??= spysDate(text);
       continue;
     }
     const hp = hostPort(m[1] as string);
-    if (!hp || hp.port === null) {
-      out.rejected.push({ line: i + 1, text: raw, reason: 'not an IP:PORT' });
-      continue;
-    }
-    out.add(i + 1, raw, {
-      family: hp.family,
-      start: hp.value,
-      end: hp.value,
-      port: hp.port,
+    out.addHost(line, raw, hp?.port === null ? null : hp, {
       anonymity: ANONYMITY[m[3] as string] ?? null,
       country: m[2] as string,
       https: m[5] !== undefined,
@@ -120,26 +137,11 @@ export function parseSpysProxyList(input: TextInput): ProxyListResult {
 /** Plain `IP:PORT` lists, one proxy a line; `#` starts a comment. */
 export function parseIpPortList(input: TextInput): ProxyListResult {
   const out = new Rows();
-  const lines = splitLines(decodeText(input));
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i] as string;
-    const hash = raw.indexOf('#');
-    const text = (hash === -1 ? raw : raw.slice(0, hash)).trim();
+  for (const { line, raw, text: whole } of listLines(input)) {
+    const hash = whole.indexOf('#');
+    const text = hash === -1 ? whole : whole.slice(0, hash).trim();
     if (text === '') continue;
-    const hp = hostPort(text);
-    if (!hp) {
-      out.rejected.push({ line: i + 1, text: raw, reason: 'not an IP:PORT' });
-      continue;
-    }
-    out.add(i + 1, raw, {
-      family: hp.family,
-      start: hp.value,
-      end: hp.value,
-      port: hp.port,
-      anonymity: null,
-      country: null,
-      https: null,
-    });
+    out.addHost(line, raw, hostPort(text), { anonymity: null, country: null, https: null });
   }
   return { rows: out.rows, rejected: out.rejected, listedAt: null };
 }
@@ -147,12 +149,8 @@ export function parseIpPortList(input: TextInput): ProxyListResult {
 /** FireHOL netset: `#` comment header (`# This File Date : Fri Nov 27 10:12:43 UTC 2026`), then IPs and CIDRs. */
 export function parseFireholNetset(input: TextInput): ProxyListResult {
   const out = new Rows();
-  const lines = splitLines(decodeText(input));
   let listedAt: string | null = null;
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i] as string;
-    const text = raw.trim();
-    if (text === '') continue;
+  for (const { line, raw, text } of listLines(input)) {
     if (text.startsWith('#')) {
       const m = /^#\s*This File Date\s*:\s*(.+)$/i.exec(text);
       if (m && listedAt === null) listedAt = isoOrNull(Date.parse(m[1] as string));
@@ -160,10 +158,10 @@ export function parseFireholNetset(input: TextInput): ProxyListResult {
     }
     const r = parseCidrRange(text);
     if (!r) {
-      out.rejected.push({ line: i + 1, text: raw, reason: 'not an IP address or CIDR' });
+      out.rejected.push({ line, text: raw, reason: 'not an IP address or CIDR' });
       continue;
     }
-    out.add(i + 1, raw, {
+    out.add(line, raw, {
       family: r.family,
       start: r.start,
       end: r.end,
