@@ -7,10 +7,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/core/clock.ts';
-import { buildDataset } from '../../src/dataset/index.ts';
 import { probeBackends, TEST_POSTGRES_URL, TEST_REDIS_URL } from '../helpers/backends.ts';
-import { datasetFixture } from '../helpers/intel-app.ts';
+import { seedDataset } from '../helpers/datasets.ts';
 import { type NetrepProcess, pgUrlWithSchema, runNetrep, startNetrep } from '../helpers/process.ts';
 import { createSchema, dropSchema, tempDir } from '../helpers/stores.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
@@ -69,15 +67,11 @@ describe.skipIf(skip)('a free key through a Redis cut on two instances', () => {
       dirs.push(dir);
       return { ...common, NETREP_DATA_DIR: dir };
     };
-    // A snapshot from the fixture packages in each data dir, so neither instance builds one
+    // The run's snapshot of the fixture packages (test/helpers/datasets.ts) in each data dir, so neither instance builds one
     // from the npm packages while the test runs.
     const served = async () => {
       const env = envFor();
-      await buildDataset({
-        dataDir: env.NETREP_DATA_DIR,
-        clock: systemClock,
-        npmDir: datasetFixture('npm-a'),
-      });
+      await seedDataset(env.NETREP_DATA_DIR, 'fixture-a');
       return env;
     };
     const [a, b] = await Promise.all([startNetrep(await served()), startNetrep(await served())]);

@@ -1,8 +1,13 @@
-/** Two real server processes on one PostgreSQL and one Redis share a key's daily quota. */
+/**
+ * Two real server processes on one PostgreSQL and one Redis share a key's daily quota. Each
+ * serves the run's small fixture snapshot (test/helpers/datasets.ts), so neither builds one
+ * from the npm packages while the test runs.
+ */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { probeBackends, TEST_POSTGRES_URL, TEST_REDIS_URL } from '../helpers/backends.ts';
+import { seedDataset } from '../helpers/datasets.ts';
 import { type NetrepProcess, pgUrlWithSchema, runNetrep, startNetrep } from '../helpers/process.ts';
 import { createSchema, dropSchema, tempDir } from '../helpers/stores.ts';
 
@@ -37,7 +42,12 @@ describe.skipIf(skip)('two instances on PostgreSQL + Redis', () => {
       dirs.push(dir);
       return { ...common, NETREP_DATA_DIR: dir };
     };
-    const [a, b] = await Promise.all([startNetrep(envFor()), startNetrep(envFor())]);
+    const served = async () => {
+      const env = envFor();
+      expect(await seedDataset(env.NETREP_DATA_DIR, 'fixture-a')).toBe(1);
+      return startNetrep(env);
+    };
+    const [a, b] = await Promise.all([served(), served()]);
     procs.push(a, b);
     const made = runNetrep(
       ['keys', 'create', '--name', 'shared', '--tier', 'free', '--permissions', 'admin'],

@@ -2,16 +2,20 @@
  * The environment of a real `netrep` process on a fresh store, for the end-to-end tests that
  * kill and restart it: a temporary data directory and, on PostgreSQL, a schema of its own, both
  * removed by the cleanups the caller runs; no Redis, no DNSBL listener, a free HTTP port, a known
- * administrator.
+ * administrator, and the run's small fixture snapshot (test/helpers/datasets.ts) as dataset v1,
+ * so the process serves at once instead of building one from the npm packages (50-60 s of CPU
+ * per start; the first-start build has its own test, test/e2e/fresh-start.test.ts).
  */
 import fs from 'node:fs';
 import { TEST_POSTGRES_URL } from './backends.ts';
+import { seedDataset } from './datasets.ts';
 import { pgUrlWithSchema } from './process.ts';
 import { createSchema, dropSchema, type StoreKind, tempDir } from './stores.ts';
 
 export async function netrepStoreEnv(kind: StoreKind, cleanups: (() => Promise<void> | void)[]) {
   const dataDir = tempDir();
   cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  await seedDataset(dataDir, 'fixture-a');
   const schema = kind === 'postgres' ? await createSchema() : undefined;
   if (schema) cleanups.push(() => dropSchema(schema));
   const env = {

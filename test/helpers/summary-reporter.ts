@@ -1,8 +1,20 @@
 /**
- * Prints one plain closing line, `tests: N passed, N failed, N skipped`, after Vitest's own
- * summary, so tools that read a run's last lines see the counts in a common form.
+ * Prints, after Vitest's own summary, the ten slowest test files (wall time of each file's tests
+ * and hooks, plus its import time), then one plain closing line, `tests: N passed, N failed,
+ * N skipped`, so tools that read a run's last lines see the counts in a common form.
  */
 import type { Reporter, TestModule } from 'vitest/node';
+
+/** The slowest files, slowest first: `[seconds, file]` (duration + collect, i.e. imports). */
+export function slowestFiles(testModules: ReadonlyArray<TestModule>, n = 10): [number, string][] {
+  return testModules
+    .map((mod): [number, string] => {
+      const d = mod.diagnostic();
+      return [(d.duration + d.collectDuration) / 1000, mod.relativeModuleId];
+    })
+    .sort((a, b) => b[0] - a[0])
+    .slice(0, n);
+}
 
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>): void {
@@ -20,6 +32,11 @@ export default class SummaryReporter implements Reporter {
       if (mod.state() === 'failed' && [...mod.children.allTests()].length === 0) failed++;
     }
     failed += unhandledErrors.length;
+    const slow = slowestFiles(testModules);
+    if (slow.length > 1) {
+      const lines = slow.map(([s, file]) => `  ${s.toFixed(1).padStart(7)} s  ${file}`);
+      process.stdout.write(`\nslowest test files (tests + hooks + imports):\n${lines.join('\n')}\n`);
+    }
     process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
 }
