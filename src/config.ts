@@ -1,8 +1,9 @@
 /**
  * Every NETREP_* setting, declared once with its type, default and description. Nothing else
  * in the code reads process.env. A `.env` file in the working directory is read when present
- * (variables already set in the environment win). The README's configuration table is
- * generated from SETTINGS (`netrep config` prints it) and checked by a test.
+ * (variables already set in the environment win). The configuration reference's table
+ * (docs/configuration.md) is generated from SETTINGS (`netrep config --defaults` prints it) and
+ * checked by a test.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -333,7 +334,7 @@ function readEnvironment(): Record<string, string | undefined> {
   return { ...readDotEnvFile(), ...process.env };
 }
 
-/** The README table of settings. */
+/** The table of settings in docs/configuration.md. */
 export function settingsTable(): string {
   const rows = (Object.values(SETTINGS) as Setting[]).map(
     (s) => `| \`${s.env}\` | ${s.default === '' ? '(unset)' : `\`${s.default}\``} | ${s.description} |`,
