@@ -3,19 +3,16 @@
  * session cookie and per-session CSRF token as the rest of /dashboard, in its own scope so the
  * API stays JSON-only. The saved-IP cap is that of the user's highest key tier.
  */
-import cookie from '@fastify/cookie';
-import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TIER_NAMES, type TierName, type User } from '../../accounts/index.ts';
 import { isAppError } from '../../core/errors.ts';
 import { parseIp } from '../../core/ip.ts';
-import { unavailablePage } from '../../web/pages.ts';
 import { type SavedIpView, webhooksPage } from '../../web/webhooks-page.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
-import { sameToken, sessionOf, toPasswordChange, toSignIn } from '../dashboard-session.ts';
-import { sendHtml, storeOutagePages } from '../html-reply.ts';
+import { dashboardPlugins, sameToken, sessionOf, toPasswordChange, toSignIn } from '../dashboard-session.ts';
+import { sendHtml } from '../html-reply.ts';
 
 const LOG_ROWS = 10;
 
@@ -83,10 +80,9 @@ export function dashboardWebhookRoutes(app: HttpApp, services: HttpServices): vo
   };
 
   app.register(async (plugin) => {
+    // An encapsulated scope is typed afresh: its request parts come from the TypeBox schemas too.
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    storeOutagePages(plugin, unavailablePage);
-    await scope.register(cookie);
-    await scope.register(formbody, { bodyLimit: 16 * 1024 });
+    await dashboardPlugins(plugin);
 
     scope.get('/dashboard/webhooks', route, async (request, reply) => {
       const s = await session(request, false);

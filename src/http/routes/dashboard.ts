@@ -5,8 +5,6 @@
  * HTML; form bodies are accepted only inside this scope (the API stays JSON-only).
  */
 
-import cookie from '@fastify/cookie';
-import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -29,13 +27,19 @@ import {
   loginPage,
   passwordPage,
   revokeConfirmPage,
-  unavailablePage,
   type Viewer,
 } from '../../web/pages.ts';
 import { usersPage } from '../../web/users-page.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
-import { SESSION_COOKIE, sameToken, sessionOf, toPasswordChange, toSignIn } from '../dashboard-session.ts';
-import { sendHtml, storeOutagePages } from '../html-reply.ts';
+import {
+  dashboardPlugins,
+  SESSION_COOKIE,
+  sameToken,
+  sessionOf,
+  toPasswordChange,
+  toSignIn,
+} from '../dashboard-session.ts';
+import { sendHtml } from '../html-reply.ts';
 
 type Form = Record<string, string | string[] | undefined>;
 
@@ -156,9 +160,7 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
   app.register(async (plugin) => {
     // An encapsulated scope is typed afresh: its request parts come from the TypeBox schemas too.
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    storeOutagePages(plugin, unavailablePage);
-    await scope.register(cookie);
-    await scope.register(formbody, { bodyLimit: 16 * 1024 });
+    await dashboardPlugins(plugin);
 
     scope.get('/dashboard', { config: none, schema: hidden }, async (request, reply) =>
       reply
