@@ -180,8 +180,6 @@ const SIZE_ALLOWED: Record<string, string> = {
   'src/accounts/store.ts#createAccountsStore': '#33: not split yet',
   'src/audit/runner.ts#createAuditRunner': '#33: not split yet',
   'src/audit/runner.ts#run': '#33: not split yet',
-  'src/audit/store.ts': '#33: not split yet',
-  'src/audit/store.ts#createAuditStore': '#33: not split yet',
   'src/blocklist/blocklist.ts#createBlocklist': '#33: not split yet',
   'src/blocklist/store.ts#createBlocklistStore': '#33: not split yet',
   'src/cli/accounts.ts#registerAccountCommands': '#33: not split yet',
