@@ -204,8 +204,6 @@ const SIZE_ALLOWED: Record<string, string> = {
     '#33: being changed for #32 on 2026-11-27; split after that lands',
   'src/limits/index.ts#createLimits': '#33: not split yet',
   'src/limits/outage.ts#createOutageLedger': '#33: not split yet',
-  'src/reputation/reputation.ts': '#33: not split yet',
-  'src/reputation/reputation.ts#createReputation': '#33: not split yet',
   'src/reputation/score.ts#scoreCounted': '#33: not split yet',
   'src/web/tool-pages.ts': '#33: not split yet',
   'src/webhooks/store.ts': '#33: not split yet',

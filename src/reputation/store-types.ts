@@ -2,16 +2,9 @@
 import type { EvidenceEvent } from './evidence.ts';
 import type { EvidenceInput } from './evidence-input.ts';
 import type { Computation } from './history.ts';
+import type { FcrdnsRecord } from './types.ts';
 
-/** A stored FCrDNS observation (CONTRACT §7: written by audit probes and the daily check). */
-export interface FcrdnsRecord {
-  ip: string;
-  ptrHostname: string | null;
-  forwardMatch: boolean;
-  forwardIps: string[];
-  lastCheckedAt: number;
-  lastObservedAt: number | null;
-}
+export type { FcrdnsRecord };
 
 export interface ComputationRecord {
   ip: string;

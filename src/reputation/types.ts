@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import type { TelemetryFacts } from '../telemetry/index.ts';
 
 /** Answer shapes of the reputation module (spec §2.5) and the evidence record it scores. */
 
@@ -192,4 +193,62 @@ export interface ScoreResult {
   score: number;
   level: ReputationLevel;
   factors: Factor[];
+}
+
+/** One scored address with the facts other modules (warm-up, pool) reuse. */
+export interface Assessment extends ScoreResult {
+  ip: string;
+  listed: boolean;
+  fcrdns: FcrdnsRecord | null;
+  fcrdnsStatus: FcrdnsStatus;
+  telemetry: TelemetryFacts;
+  /** Active listings in the /24 (itself included); null for IPv6. */
+  subnetActiveListings: number | null;
+  computedAt: number;
+}
+
+export interface EvidenceResult {
+  accepted: number;
+  rejected: number;
+  errors: string[];
+}
+
+export interface Reputation {
+  /** Full reputation data (spec §2.5); the computation is stored for the history. */
+  forIp(rawIp: string): Promise<ReputationData>;
+  /** Batch items for 1-100 public addresses; an invalid or non-public entry fails the request. */
+  batch(rawIps: readonly string[]): Promise<BatchReputationItem[]>;
+  /** Subnet summary of the /24 of a public IPv4 address. */
+  neighbors(rawIp: string): Promise<SubnetSummary>;
+  /** Scores an already normalized address and stores the computation. */
+  assess(ip: string): Promise<Assessment>;
+  /** The same for several normalized addresses, one read per table; answers in input order. */
+  assessMany(ips: readonly string[]): Promise<Assessment[]>;
+  /**
+   * Scores an address from the raw rows, as the model was first written (every event, every
+   * observation); stores nothing. The rollup path must always agree with it.
+   */
+  assessFromScratch(ip: string): Promise<Assessment>;
+  /** Rollup rows that disagree with the raw rows they summarise (empty when consistent). */
+  checkRollups(): Promise<string[]>;
+  /** POST /v1/admin/evidence: each event validated on its own; accepted ones in one transaction. */
+  recordEvidence(body: unknown): Promise<EvidenceResult>;
+  /** Addresses with production pristine-trap evidence observed at or after `since` (threat score). */
+  recentPristineTrapIps(since: number): Promise<string[]>;
+  /** Stores an FCrDNS observation (audit probes, the daily check). */
+  recordFcrdns(record: FcrdnsRecord): Promise<void>;
+  /** Writes the computations queued behind answers so far (write-behind.ts). */
+  flush(): Promise<void>;
+  /** Writes what is queued; later computations are written in their answer. */
+  close(): Promise<void>;
+}
+
+/** A stored FCrDNS observation (CONTRACT §7: written by audit probes and the daily check). */
+export interface FcrdnsRecord {
+  ip: string;
+  ptrHostname: string | null;
+  forwardMatch: boolean;
+  forwardIps: string[];
+  lastCheckedAt: number;
+  lastObservedAt: number | null;
 }
