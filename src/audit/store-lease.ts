@@ -1,9 +1,24 @@
 /** Workers' side of audit jobs: claiming with a lease, heartbeats, release and the end. */
-import type { Kysely } from 'kysely';
+import type { Kysely, Updateable } from 'kysely';
 import { type DialectName, supportsSkipLocked } from '../store/index.ts';
 import type { Database } from '../store/schema.ts';
 import { eventRow, json } from './store-rows.ts';
-import type { AuditStore, Claimed } from './store-types.ts';
+import type { AuditJobsTable, AuditStore, Claimed } from './store-types.ts';
+
+/** An update of job `jobId` that takes only while `worker` holds its running lease. */
+function whileLeased(
+  db: Kysely<Database>,
+  jobId: number,
+  worker: string,
+  values: Updateable<AuditJobsTable>,
+) {
+  return db
+    .updateTable('audit_jobs')
+    .set(values)
+    .where('id', '=', jobId)
+    .where('status', '=', 'running')
+    .where('lease_owner', '=', worker);
+}
 
 /** AuditStore.claim (store-types.ts). */
 export async function claimJob(
@@ -79,18 +94,12 @@ export function createLeaseRows(
     claim: (worker, now, leaseMs, onlyJobId) => claimJob(db, dialect, worker, now, leaseMs, onlyJobId),
 
     async heartbeat(jobId, worker, now, leaseMs, progress) {
-      const r = await db
-        .updateTable('audit_jobs')
-        .set({
-          heartbeat_at: now,
-          lease_expires_at: now + leaseMs,
-          progress: json(progress),
-          updated_at: now,
-        })
-        .where('id', '=', jobId)
-        .where('status', '=', 'running')
-        .where('lease_owner', '=', worker)
-        .executeTakeFirst();
+      const r = await whileLeased(db, jobId, worker, {
+        heartbeat_at: now,
+        lease_expires_at: now + leaseMs,
+        progress: json(progress),
+        updated_at: now,
+      }).executeTakeFirst();
       if (Number(r.numUpdatedRows) !== 1) return null;
       const row = await db
         .selectFrom('audit_jobs')
@@ -101,13 +110,11 @@ export function createLeaseRows(
     },
 
     async release(jobId, worker, now, progress) {
-      await db
-        .updateTable('audit_jobs')
-        .set({ lease_expires_at: now, progress: json(progress), updated_at: now })
-        .where('id', '=', jobId)
-        .where('status', '=', 'running')
-        .where('lease_owner', '=', worker)
-        .execute();
+      await whileLeased(db, jobId, worker, {
+        lease_expires_at: now,
+        progress: json(progress),
+        updated_at: now,
+      }).execute();
     },
 
     async finish(jobId, worker, end, now) {
@@ -119,23 +126,17 @@ export function createLeaseRows(
           .executeTakeFirst();
         const freshness =
           end.status === 'succeeded' && job?.freshness_seconds ? now + job.freshness_seconds * 1000 : null;
-        const r = await trx
-          .updateTable('audit_jobs')
-          .set({
-            status: end.status,
-            final_interpretation: end.finalInterpretation === null ? null : json(end.finalInterpretation),
-            error_detail: end.errorDetail,
-            progress: json(end.progress),
-            freshness_expires_at: freshness,
-            lease_owner: null,
-            lease_expires_at: null,
-            heartbeat_at: now,
-            updated_at: now,
-          })
-          .where('id', '=', jobId)
-          .where('status', '=', 'running')
-          .where('lease_owner', '=', worker)
-          .executeTakeFirst();
+        const r = await whileLeased(trx, jobId, worker, {
+          status: end.status,
+          final_interpretation: end.finalInterpretation === null ? null : json(end.finalInterpretation),
+          error_detail: end.errorDetail,
+          progress: json(end.progress),
+          freshness_expires_at: freshness,
+          lease_owner: null,
+          lease_expires_at: null,
+          heartbeat_at: now,
+          updated_at: now,
+        }).executeTakeFirst();
         if (Number(r.numUpdatedRows) !== 1) return false;
         await trx
           .insertInto('audit_events')
