@@ -8,6 +8,7 @@
 
 import { formatV6 } from '../core/ip.ts';
 import type { FamilyTable } from '../dataset/index.ts';
+import { runSlices, type Slices } from './slices.ts';
 
 /** Index of the interval containing the IPv4 address `ip` (unsigned int), or -1. */
 export function findV4(t: FamilyTable, ip: number): number {
@@ -21,105 +22,40 @@ export function findV4(t: FamilyTable, ip: number): number {
 /**
  * Bucket bounds on the top `bits` bits of ascending starts (`width` words each, the first word
  * holding the top bits): entry k is the first start at or above k << (32 - bits) in its first
- * word, entry 2^bits the count.
+ * word, entry 2^bits the count. Sliced (slices.ts) every 65,536 entries.
  */
-function topBitsIndex(starts: Uint32Array, width: 1 | 4, bits: number): Uint32Array {
-  const shift = 32 - bits;
+function* topBitsIndex(starts: Uint32Array, width: 1 | 4, bits: number): Slices<Uint32Array> {
   const n = 2 ** bits;
-  const size = starts.length / width;
   const out = new Uint32Array(n + 1);
   let i = 0;
-  for (let k = 0; k <= n; k++) {
-    while (i < size && (starts[i * width] as number) >>> shift < k) i++;
-    out[k] = i;
+  for (let k = 0; k <= n; k += 65536) {
+    i = topBitsRange(starts, width, 32 - bits, out, k, Math.min(n + 1, k + 65536), i);
+    yield;
   }
   return out;
 }
 
-/** A block (BlockIndexV4) in which intervals start: search it. */
-export const PARTIAL_V4 = -2;
-
-/**
- * The IPv4 address space in blocks, for lookups that mostly need no search: every /16, the
- * sixteen /20s of each /16 that intervals start inside, and the sixteen /24s of each such /20. A
- * whole block (no start inside it but, perhaps, at its first address) lies in one interval,
- * which the entry names; a partial one says where to look next. On the full dataset half of the
- * address space is in whole /16s, a quarter more in whole /20s and nearly all the rest in whole
- * /24s: what a lookup reads there (256 KB, 12 bytes a /20, 4 bytes a /24) stays nearer the core
- * than a search over the starts (8 MB); fewer than one address in 250 needs the search.
- */
-export interface BlockIndexV4 {
-  /** Per /16: the interval holding all of it, -1 when none does (below the first start), or PARTIAL_V4. */
-  by16: Int32Array;
-  /** Per /16 whose entry is PARTIAL_V4: the index of its first /20 in by20 (0 elsewhere). */
-  base20: Int32Array;
-  /**
-   * Three words per /20 of the partial /16s: the entry, as in by16; the last interval starting
-   * before the /20 (-1: none); the last starting in or before it. The interval of an address of
-   * a partial /20 is the last of those two and the starts between them at or below it; a whole
-   * /20's interval is the third word.
-   */
-  by20: Int32Array;
-  /** Per /20 of by20 whose entry is PARTIAL_V4: the index of its first /24 in by24 (0 elsewhere). */
-  base24: Int32Array;
-  /**
-   * Per /24 of the partial /20s: the entry, as in by16. An address of a partial /24 is searched
-   * between the bounds of its /20 (by20).
-   */
-  by24: Int32Array;
-}
-
-/** One block's entry, given `k`, its first start at or above `from`, and `e`, its first at or above the end. */
-function blockEntry(starts: Uint32Array, from: number, k: number, e: number): number {
-  if (e === k) return k - 1;
-  return e === k + 1 && (starts[k] as number) === from ? k : PARTIAL_V4;
-}
-
-export function blockIndexV4(starts: Uint32Array): BlockIndexV4 {
-  const n = starts.length;
-  const by16 = new Int32Array(65536);
-  const base20 = new Int32Array(65536);
-  const by20: number[] = [];
-  let k = 0; // the first start at or above the current block's first address
-  const firstAtOrAbove = (x: number, from: number) => {
-    let i = from;
-    while (i < n && (starts[i] as number) < x) i++;
-    return i;
-  };
-  /** The entry of the block [from, from + size), moving k to its first start. */
-  const entryAt = (from: number, size: number) => {
-    k = firstAtOrAbove(from, k);
-    return blockEntry(starts, from, k, firstAtOrAbove(from + size, k));
-  };
-  let partial20 = 0;
-  for (let top = 0; top < 65536; top++) {
-    const base = top * 65536;
-    const entry = entryAt(base, 65536);
-    by16[top] = entry;
-    if (entry !== PARTIAL_V4) continue;
-    base20[top] = by20.length / 3;
-    for (let q = 0; q < 16; q++) {
-      const from = base + q * 4096;
-      const e = entryAt(from, 4096);
-      by20.push(e, k - 1, firstAtOrAbove(from + 4096, k) - 1);
-      if (e === PARTIAL_V4) partial20++;
-    }
+/** Entries [from, to) of topBitsIndex, the scan starting at start i; where the scan ended. */
+function topBitsRange(
+  s: Uint32Array,
+  width: number,
+  shift: number,
+  out: Uint32Array,
+  from: number,
+  to: number,
+  i: number,
+) {
+  const size = s.length / width;
+  let at = i;
+  for (let k = from; k < to; k++) {
+    while (at < size && (s[at * width] as number) >>> shift < k) at++;
+    out[k] = at;
   }
-  const base24 = new Int32Array(by20.length / 3);
-  const by24 = new Int32Array(partial20 * 16);
-  let b = 0;
-  for (let top = 0; top < 65536; top++) {
-    if (by16[top] !== PARTIAL_V4) continue;
-    for (let q = base20[top] as number, end = q + 16; q < end; q++) {
-      if (by20[3 * q] !== PARTIAL_V4) continue;
-      base24[q] = b;
-      k = (by20[3 * q + 1] as number) + 1; // the /20's first start
-      const from = top * 65536 + (q - (base20[top] as number)) * 4096;
-      for (let c = 0; c < 16; c++) by24[b++] = entryAt(from + c * 256, 256);
-    }
-  }
-  return { by16, base20, by20: Int32Array.from(by20), base24, by24 };
+  return at;
 }
+
+// The IPv4 block index lives in block-index-v4.ts; its names are kept here for engine's callers.
+export { type BlockIndexV4, blockIndexV4, blockIndexV4Slices, PARTIAL_V4 } from './block-index-v4.ts';
 
 /**
  * Binary search: the last of lo and the indexes after it up to hi whose start is at or below
@@ -161,10 +97,21 @@ export function topKeyV6(w0: number, w1: number): number {
  * intervals, so routed space such as 2a00::/12 would compare four words at nearly every step.)
  */
 export function topKeysOf(starts: Uint32Array): Float64Array {
+  return runSlices(topKeysOfSlices(starts));
+}
+
+/** topKeysOf as a sliced build (slices.ts). */
+export function* topKeysOfSlices(starts: Uint32Array): Slices<Float64Array> {
   const out = new Float64Array(starts.length >>> 2);
-  for (let i = 0; i < out.length; i++)
-    out[i] = topKeyV6(starts[i * 4] as number, starts[i * 4 + 1] as number);
+  for (let from = 0; from < out.length; from += 65536) {
+    topKeysRange(starts, out, from, Math.min(out.length, from + 65536));
+    yield;
+  }
   return out;
+}
+
+function topKeysRange(starts: Uint32Array, out: Float64Array, from: number, to: number): void {
+  for (let i = from; i < to; i++) out[i] = topKeyV6(starts[i * 4] as number, starts[i * 4 + 1] as number);
 }
 
 /**
@@ -228,6 +175,11 @@ export const FINE_BITS_V6 = 20;
  * leaves long searches.
  */
 export function fineIndexV6(starts: Uint32Array): Uint32Array {
+  return runSlices(fineIndexV6Slices(starts));
+}
+
+/** fineIndexV6 as a sliced build (slices.ts). */
+export function fineIndexV6Slices(starts: Uint32Array): Slices<Uint32Array> {
   return topBitsIndex(starts, 4, FINE_BITS_V6);
 }
 

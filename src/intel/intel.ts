@@ -2,6 +2,8 @@
  * createIntel: IP and ASN answers over one loaded snapshot, composed of the hot-path lookup
  * (lookup.ts), the anonymous answer's extras (extended.ts) and the ASN answers (asn-answers.ts).
  * Profiles (per-record classification) are built once per record and shared by all three.
+ * The lookup tables are built in slices (slices.ts), so that a reload need not hold the event
+ * loop for them.
  */
 import { type Clock, systemClock } from '../core/clock.ts';
 import type { IpWords, ParsedIp } from '../core/ip.ts';
@@ -10,6 +12,7 @@ import { type AsnAnswers, createAsnAnswers } from './asn-answers.ts';
 import { createExtendedAnswers } from './extended.ts';
 import { createLookup, lazyTable } from './lookup.ts';
 import { buildProfile, type Profile } from './profile.ts';
+import { runSlices, type Slices } from './slices.ts';
 import type { GeoStability, IpAnswer, IpAnswerExtended, ThreatSignalSource } from './types.ts';
 
 export interface IntelOptions {
@@ -30,9 +33,27 @@ export interface Intel extends AsnAnswers {
 }
 
 export function createIntel(options: IntelOptions): Intel {
+  return runSlices(createIntelSlices(options));
+}
+
+function mapRange(map: Map<number, AsnEntry>, asns: AsnEntry[], from: number, to: number): void {
+  for (let i = from; i < to; i++) {
+    const a = asns[i] as AsnEntry;
+    map.set(a.asn, a);
+  }
+}
+
+/**
+ * createIntel as a sliced build (slices.ts): a reload runs it with turns of the event loop
+ * between slices (runtime.ts), a start or a command runs it through (createIntel).
+ */
+export function* createIntelSlices(options: IntelOptions): Slices<Intel> {
   const s = options.snapshot;
   const asnMap = new Map<number, AsnEntry>();
-  for (const a of s.asns) asnMap.set(a.asn, a);
+  for (let from = 0; from < s.asns.length; from += 8192) {
+    mapRange(asnMap, s.asns, from, Math.min(s.asns.length, from + 8192));
+    yield;
+  }
   const profiles = lazyTable<Profile>(s.records.count);
   const profileOf = (rec: number): Profile => {
     let p = profiles.get(rec);
@@ -42,7 +63,7 @@ export function createIntel(options: IntelOptions): Intel {
     }
     return p;
   };
-  const lookup = createLookup({
+  const lookup = yield* createLookup({
     snapshot: s,
     profileOf,
     ...(options.signals ? { signals: options.signals } : {}),

@@ -10,9 +10,10 @@
 import { intToIpv4 } from '../core/ip.ts';
 import { NO_RECORD, type Snapshot } from '../dataset/index.ts';
 import { type AnswerRows, ROW_NONE, ROW_UNBUILT } from './answer-rows.ts';
-import { blockIndexV4, blockLengthV4, PARTIAL_V4, searchV4 } from './engine.ts';
-import { pieceHiV4, pieceLoV4, splitByPrefixV4 } from './prefix-cut.ts';
+import { blockIndexV4Slices, blockLengthV4, PARTIAL_V4, searchV4 } from './engine.ts';
+import { pieceHiV4, pieceLoV4, splitByPrefixV4Slices } from './prefix-cut.ts';
 import type { Profile } from './profile.ts';
+import type { Slices } from './slices.ts';
 import type { IpAnswer } from './types.ts';
 
 const UNBUILT = ROW_UNBUILT;
@@ -25,33 +26,63 @@ const PARTIAL = PARTIAL_V4;
  */
 const SMALLER = -4;
 
-export function createLookupV4(options: {
+/**
+ * The IPv4 lookup of a snapshot, its tables built as a sliced build (slices.ts): the prefix
+ * cuts, the block index, then the [start, row] pairs and the blocks' rows.
+ */
+/** A block's mark before first use, from the interval it names (PARTIAL: search it). */
+const markOf = (j: number) => (j === PARTIAL ? PARTIAL : j < 0 ? NONE : UNBUILT);
+
+function marksRange(by: Int32Array, out: Int32Array, from: number, to: number): void {
+  for (let b = from; b < to; b++) out[b] = markOf(by[b] as number);
+}
+
+/** [start, row mark] pairs of cut intervals [from, to). */
+function pairsRange(
+  s: Snapshot,
+  cut: { starts: Uint32Array; origin: Uint32Array },
+  starts: Uint32Array,
+  rowAt: Int32Array,
+  from: number,
+  to: number,
+): void {
+  for (let j = from; j < to; j++) {
+    starts[2 * j] = cut.starts[j] as number;
+    rowAt[2 * j + 1] = s.v4.recs[cut.origin[j] as number] === NO_RECORD ? NONE : UNBUILT;
+  }
+}
+
+export function* createLookupV4(options: {
   snapshot: Snapshot;
   profileOf: (rec: number) => Profile;
   rows: AnswerRows;
-}): (ip: number, address: string) => IpAnswer | null {
+}): Slices<(ip: number, address: string) => IpAnswer | null> {
   const { snapshot: s, profileOf, rows } = options;
-  const cut = splitByPrefixV4(s.v4);
+  const cut = yield* splitByPrefixV4Slices(s.v4);
   const origin = cut.origin;
-  const { by16, base20, by20, base24, by24 } = blockIndexV4(cut.starts);
+  const { by16, base20, by20, base24, by24 } = yield* blockIndexV4Slices(cut.starts);
   // [start, row] per cut interval: one buffer read as unsigned starts and signed rows.
   const pairs = new ArrayBuffer(origin.length * 8);
   const starts = new Uint32Array(pairs);
   const rowAt = new Int32Array(pairs);
-  for (let j = 0; j < origin.length; j++) {
-    starts[2 * j] = cut.starts[j] as number;
-    rowAt[2 * j + 1] = s.v4.recs[origin[j] as number] === NO_RECORD ? NONE : UNBUILT;
+  for (let from = 0; from < origin.length; from += 65536) {
+    pairsRange(s, cut, starts, rowAt, from, Math.min(origin.length, from + 65536));
+    yield;
   }
   // The row (or mark) of every block, built on first use from the interval the block names; a
   // partial /16 or /20 holds where its sixteen smaller blocks are.
-  const markOf = (j: number) => (j === PARTIAL ? PARTIAL : j < 0 ? NONE : UNBUILT);
   const rows16 = by16.map((j, top) => (j === PARTIAL ? SMALLER - (base20[top] as number) : markOf(j)));
   const rows20 = new Int32Array(by20.length / 3);
   for (let q = 0; q < rows20.length; q++) {
     const j = by20[3 * q] as number;
     rows20[q] = j === PARTIAL ? SMALLER - (base24[q] as number) : markOf(j);
   }
-  const rows24 = by24.map(markOf);
+  yield;
+  const rows24 = new Int32Array(by24.length);
+  for (let from = 0; from < by24.length; from += 262144) {
+    marksRange(by24, rows24, from, Math.min(by24.length, from + 262144));
+    yield;
+  }
 
   /** The row of cut interval j (NONE when it has no record), built on first use. */
   function rowOf(j: number): number {

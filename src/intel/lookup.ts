@@ -3,7 +3,7 @@
  * what each answers (profile and prefix) cached on first use: IPv4 through whole and partial
  * blocks (lookup-v4.ts), IPv6 through a bucketed binary search; both answer from rows of
  * answer-rows.ts. Only the answer object is new. `recordAt` finds the record of any address
- * (slower, no cut tables).
+ * (slower, no cut tables). The tables are built as a sliced build (slices.ts).
  */
 import type { IpWords, ParsedIp } from '../core/ip.ts';
 import { NO_RECORD, type Snapshot } from '../dataset/index.ts';
@@ -11,8 +11,9 @@ import { answerRows, ROW_NONE as NONE, type ThreatOf, ROW_UNBUILT as UNBUILT } f
 import { bogonV4, bogonV6 } from './bogon.ts';
 import { cidrAroundV6, findV4, findV6, findV6Fine, formatV6Words, v6Words } from './engine.ts';
 import { createLookupV4 } from './lookup-v4.ts';
-import { pieceV6, splitByPrefixV6 } from './prefix-cut.ts';
+import { pieceV6, splitByPrefixV6Slices } from './prefix-cut.ts';
 import type { Profile } from './profile.ts';
+import type { Slices } from './slices.ts';
 import { type Contribution, POINTS, scoreThreat } from './threat.ts';
 import type { IpAnswer, Threat, ThreatSignalSource } from './types.ts';
 
@@ -102,11 +103,12 @@ export interface Lookup {
   recordAt(family: 4 | 6, value: bigint): number;
 }
 
-export function createLookup(options: {
+/** The lookup of a snapshot, its tables built as a sliced build (slices.ts). */
+export function* createLookup(options: {
   snapshot: Snapshot;
   signals?: ThreatSignalSource;
   profileOf: (rec: number) => Profile;
-}): Lookup {
+}): Slices<Lookup> {
   const s = options.snapshot;
   const profileOf = options.profileOf;
   const words = new Uint32Array(4);
@@ -121,13 +123,13 @@ export function createLookup(options: {
   }
 
   const rows = answerRows(options.signals ? threatWith(options.signals) : null);
-  const lookupPublicV4 = createLookupV4({ snapshot: s, profileOf, rows });
+  const lookupPublicV4 = yield* createLookupV4({ snapshot: s, profileOf, rows });
 
   // IPv6: the row of each cut interval (answer-rows.ts), built on first use: one Int32Array read
   // and one row on the hot path instead of the record, piece and profile tables (each a likely
   // cache miss on random addresses). The intervals are cut where the prefix changes
   // (splitByPrefixV6), so every row has its prefix.
-  const cut6 = splitByPrefixV6(s.v6);
+  const cut6 = yield* splitByPrefixV6Slices(s.v6);
   const rowAt6 = new Int32Array(cut6.origin.length).fill(UNBUILT);
 
   const lo6 = new Uint32Array(4);

@@ -1,11 +1,12 @@
 /**
  * The prefix cuts: a snapshot's intervals cut at every CIDR block boundary of the network row
  * they lie in, so that every address of a cut interval has the same prefix and a lookup reads it
- * instead of computing it. Built once per loaded snapshot (createLookup); the search over the
- * cut starts is engine.ts.
+ * instead of computing it. Built once per loaded snapshot (createLookup), in slices on a reload
+ * (slices.ts); the search over the cut starts is engine.ts.
  */
 import { type FamilyTable, NO_RECORD } from '../dataset/index.ts';
-import { blockLengthV4, cidrAroundV6, cmpWords, fineIndexV6, topKeysOf } from './engine.ts';
+import { blockLengthV4, cidrAroundV6, cmpWords, fineIndexV6Slices, topKeysOfSlices } from './engine.ts';
+import { runSlices, type Slices } from './slices.ts';
 
 /** IPv4 intervals cut where the prefix changes (splitByPrefixV4). */
 export interface PrefixCutV4 {
@@ -33,6 +34,8 @@ export function pieceHiV4(t: FamilyTable, i: number): number {
 function intervalEndV4(t: FamilyTable, i: number): number {
   return i + 1 < t.size ? (t.starts[i + 1] as number) - 1 : 0xffffffff;
 }
+
+type CutTable = ReturnType<typeof cutTable>;
 
 /** Cut starts (`width` words each) with the interval each lies in, grown by doubling. */
 function cutTable(width: 1 | 4, capacity: number) {
@@ -69,8 +72,26 @@ function cutTable(width: 1 | 4, capacity: number) {
  * stay whole. On the npm dataset: 627,400 intervals become about 808,000.
  */
 export function splitByPrefixV4(t: FamilyTable): PrefixCutV4 {
+  return runSlices(splitByPrefixV4Slices(t));
+}
+
+/** Intervals cut between two yields (slices.ts): about a millisecond of work. */
+const CUT_SLICE = 4096;
+
+/** splitByPrefixV4 as a sliced build (slices.ts). */
+export function* splitByPrefixV4Slices(t: FamilyTable): Slices<PrefixCutV4> {
   const cut = cutTable(1, t.size + (t.size >>> 2) + 16);
-  for (let i = 0; i < t.size; i++) {
+  for (let from = 0; from < t.size; from += CUT_SLICE) {
+    cutRangeV4(t, cut, from, Math.min(t.size, from + CUT_SLICE));
+    yield;
+  }
+  const { starts, origin } = cut.done();
+  return { starts, origin };
+}
+
+/** Cuts intervals [from, to) of t into `cut`. */
+function cutRangeV4(t: FamilyTable, cut: CutTable, from: number, to: number): void {
+  for (let i = from; i < to; i++) {
     const start = t.starts[i] as number;
     cut.push(i, start);
     if (t.recs[i] === NO_RECORD) continue;
@@ -86,8 +107,6 @@ export function splitByPrefixV4(t: FamilyTable): PrefixCutV4 {
       p = next;
     }
   }
-  const { starts, origin } = cut.done();
-  return { starts, origin };
 }
 
 /** IPv6 intervals cut where the prefix changes (splitByPrefixV6), with their search indexes. */
@@ -134,16 +153,40 @@ function intervalEndWords(t: FamilyTable, i: number, out: Uint32Array): void {
 
 /** splitByPrefixV4 for IPv6: cuts at the block starts of each interval's piece inside it. */
 export function splitByPrefixV6(t: FamilyTable): PrefixCutV6 {
+  return runSlices(splitByPrefixV6Slices(t));
+}
+
+/** splitByPrefixV6 as a sliced build (slices.ts), its search indexes included. */
+export function* splitByPrefixV6Slices(t: FamilyTable): Slices<PrefixCutV6> {
   const cut = cutTable(4, t.size + (t.size >>> 1) + 16);
-  const p = new Uint32Array(4);
-  const lo = new Uint32Array(4);
-  const hi = new Uint32Array(4);
-  const end = new Uint32Array(4);
-  const network = new Uint32Array(4);
-  const bcast = new Uint32Array(4);
-  const push = (i: number, w: Uint32Array, k: number) =>
-    cut.push(i, w[k * 4] as number, w[k * 4 + 1] as number, w[k * 4 + 2] as number, w[k * 4 + 3] as number);
-  for (let i = 0; i < t.size; i++) {
+  const w = {
+    p: new Uint32Array(4),
+    lo: new Uint32Array(4),
+    hi: new Uint32Array(4),
+    end: new Uint32Array(4),
+    network: new Uint32Array(4),
+    bcast: new Uint32Array(4),
+  };
+  // An IPv6 interval costs about four IPv4 ones (four-word arithmetic).
+  for (let from = 0; from < t.size; from += CUT_SLICE / 4) {
+    cutRangeV6(t, cut, w, from, Math.min(t.size, from + CUT_SLICE / 4));
+    yield;
+  }
+  const { starts, origin } = cut.done();
+  yield;
+  const keys = yield* topKeysOfSlices(starts);
+  const fine = yield* fineIndexV6Slices(starts);
+  return { starts, origin, keys, fine };
+}
+
+type Words = Record<'p' | 'lo' | 'hi' | 'end' | 'network' | 'bcast', Uint32Array>;
+
+/** Cuts IPv6 intervals [from, to) of t into `cut`; `w`: scratch words. */
+function cutRangeV6(t: FamilyTable, cut: CutTable, w: Words, from: number, to: number): void {
+  const { p, lo, hi, end, network, bcast } = w;
+  const push = (i: number, x: Uint32Array, k: number) =>
+    cut.push(i, x[k * 4] as number, x[k * 4 + 1] as number, x[k * 4 + 2] as number, x[k * 4 + 3] as number);
+  for (let i = from; i < to; i++) {
     push(i, t.starts, i);
     if (t.recs[i] === NO_RECORD) continue;
     intervalEndWords(t, i, end);
@@ -162,6 +205,4 @@ export function splitByPrefixV6(t: FamilyTable): PrefixCutV6 {
       push(i, p, 0);
     }
   }
-  const { starts, origin } = cut.done();
-  return { starts, origin, keys: topKeysOf(starts), fine: fineIndexV6(starts) };
 }

@@ -27,7 +27,8 @@ import {
   type CachedAnswerJson,
   createAnswerCache,
 } from './answer-cache.ts';
-import { createIntel, type Intel } from './intel.ts';
+import { createIntelSlices, type Intel } from './intel.ts';
+import { runSlices, runSlicesYielding } from './slices.ts';
 import type { ThreatSignalSource } from './types.ts';
 
 export type { CachedAnswer, CachedAnswerJson } from './answer-cache.ts';
@@ -112,15 +113,18 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
    * hundreds of ms on a large heap, so a reload leaves the old snapshot to V8's own concurrent
    * collector instead).
    */
-  function swapIn(snapshot: Snapshot, started: number, collect: boolean): void {
-    // The new intel is complete before it replaces the old one in a single assignment: a
-    // request sees one or the other, and answers carry the version of the one they read.
-    intel = createIntel({
+  const intelOf = (snapshot: Snapshot) =>
+    createIntelSlices({
       snapshot,
       clock,
       ...(options.signals ? { signals: options.signals } : {}),
       ...(options.reverseDns ? { reverseDns: options.reverseDns } : {}),
     });
+
+  function swapIn(snapshot: Snapshot, built: Intel, started: number, collect: boolean): void {
+    // The new intel is complete before it replaces the old one in a single assignment: a
+    // request sees one or the other, and answers carry the version of the one they read.
+    intel = built;
     info = { version: snapshot.version, createdAt: snapshot.createdAt };
     verified = hasDigests(snapshot.manifest);
     setRefused(refused.filter((r) => r.version > snapshot.version));
@@ -154,7 +158,8 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
       return false;
     }
     if (intel && snapshot.version === intel.datasetVersion) return true;
-    swapIn(snapshot, started, true);
+    // At start nothing else waits: the tables are built through, no turn of the loop between slices.
+    swapIn(snapshot, runSlices(intelOf(snapshot)), started, true);
     return true;
   }
 
@@ -171,9 +176,9 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
         log(
           `dataset v${snapshot.version} read and checked in ${Math.round(performance.now() - started)} ms; building its lookup tables`,
         );
-        // The lookup tables are built in one piece (createIntel): after a turn of the loop.
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        swapIn(snapshot, started, false);
+        // The lookup tables are built in slices with turns of the event loop between them.
+        const built = await runSlicesYielding(intelOf(snapshot));
+        swapIn(snapshot, built, started, false);
         break;
       } catch (err) {
         if (!(err instanceof SnapshotError)) throw err;
