@@ -214,8 +214,6 @@ const SIZE_ALLOWED: Record<string, string> = {
   'src/worker/feeds.ts#startFeedsWorker': '#33: not split yet',
   'src/http/routes/audit.ts#auditRoutes': '#33: not split yet',
   'src/http/routes/dashboard-webhooks.ts#dashboardWebhookRoutes': '#33: not split yet',
-  'src/http/routes/dashboard.ts': '#33: not split yet',
-  'src/http/routes/dashboard.ts#dashboardRoutes': '#33: not split yet',
   'src/http/routes/email-domain.ts#emailDomainRoutes': '#33: not split yet',
   'src/http/routes/tool-pages.ts#toolPageRoutes': '#33: not split yet',
   'src/http/routes/webhooks.ts#webhookRoutes': '#33: not split yet',

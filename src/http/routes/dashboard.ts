@@ -6,7 +6,6 @@
  */
 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   type ApiKeyInfo,
@@ -31,6 +30,7 @@ import {
 } from '../../web/pages.ts';
 import { usersPage } from '../../web/users-page.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
+import { type FormName, field, fields, KeyIdParam, keyIdOf, readForm } from '../dashboard-forms.ts';
 import {
   dashboardPlugins,
   SESSION_COOKIE,
@@ -41,66 +41,8 @@ import {
 } from '../dashboard-session.ts';
 import { sendHtml } from '../html-reply.ts';
 
-type Form = Record<string, string | string[] | undefined>;
-
-/**
- * The fields each form posts. A post may come as a form (@fastify/formbody: text values, a
- * repeated field as a list) or as JSON; a field of these that is anything but text or a list of
- * text (a number, null, an object: `{"email":1}`), or text with a NUL, makes the post a 400 that
- * says which field.
- */
-const FORM_FIELDS = {
-  login: ['email', 'password'],
-  logout: ['_csrf'],
-  createKey: ['_csrf', 'name', 'tier', 'permissions'],
-  revokeKey: ['_csrf'],
-  changePassword: ['_csrf', 'current', 'password', 'confirm'],
-  setFeatures: ['_csrf', 'features'],
-  list: ['_csrf', 'ip', 'type', 'reason', 'expires_days'],
-  delist: ['_csrf', 'ip'],
-  unlock: ['_csrf', 'email'],
-} as const;
-type FormName = keyof typeof FORM_FIELDS;
-
-/** A form post's known fields; `wrong` explains the first one that is not text (or why the body is unreadable). */
-function readForm(body: unknown, name: FormName): { form: Form; wrong: string | null } {
-  const form: Form = Object.create(null);
-  if (body === undefined || body === null || body === '') return { form, wrong: null };
-  if (typeof body !== 'object' || Array.isArray(body))
-    return { form, wrong: 'The form could not be read: send its fields as a form or a JSON object.' };
-  const fields = body as Record<string, unknown>;
-  let wrong: string | null = null;
-  for (const field of FORM_FIELDS[name]) {
-    if (!Object.hasOwn(fields, field)) continue;
-    const value = fields[field];
-    const texts = typeof value === 'string' ? [value] : Array.isArray(value) ? value : [null];
-    if (!texts.every((v) => typeof v === 'string')) wrong ??= `The field "${field}" must be text.`;
-    // NUL is no character of any field, and PostgreSQL refuses it in text.
-    else if (texts.some((v) => v.includes('\u0000')))
-      wrong ??= `The field "${field}" must not contain NUL characters.`;
-    else form[field] = value as string | string[];
-  }
-  return { form, wrong };
-}
-
-const KeyIdParam = Type.Object({ id: Type.String({ maxLength: 20 }) });
-
-/** A key id as the dashboard's own links write it (decimal digits), else null: `0x10` or `1e3` name no key. */
-function keyIdOf(param: string): number | null {
-  return /^[1-9]\d{0,14}$/.test(param) ? Number(param) : null;
-}
-
-function field(form: Form, name: string): string {
-  const v = form[name];
-  return (Array.isArray(v) ? v[0] : v)?.trim() ?? '';
-}
-
-function fields(form: Form, name: string): string[] {
-  const v = form[name];
-  return v === undefined ? [] : Array.isArray(v) ? v : [v];
-}
-
-export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
+/** What every dashboard page handler uses: the session, the form user, the page renderers. */
+function dashboardKit(services: HttpServices) {
   const { accounts } = services;
   const html = sendHtml;
 
@@ -152,263 +94,288 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
     return html(reply, blocklistPage({ viewer: viewerOf(s), listings, ...extra }), status);
   };
 
-  const denied = toSignIn;
-  const toPassword = toPasswordChange;
-  const none = { access: { kind: 'none' as const } };
-  const hidden = { hide: true };
+  // Administrators see every user's sign-in state and lift sign-in locks.
+  const renderUsers = async (
+    reply: FastifyReply,
+    s: { user: User; csrf: string },
+    extra: { error?: string; notice?: string } = {},
+    status = 200,
+  ) => html(reply, usersPage({ viewer: viewerOf(s), users: await accounts.listUsers(), ...extra }), status);
 
+  return { current, formUser, viewerOf, renderKeys, renderBlocklist, renderUsers };
+}
+type Kit = ReturnType<typeof dashboardKit>;
+
+const none = { access: { kind: 'none' as const } };
+const hidden = { hide: true };
+const denied = toSignIn;
+const toPassword = toPasswordChange;
+const html = sendHtml;
+
+/** Sign-in, the password change and sign-out. */
+function sessionPages(scope: HttpApp, services: HttpServices, kit: Kit): void {
+  const { accounts } = services;
+  const { current, formUser, viewerOf, renderKeys } = kit;
+  scope.get('/dashboard', { config: none, schema: hidden }, async (request, reply) =>
+    reply
+      .code(303)
+      .header('location', (await current(request)) ? '/dashboard/keys' : '/dashboard/login')
+      .send(),
+  );
+
+  scope.get('/dashboard/login', { config: none, schema: hidden }, async (_request, reply) =>
+    html(reply, loginPage()),
+  );
+
+  scope.post(
+    '/dashboard/login',
+    { config: { access: { kind: 'public', bucket: 'login' } }, schema: hidden },
+    async (request, reply) => {
+      const { form, wrong } = readForm(request.body, 'login');
+      if (wrong) return html(reply, loginPage(wrong), 400);
+      const result = await accounts.signIn(field(form, 'email'), field(form, 'password'));
+      if ('lockedUntil' in result) {
+        // The per-account limit (accounts README): a lock holds whatever address signs in.
+        const seconds = Math.max(1, Math.ceil((result.lockedUntil - services.clock()) / 1000));
+        const until = new Date(result.lockedUntil).toISOString().slice(11, 16);
+        reply.header('retry-after', String(seconds));
+        return html(
+          reply,
+          loginPage(
+            `Too many failed sign-ins to this account: it is locked until ${until} UTC. Try again then, or ask an administrator to unlock it.`,
+          ),
+          429,
+        );
+      }
+      if ('wrong' in result) return html(reply, loginPage('Wrong email or password.'), 401);
+      const { user } = result;
+      const { token } = await accounts.createSession(user.id);
+      reply.setCookie(SESSION_COOKIE, token, {
+        path: '/dashboard',
+        httpOnly: true,
+        sameSite: 'strict',
+        secure: request.protocol === 'https',
+        maxAge: Math.floor((12 * 3600 * 1000) / 1000),
+      });
+      return user.mustChangePassword
+        ? toPassword(reply)
+        : reply.code(303).header('location', '/dashboard/keys').send();
+    },
+  );
+
+  scope.get('/dashboard/password', { config: none, schema: hidden }, async (request, reply) => {
+    const s = await current(request);
+    if (!s) return denied(reply);
+    return html(reply, passwordPage({ viewer: viewerOf(s), forced: s.user.mustChangePassword }));
+  });
+
+  scope.post('/dashboard/password', { config: none, schema: hidden }, async (request, reply) => {
+    const s = await formUser(request, 'changePassword');
+    if (!s) return denied(reply);
+    const again = (error: string, status: number) =>
+      html(reply, passwordPage({ viewer: viewerOf(s), forced: s.user.mustChangePassword, error }), status);
+    if (s.wrong) return again(s.wrong, 400);
+    const next = field(s.form, 'password');
+    if (next !== field(s.form, 'confirm')) return again('The two new passwords differ.', 400);
+    try {
+      await accounts.changePassword(s.user.id, field(s.form, 'current'), next, s.token);
+    } catch (err) {
+      if (isAppError(err)) return again(err.message, 400);
+      throw err;
+    }
+    return renderKeys(
+      reply,
+      { ...s, user: { ...s.user, mustChangePassword: false } },
+      {
+        notice: 'Your password was changed.',
+      },
+    );
+  });
+
+  scope.post('/dashboard/logout', { config: none, schema: hidden }, async (request, reply) => {
+    const s = await formUser(request, 'logout');
+    if (s) await accounts.endSession(s.token);
+    reply.clearCookie(SESSION_COOKIE, { path: '/dashboard' });
+    return reply.code(303).header('location', '/dashboard/login').send();
+  });
+}
+
+/** Settings → API Keys (create, revoke, features) and the audit jobs page. */
+function keyPages(scope: HttpApp, services: HttpServices, kit: Kit): void {
+  const { accounts } = services;
+  const { current, formUser, viewerOf, renderKeys } = kit;
+  scope.get('/dashboard/keys', { config: none, schema: hidden }, async (request, reply) => {
+    const s = await current(request);
+    if (!s) return denied(reply);
+    if (s.user.mustChangePassword) return toPassword(reply);
+    // After a revoke (303 here with ?revoked=ID): say which key stopped working.
+    const revokedId = Number((request.query as { revoked?: unknown }).revoked);
+    const revoked = Number.isSafeInteger(revokedId) ? await accounts.keyInfo(revokedId) : null;
+    const notice =
+      revoked?.revoked_at && mayManageKey(s.user, await accounts.keyOwner(revoked.id))
+        ? `Key "${revoked.name}" (${revoked.prefix}…) was revoked; requests with it are refused from now on.`
+        : undefined;
+    return renderKeys(reply, s, notice ? { notice } : {});
+  });
+
+  scope.get('/dashboard/audit', { config: none, schema: hidden }, async (request, reply) => {
+    const s = await current(request);
+    if (!s) return denied(reply);
+    if (s.user.mustChangePassword) return toPassword(reply);
+    const jobs = await services.audit.list(s.user.id, 50, 0);
+    return html(reply, auditPage({ viewer: viewerOf(s), jobs }));
+  });
+
+  scope.post('/dashboard/keys', { config: none, schema: hidden }, async (request, reply) => {
+    const s = await formUser(request, 'createKey');
+    if (!s) return denied(reply);
+    if (s.user.mustChangePassword) return toPassword(reply);
+    if (s.wrong) return renderKeys(reply, s, { error: s.wrong }, 400);
+    const choice = checkKeyChoice(s.user.role, field(s.form, 'tier'), fields(s.form, 'permissions'));
+    if (!choice.ok) return renderKeys(reply, s, { error: choice.error }, 400);
+    try {
+      const created = await accounts.createKey({
+        ownerId: s.user.id,
+        name: field(s.form, 'name'),
+        tier: choice.tier,
+        permissions: choice.permissions,
+      });
+      return renderKeys(reply, s, { created });
+    } catch (err) {
+      if (isAppError(err)) return renderKeys(reply, s, { error: err.message }, 400);
+      throw err;
+    }
+  });
+
+  const keyRoute = { config: none, schema: { ...hidden, params: KeyIdParam } };
+  scope.get('/dashboard/keys/:id/revoke', keyRoute, async (request, reply) => {
+    const s = await current(request);
+    if (!s) return denied(reply);
+    if (s.user.mustChangePassword) return toPassword(reply);
+    const id = keyIdOf(request.params.id);
+    const key = id === null ? null : await accounts.keyInfo(id);
+    if (id === null || !key || key.revoked_at || !mayManageKey(s.user, await accounts.keyOwner(id)))
+      return renderKeys(reply, s, { error: 'No such key.' }, 404);
+    return html(reply, revokeConfirmPage({ viewer: viewerOf(s), key }));
+  });
+  scope.post('/dashboard/keys/:id/revoke', keyRoute, async (request, reply) => {
+    const s = await formUser(request, 'revokeKey');
+    if (!s) return denied(reply);
+    if (s.user.mustChangePassword) return toPassword(reply);
+    if (s.wrong) return renderKeys(reply, s, { error: s.wrong }, 400);
+    const id = keyIdOf(request.params.id);
+    if (id === null || !(await accounts.revokeKeyAs(s.user, id))) {
+      return renderKeys(reply, s, { error: 'No such key.' }, 404);
+    }
+    return reply.code(303).header('location', `/dashboard/keys?revoked=${id}`).send();
+  });
+
+  scope.post('/dashboard/keys/:id/features', keyRoute, async (request, reply) => {
+    const s = await formUser(request, 'setFeatures');
+    if (!s) return denied(reply);
+    if (s.user.mustChangePassword) return toPassword(reply);
+    if (!isAdmin(s.user)) return renderKeys(reply, s, { error: 'Only administrators set features.' }, 403);
+    if (s.wrong) return renderKeys(reply, s, { error: s.wrong }, 400);
+    const id = keyIdOf(request.params.id);
+    const features = knownFeatures(fields(s.form, 'features'));
+    const done = id === null ? null : await accounts.setFeatures(id, features);
+    if (!done) return renderKeys(reply, s, { error: 'No such key.' }, 404);
+    return reply.code(303).header('location', '/dashboard/keys').send();
+  });
+}
+
+/** The administrators' pages: users (sign-in locks) and the blocklist. */
+function adminPages(scope: HttpApp, services: HttpServices, kit: Kit): void {
+  const { accounts } = services;
+  const { current, formUser, renderKeys, renderBlocklist, renderUsers } = kit;
+  scope.get('/dashboard/users', { config: none, schema: hidden }, async (request, reply) => {
+    const s = await current(request);
+    if (!s) return denied(reply);
+    if (s.user.mustChangePassword) return toPassword(reply);
+    if (!isAdmin(s.user)) return renderKeys(reply, s, { error: 'Only administrators manage users.' }, 403);
+    return renderUsers(reply, s);
+  });
+
+  scope.post('/dashboard/users/unlock', { config: none, schema: hidden }, async (request, reply) => {
+    const s = await formUser(request, 'unlock');
+    if (!s) return denied(reply);
+    if (s.user.mustChangePassword) return toPassword(reply);
+    if (!isAdmin(s.user)) return renderKeys(reply, s, { error: 'Only administrators manage users.' }, 403);
+    if (s.wrong) return renderUsers(reply, s, { error: s.wrong }, 400);
+    const email = field(s.form, 'email');
+    return (await accounts.unlockUser(email))
+      ? renderUsers(reply, s, { notice: `Unlocked ${email.toLowerCase()}: it may sign in again.` })
+      : renderUsers(reply, s, { error: 'No such user.' }, 404);
+  });
+
+  scope.get('/dashboard/blocklist', { config: none, schema: hidden }, async (request, reply) => {
+    const s = await current(request);
+    if (!s) return denied(reply);
+    if (s.user.mustChangePassword) return toPassword(reply);
+    if (!isAdmin(s.user))
+      return renderKeys(reply, s, { error: 'Only administrators manage the blocklist.' }, 403);
+    return renderBlocklist(reply, s);
+  });
+
+  scope.post('/dashboard/blocklist/list', { config: none, schema: hidden }, async (request, reply) => {
+    const s = await formUser(request, 'list');
+    if (!s) return denied(reply);
+    if (s.user.mustChangePassword) return toPassword(reply);
+    if (!isAdmin(s.user))
+      return renderKeys(reply, s, { error: 'Only administrators manage the blocklist.' }, 403);
+    if (s.wrong) return renderBlocklist(reply, s, { error: s.wrong }, 400);
+    const days = field(s.form, 'expires_days');
+    if (days !== '' && !/^\d{1,4}$/.test(days))
+      return renderBlocklist(reply, s, { error: 'Expiry must be a whole number of days.' }, 400);
+    try {
+      const listing = await services.blocklist.list({
+        ip: field(s.form, 'ip'),
+        type: field(s.form, 'type') as 'spam',
+        reason: field(s.form, 'reason'),
+        expiresAt: days === '' ? null : services.clock() + Number(days) * DAY_MS,
+        actor: s.user.email,
+      });
+      return renderBlocklist(reply, s, {
+        notice: `Listed ${listing.ip} (${listing.type}, ${listing.returnCode}).`,
+      });
+    } catch (err) {
+      if (isAppError(err)) return renderBlocklist(reply, s, { error: err.message }, 400);
+      throw err;
+    }
+  });
+
+  scope.post('/dashboard/blocklist/delist', { config: none, schema: hidden }, async (request, reply) => {
+    const s = await formUser(request, 'delist');
+    if (!s) return denied(reply);
+    if (s.user.mustChangePassword) return toPassword(reply);
+    if (!isAdmin(s.user))
+      return renderKeys(reply, s, { error: 'Only administrators manage the blocklist.' }, 403);
+    if (s.wrong) return renderBlocklist(reply, s, { error: s.wrong }, 400);
+    try {
+      const gone = await services.blocklist.delist(field(s.form, 'ip'), {
+        reason: 'delisted in the dashboard',
+        actor: s.user.email,
+      });
+      return renderBlocklist(
+        reply,
+        s,
+        gone ? { notice: `Delisted ${gone.ip}.` } : { error: 'That address is not listed.' },
+      );
+    } catch (err) {
+      if (isAppError(err)) return renderBlocklist(reply, s, { error: err.message }, 400);
+      throw err;
+    }
+  });
+}
+
+export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
+  const kit = dashboardKit(services);
   app.register(async (plugin) => {
     // An encapsulated scope is typed afresh: its request parts come from the TypeBox schemas too.
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
     await dashboardPlugins(plugin);
-
-    scope.get('/dashboard', { config: none, schema: hidden }, async (request, reply) =>
-      reply
-        .code(303)
-        .header('location', (await current(request)) ? '/dashboard/keys' : '/dashboard/login')
-        .send(),
-    );
-
-    scope.get('/dashboard/login', { config: none, schema: hidden }, async (_request, reply) =>
-      html(reply, loginPage()),
-    );
-
-    scope.post(
-      '/dashboard/login',
-      { config: { access: { kind: 'public', bucket: 'login' } }, schema: hidden },
-      async (request, reply) => {
-        const { form, wrong } = readForm(request.body, 'login');
-        if (wrong) return html(reply, loginPage(wrong), 400);
-        const result = await accounts.signIn(field(form, 'email'), field(form, 'password'));
-        if ('lockedUntil' in result) {
-          // The per-account limit (accounts README): a lock holds whatever address signs in.
-          const seconds = Math.max(1, Math.ceil((result.lockedUntil - services.clock()) / 1000));
-          const until = new Date(result.lockedUntil).toISOString().slice(11, 16);
-          reply.header('retry-after', String(seconds));
-          return html(
-            reply,
-            loginPage(
-              `Too many failed sign-ins to this account: it is locked until ${until} UTC. Try again then, or ask an administrator to unlock it.`,
-            ),
-            429,
-          );
-        }
-        if ('wrong' in result) return html(reply, loginPage('Wrong email or password.'), 401);
-        const { user } = result;
-        const { token } = await accounts.createSession(user.id);
-        reply.setCookie(SESSION_COOKIE, token, {
-          path: '/dashboard',
-          httpOnly: true,
-          sameSite: 'strict',
-          secure: request.protocol === 'https',
-          maxAge: Math.floor((12 * 3600 * 1000) / 1000),
-        });
-        return user.mustChangePassword
-          ? toPassword(reply)
-          : reply.code(303).header('location', '/dashboard/keys').send();
-      },
-    );
-
-    scope.get('/dashboard/password', { config: none, schema: hidden }, async (request, reply) => {
-      const s = await current(request);
-      if (!s) return denied(reply);
-      return html(reply, passwordPage({ viewer: viewerOf(s), forced: s.user.mustChangePassword }));
-    });
-
-    scope.post('/dashboard/password', { config: none, schema: hidden }, async (request, reply) => {
-      const s = await formUser(request, 'changePassword');
-      if (!s) return denied(reply);
-      const again = (error: string, status: number) =>
-        html(reply, passwordPage({ viewer: viewerOf(s), forced: s.user.mustChangePassword, error }), status);
-      if (s.wrong) return again(s.wrong, 400);
-      const next = field(s.form, 'password');
-      if (next !== field(s.form, 'confirm')) return again('The two new passwords differ.', 400);
-      try {
-        await accounts.changePassword(s.user.id, field(s.form, 'current'), next, s.token);
-      } catch (err) {
-        if (isAppError(err)) return again(err.message, 400);
-        throw err;
-      }
-      return renderKeys(
-        reply,
-        { ...s, user: { ...s.user, mustChangePassword: false } },
-        {
-          notice: 'Your password was changed.',
-        },
-      );
-    });
-
-    scope.post('/dashboard/logout', { config: none, schema: hidden }, async (request, reply) => {
-      const s = await formUser(request, 'logout');
-      if (s) await accounts.endSession(s.token);
-      reply.clearCookie(SESSION_COOKIE, { path: '/dashboard' });
-      return reply.code(303).header('location', '/dashboard/login').send();
-    });
-
-    scope.get('/dashboard/keys', { config: none, schema: hidden }, async (request, reply) => {
-      const s = await current(request);
-      if (!s) return denied(reply);
-      if (s.user.mustChangePassword) return toPassword(reply);
-      // After a revoke (303 here with ?revoked=ID): say which key stopped working.
-      const revokedId = Number((request.query as { revoked?: unknown }).revoked);
-      const revoked = Number.isSafeInteger(revokedId) ? await accounts.keyInfo(revokedId) : null;
-      const notice =
-        revoked?.revoked_at && mayManageKey(s.user, await accounts.keyOwner(revoked.id))
-          ? `Key "${revoked.name}" (${revoked.prefix}…) was revoked; requests with it are refused from now on.`
-          : undefined;
-      return renderKeys(reply, s, notice ? { notice } : {});
-    });
-
-    scope.get('/dashboard/audit', { config: none, schema: hidden }, async (request, reply) => {
-      const s = await current(request);
-      if (!s) return denied(reply);
-      if (s.user.mustChangePassword) return toPassword(reply);
-      const jobs = await services.audit.list(s.user.id, 50, 0);
-      return html(reply, auditPage({ viewer: viewerOf(s), jobs }));
-    });
-
-    scope.post('/dashboard/keys', { config: none, schema: hidden }, async (request, reply) => {
-      const s = await formUser(request, 'createKey');
-      if (!s) return denied(reply);
-      if (s.user.mustChangePassword) return toPassword(reply);
-      if (s.wrong) return renderKeys(reply, s, { error: s.wrong }, 400);
-      const choice = checkKeyChoice(s.user.role, field(s.form, 'tier'), fields(s.form, 'permissions'));
-      if (!choice.ok) return renderKeys(reply, s, { error: choice.error }, 400);
-      try {
-        const created = await accounts.createKey({
-          ownerId: s.user.id,
-          name: field(s.form, 'name'),
-          tier: choice.tier,
-          permissions: choice.permissions,
-        });
-        return renderKeys(reply, s, { created });
-      } catch (err) {
-        if (isAppError(err)) return renderKeys(reply, s, { error: err.message }, 400);
-        throw err;
-      }
-    });
-
-    const keyRoute = { config: none, schema: { ...hidden, params: KeyIdParam } };
-    scope.get('/dashboard/keys/:id/revoke', keyRoute, async (request, reply) => {
-      const s = await current(request);
-      if (!s) return denied(reply);
-      if (s.user.mustChangePassword) return toPassword(reply);
-      const id = keyIdOf(request.params.id);
-      const key = id === null ? null : await accounts.keyInfo(id);
-      if (id === null || !key || key.revoked_at || !mayManageKey(s.user, await accounts.keyOwner(id)))
-        return renderKeys(reply, s, { error: 'No such key.' }, 404);
-      return html(reply, revokeConfirmPage({ viewer: viewerOf(s), key }));
-    });
-    scope.post('/dashboard/keys/:id/revoke', keyRoute, async (request, reply) => {
-      const s = await formUser(request, 'revokeKey');
-      if (!s) return denied(reply);
-      if (s.user.mustChangePassword) return toPassword(reply);
-      if (s.wrong) return renderKeys(reply, s, { error: s.wrong }, 400);
-      const id = keyIdOf(request.params.id);
-      if (id === null || !(await accounts.revokeKeyAs(s.user, id))) {
-        return renderKeys(reply, s, { error: 'No such key.' }, 404);
-      }
-      return reply.code(303).header('location', `/dashboard/keys?revoked=${id}`).send();
-    });
-
-    scope.post('/dashboard/keys/:id/features', keyRoute, async (request, reply) => {
-      const s = await formUser(request, 'setFeatures');
-      if (!s) return denied(reply);
-      if (s.user.mustChangePassword) return toPassword(reply);
-      if (!isAdmin(s.user)) return renderKeys(reply, s, { error: 'Only administrators set features.' }, 403);
-      if (s.wrong) return renderKeys(reply, s, { error: s.wrong }, 400);
-      const id = keyIdOf(request.params.id);
-      const features = knownFeatures(fields(s.form, 'features'));
-      const done = id === null ? null : await accounts.setFeatures(id, features);
-      if (!done) return renderKeys(reply, s, { error: 'No such key.' }, 404);
-      return reply.code(303).header('location', '/dashboard/keys').send();
-    });
-
-    // Administrators see every user's sign-in state and lift sign-in locks.
-    const renderUsers = async (
-      reply: FastifyReply,
-      s: { user: User; csrf: string },
-      extra: { error?: string; notice?: string } = {},
-      status = 200,
-    ) => html(reply, usersPage({ viewer: viewerOf(s), users: await accounts.listUsers(), ...extra }), status);
-
-    scope.get('/dashboard/users', { config: none, schema: hidden }, async (request, reply) => {
-      const s = await current(request);
-      if (!s) return denied(reply);
-      if (s.user.mustChangePassword) return toPassword(reply);
-      if (!isAdmin(s.user)) return renderKeys(reply, s, { error: 'Only administrators manage users.' }, 403);
-      return renderUsers(reply, s);
-    });
-
-    scope.post('/dashboard/users/unlock', { config: none, schema: hidden }, async (request, reply) => {
-      const s = await formUser(request, 'unlock');
-      if (!s) return denied(reply);
-      if (s.user.mustChangePassword) return toPassword(reply);
-      if (!isAdmin(s.user)) return renderKeys(reply, s, { error: 'Only administrators manage users.' }, 403);
-      if (s.wrong) return renderUsers(reply, s, { error: s.wrong }, 400);
-      const email = field(s.form, 'email');
-      return (await accounts.unlockUser(email))
-        ? renderUsers(reply, s, { notice: `Unlocked ${email.toLowerCase()}: it may sign in again.` })
-        : renderUsers(reply, s, { error: 'No such user.' }, 404);
-    });
-
-    scope.get('/dashboard/blocklist', { config: none, schema: hidden }, async (request, reply) => {
-      const s = await current(request);
-      if (!s) return denied(reply);
-      if (s.user.mustChangePassword) return toPassword(reply);
-      if (!isAdmin(s.user))
-        return renderKeys(reply, s, { error: 'Only administrators manage the blocklist.' }, 403);
-      return renderBlocklist(reply, s);
-    });
-
-    scope.post('/dashboard/blocklist/list', { config: none, schema: hidden }, async (request, reply) => {
-      const s = await formUser(request, 'list');
-      if (!s) return denied(reply);
-      if (s.user.mustChangePassword) return toPassword(reply);
-      if (!isAdmin(s.user))
-        return renderKeys(reply, s, { error: 'Only administrators manage the blocklist.' }, 403);
-      if (s.wrong) return renderBlocklist(reply, s, { error: s.wrong }, 400);
-      const days = field(s.form, 'expires_days');
-      if (days !== '' && !/^\d{1,4}$/.test(days))
-        return renderBlocklist(reply, s, { error: 'Expiry must be a whole number of days.' }, 400);
-      try {
-        const listing = await services.blocklist.list({
-          ip: field(s.form, 'ip'),
-          type: field(s.form, 'type') as 'spam',
-          reason: field(s.form, 'reason'),
-          expiresAt: days === '' ? null : services.clock() + Number(days) * DAY_MS,
-          actor: s.user.email,
-        });
-        return renderBlocklist(reply, s, {
-          notice: `Listed ${listing.ip} (${listing.type}, ${listing.returnCode}).`,
-        });
-      } catch (err) {
-        if (isAppError(err)) return renderBlocklist(reply, s, { error: err.message }, 400);
-        throw err;
-      }
-    });
-
-    scope.post('/dashboard/blocklist/delist', { config: none, schema: hidden }, async (request, reply) => {
-      const s = await formUser(request, 'delist');
-      if (!s) return denied(reply);
-      if (s.user.mustChangePassword) return toPassword(reply);
-      if (!isAdmin(s.user))
-        return renderKeys(reply, s, { error: 'Only administrators manage the blocklist.' }, 403);
-      if (s.wrong) return renderBlocklist(reply, s, { error: s.wrong }, 400);
-      try {
-        const gone = await services.blocklist.delist(field(s.form, 'ip'), {
-          reason: 'delisted in the dashboard',
-          actor: s.user.email,
-        });
-        return renderBlocklist(
-          reply,
-          s,
-          gone ? { notice: `Delisted ${gone.ip}.` } : { error: 'That address is not listed.' },
-        );
-      } catch (err) {
-        if (isAppError(err)) return renderBlocklist(reply, s, { error: err.message }, 400);
-        throw err;
-      }
-    });
+    sessionPages(scope, services, kit);
+    keyPages(scope, services, kit);
+    adminPages(scope, services, kit);
   });
 }
