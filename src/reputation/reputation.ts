@@ -24,7 +24,7 @@ import { subnetOf } from './subnet.ts';
 import type { Assessment, BatchReputationItem, EvidenceResult, Reputation, ReputationData } from './types.ts';
 import { createWriteBehind } from './write-behind.ts';
 
-export type { Assessment, EvidenceResult, Reputation } from './types.ts';
+export type { Assessment, Reputation } from './types.ts';
 
 /** Spec §8: reputation batch takes up to 100 IPs. */
 export const MAX_BATCH_IPS = 100;

@@ -11,20 +11,7 @@ import { createScoreRows } from './store-scores.ts';
 import { fcrdnsRecord, Q, type ReputationFcrdnsTable, type StoreHandles } from './store-sql.ts';
 import type { FcrdnsRecord, ReputationStore } from './store-types.ts';
 
-export type {
-  ReputationComputationsTable,
-  ReputationEvidenceDaysTable,
-  ReputationEvidenceIpsTable,
-  ReputationEvidenceTable,
-  ReputationFcrdnsTable,
-  ReputationLatestTable,
-} from './store-sql.ts';
-export type {
-  ComputationRecord,
-  FcrdnsRecord,
-  KindCounts,
-  ReputationStore,
-} from './store-types.ts';
+export type { ComputationRecord, FcrdnsRecord, ReputationStore } from './store-types.ts';
 
 export function createReputationStore(store: StoreHandles): ReputationStore {
   const db: Kysely<Database> = store.db;
