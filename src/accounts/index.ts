@@ -15,19 +15,13 @@ import { createUserAccounts } from './users.ts';
 export {
   checkKeyChoice,
   isAdmin,
-  type KeyChoice,
-  type KeyChoices,
   keyChoicesFor,
   knownFeatures,
-  MEMBER_PERMISSIONS,
-  MEMBER_TIERS,
   mayManageKey,
 } from './key-policy.ts';
-export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, newPasswordProblem } from './password-policy.ts';
-export { KEY_PATTERN } from './secrets.ts';
-export { SESSION_TTL_MS } from './sessions.ts';
+export { MIN_PASSWORD_LENGTH } from './password-policy.ts';
 export * from './types.ts';
-export { SIGN_IN_FAILURE_LIMIT, SIGN_IN_LOCK_MS, SIGN_IN_WINDOW_MS } from './users.ts';
+export { SIGN_IN_FAILURE_LIMIT, SIGN_IN_LOCK_MS } from './users.ts';
 
 export interface AccountsOptions {
   store: Store;
