@@ -5,16 +5,15 @@
  * narrowest covering row, the first row on a tie; the answer's prefix holds the address inside
  * that row.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import ipaddr from 'ipaddr.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../core/clock.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sharedDatasetDir } from '../../test/helpers/datasets.ts';
 import { ipWords, type ParsedIp, parseIp, readIp } from '../core/ip.ts';
 import { seededRandom as prng } from '../core/random.ts';
-import { buildDataset, formatAddr, NO_RECORD, npmDataDir, type Snapshot } from '../dataset/index.ts';
+import { formatAddr, loadSnapshot, NO_RECORD, npmDataDir, type Snapshot } from '../dataset/index.ts';
 import { cidrAround, findV4 } from './engine.ts';
 import { createIntel, type Intel } from './index.ts';
 import { pieceHiV4, pieceLoV4 } from './prefix-cut.ts';
@@ -90,18 +89,15 @@ function cidrBounds(cidr: string): [bigint, bigint] {
   return [first, first + (1n << BigInt(bits - len)) - 1n];
 }
 
-let dataDir: string;
 let snapshot: Snapshot;
 let intel: Intel;
 const scratch = ipWords();
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(path.join(tmpdir(), 'netrep-agree-'));
-  snapshot = (await buildDataset({ dataDir, clock: systemClock })).snapshot;
+  // The run's npm-only build (test/helpers/datasets.ts), built once per run and only read here.
+  snapshot = loadSnapshot(path.join(await sharedDatasetDir('npm'), 'datasets', 'v1'));
   intel = createIntel({ snapshot });
 }, 180_000);
-
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe('npm-only build', () => {
   it('answers 8.8.8.8 as AS15169 Google LLC, US, ARIN, datacenter with no upstream files', () => {
