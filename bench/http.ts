@@ -155,6 +155,10 @@ async function main(): Promise<void> {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
   const netrep = serve(env);
+  // The same server without the socket front (NETREP_HTTP_FRONT=off): the fast path then answers
+  // on Node's request event, through Node's own response heads. The README's architecture part
+  // names its row as the reason the front writes raw response heads.
+  const noFront = serve({ ...env, NETREP_HTTP_FRONT: 'off' });
   const pgServer = pgEnv ? serve({ ...pgEnv, NETREP_LISTEN: '127.0.0.1:0' }) : null;
   const minimal = spawn(
     process.execPath,
@@ -165,10 +169,11 @@ async function main(): Promise<void> {
     },
   );
   try {
-    const [netrepUrl, minimalUrl, pgUrl] = await Promise.all([
+    const [netrepUrl, minimalUrl, pgUrl, noFrontUrl] = await Promise.all([
       waitListening(netrep, 'netrep serve'),
       waitListening(minimal, 'minimal server'),
       pgServer ? waitListening(pgServer, 'netrep serve (PostgreSQL)') : null,
+      waitListening(noFront, 'netrep serve (front off)'),
     ]);
     const createKey = (e: NodeJS.ProcessEnv) =>
       execFileSync(
@@ -202,6 +207,14 @@ async function main(): Promise<void> {
       { url: netrepUrl, lua: netrepLua, pid: netrep.pid, best: null, rounds: [] },
     ];
     if (pgUrl) contenders.push({ url: pgUrl, lua: pgLua, pid: pgServer?.pid, best: null, rounds: [] });
+    const noFrontC = {
+      url: noFrontUrl,
+      lua: netrepLua,
+      pid: noFront.pid,
+      best: null,
+      rounds: [] as number[],
+    };
+    contenders.push(noFrontC);
     for (const c of contenders) wrk(c.url, c.lua, 3);
     for (let round = 0; round < ROUNDS; round++) {
       for (const c of contenders) {
@@ -213,7 +226,10 @@ async function main(): Promise<void> {
     const refRounds = contenders[0]?.rounds ?? [];
     const perRound = (rounds: number[]) =>
       `rounds ${rounds.map((rps, i) => (rps / (refRounds[i] ?? Number.NaN)).toFixed(2)).join(' ')}`;
-    const [ref, ours, pg] = contenders.map((c) => c.best as WrkResult) as [WrkResult, WrkResult, WrkResult?];
+    const ref = contenders[0]?.best as WrkResult;
+    const ours = contenders[1]?.best as WrkResult;
+    const pg = pgUrl ? (contenders[2]?.best as WrkResult) : undefined;
+    const off = contenders.at(-1)?.best as WrkResult;
 
     const line = (name: string, r: WrkResult) =>
       `${name.padEnd(28)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  cpu ${r.cpuUs.toFixed(0)} us/req  non-2xx ${r.non2xx}`;
@@ -229,6 +245,9 @@ async function main(): Promise<void> {
         `${line('http netrep serve (postgres)', pg)}  ratio ${(pg.rps / ref.rps).toFixed(2)}x  ${perRound(contenders[2]?.rounds ?? [])}  (same; key cached 1 s)\n`,
       );
     }
+    process.stdout.write(
+      `${line('http netrep front off', off)}  ratio ${(off.rps / ref.rps).toFixed(2)}x  ${perRound(noFrontC.rounds)}  (NETREP_HTTP_FRONT=off: fast path on Node's request event; front on ${(ours.rps / off.rps).toFixed(2)}x this)\n`,
+    );
     // Issue 18: the lookup route at least 1.5× the bare Fastify + maxmind server, in the same run.
     const ratio = ours.rps / ref.rps;
     process.stdout.write(
@@ -239,6 +258,7 @@ async function main(): Promise<void> {
     );
   } finally {
     netrep.kill('SIGTERM');
+    noFront.kill('SIGTERM');
     pgServer?.kill('SIGTERM');
     minimal.kill('SIGTERM');
     if (schema) await dropSchema(schema);

@@ -13,6 +13,7 @@ const ALL = [
   'lookup',
   'cli-lookup',
   'http',
+  'json',
   'memory',
   'dnsbl',
   'reputation',
