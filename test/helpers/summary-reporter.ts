@@ -6,7 +6,7 @@
 import type { Reporter, TestModule } from 'vitest/node';
 
 /** The slowest files, slowest first: `[seconds, file]` (duration + collect, i.e. imports). */
-export function slowestFiles(testModules: ReadonlyArray<TestModule>, n = 10): [number, string][] {
+function slowestFiles(testModules: ReadonlyArray<TestModule>, n = 10): [number, string][] {
   return testModules
     .map((mod): [number, string] => {
       const d = mod.diagnostic();
