@@ -4,46 +4,23 @@
  * intel's answer (/v1/ip), and no record where the lookup has none or answers a bogon.
  */
 import { execFile } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual, promisify } from 'node:util';
 import { Reader } from 'maxmind';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedDataset } from '../../test/helpers/datasets.ts';
 import { BIN } from '../../test/helpers/process.ts';
-import { sharedDataPath } from '../../test/helpers/shared-data.ts';
-import { systemClock } from '../core/clock.ts';
 import { type ParsedIp, parseIp } from '../core/ip.ts';
 import { seededRandom } from '../core/random.ts';
 import { createIntel, type Intel, type IpAnswer } from '../intel/index.ts';
-import { buildDataset } from './build.ts';
 import { exportMmdb } from './export-mmdb.ts';
 import { formatAddr } from './importers/index.ts';
-import { NO_RECORD, type Snapshot } from './snapshot.ts';
+import { loadSnapshot, NO_RECORD, type Snapshot } from './snapshot.ts';
 
 const run = promisify(execFile);
 const MMDBLOOKUP = '/usr/bin/mmdblookup';
-/** Upstream files beside the npm packages, so that records carry Tor, VPN, cloud, crawler and DROP facts. */
-const UPSTREAM = [
-  'tor/torbulkexitlist.txt',
-  'cloud/aws/ip-ranges.json',
-  'cloud/cloudflare/ips-v4.txt',
-  'cloud/cloudflare/ips-v6.txt',
-  'bots/openai/gptbot.json',
-  'bots/openai/chatgpt-user.json',
-  'bots/openai/searchbot.json',
-  'bots/google/googlebot.json',
-  'vpn-datacenter/x4bnet/vpn-ipv4.txt',
-  'spamhaus/drop.txt',
-];
 
 let dir: string;
 let snapshot: Snapshot;
@@ -80,7 +57,25 @@ function valueAt(t: Snapshot['v4'], i: number): bigint {
   return v;
 }
 
-/** 10,000 addresses: uniform, inside records (any, and flagged ones), interval edges, special blocks. */
+/**
+ * The kind of fact an answer carries, for spreading the flagged picks: with every upstream file
+ * in the snapshot, proxy and AS-class records far outnumber Tor exits or DROP ranges, and picks
+ * drawn from all flagged intervals alike would reach those only by luck.
+ */
+function kindOf(a: IpAnswer | null): string {
+  if (!a) return 'none';
+  if (a.netrep.is_tor_exit) return 'tor';
+  if (a.threat.explanation.some((e) => e.includes('DROP'))) return 'drop';
+  if (a.netrep.is_vpn) return 'vpn';
+  if (a.netrep.ai_company) return 'ai';
+  if (a.netrep.cloud_provider) return 'cloud';
+  return 'other';
+}
+
+/**
+ * 10,000 addresses: uniform, inside records (any, and flagged ones, spread evenly over the kinds
+ * of fact), interval edges, special blocks.
+ */
 function sample(): string[] {
   const rand = seededRandom(20261124);
   const big = (bits: number): bigint => {
@@ -109,7 +104,16 @@ function sample(): string[] {
       return valueAt(t, i) + (big(bits) % span);
     };
     for (let k = 0; k < 1200; k++) out.push(formatAddr(t.family, inside(pick(withRecord))));
-    for (let k = 0; k < 800; k++) out.push(formatAddr(t.family, inside(pick(flagged))));
+    const byKind = new Map<string, number[]>();
+    for (const i of flagged) {
+      const kind = kindOf(lookup(formatAddr(t.family, valueAt(t, i))));
+      const list = byKind.get(kind) ?? [];
+      list.push(i);
+      byKind.set(kind, list);
+    }
+    const kinds = [...byKind.values()];
+    for (let k = 0; k < 800; k++)
+      out.push(formatAddr(t.family, inside(pick(kinds[k % kinds.length] as number[]))));
     for (let k = 0; k < 250; k++) {
       const i = pick(withRecord);
       out.push(formatAddr(t.family, valueAt(t, i)), formatAddr(t.family, end(i)));
@@ -138,14 +142,14 @@ function sample(): string[] {
   return out.slice(0, 10_000);
 }
 
+/**
+ * The run's snapshot of the npm packages and every upstream file under ../shared/data (built once
+ * per run, test/helpers/datasets.ts), so that records carry Tor, VPN, cloud, crawler and DROP facts.
+ */
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'netrep-mmdb-export-'));
-  const from = path.join(dir, 'upstream');
-  for (const rel of UPSTREAM) {
-    mkdirSync(path.dirname(path.join(from, rel)), { recursive: true });
-    symlinkSync(sharedDataPath(rel), path.join(from, rel));
-  }
-  snapshot = (await buildDataset({ dataDir: path.join(dir, 'data'), from, clock: systemClock })).snapshot;
+  expect(await seedDataset(path.join(dir, 'data'), 'shared')).toBe(1);
+  snapshot = loadSnapshot(path.join(dir, 'data', 'datasets', 'v1'));
   intel = createIntel({ snapshot });
   const r = exportMmdb(snapshot, (family, value) =>
     intel.lookup(parseIp(formatAddr(family, value)) as ParsedIp),
