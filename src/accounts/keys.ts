@@ -23,7 +23,7 @@ import {
   type TierName,
 } from './types.ts';
 
-export interface KeyOptions {
+interface KeyOptions {
   tiers: Record<TierName, Tier>;
   /** Cache positive key lookups this long (0: every request reads the store). */
   authCacheMs: number;
@@ -31,7 +31,7 @@ export interface KeyOptions {
   changeToken?: (() => number) | undefined;
 }
 
-export function parseList<T extends string>(json: string, allowed: readonly T[]): T[] {
+function parseList<T extends string>(json: string, allowed: readonly T[]): T[] {
   try {
     const v: unknown = JSON.parse(json);
     return Array.isArray(v) ? v.filter((x): x is T => allowed.includes(x as T)) : [];
