@@ -180,7 +180,6 @@ const SIZE_ALLOWED: Record<string, string> = {
   'src/audit/runner.ts#createAuditRunner': '#33: not split yet (not reached on 2026-11-27)',
   'src/audit/runner.ts#run': '#33: not split yet (not reached on 2026-11-27)',
   'src/blocklist/blocklist.ts#createBlocklist': '#33: not split yet (not reached on 2026-11-27)',
-  'src/blocklist/store.ts#createBlocklistStore': '#33: not split yet (not reached on 2026-11-27)',
   'src/cli/accounts.ts#registerAccountCommands': '#33: not split yet (not reached on 2026-11-27)',
   'src/cli/dataset.ts#registerDatasetCommands':
     '#33: being changed for #32 on 2026-11-27; split after that lands',
