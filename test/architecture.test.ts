@@ -210,12 +210,10 @@ const SIZE_ALLOWED: Record<string, string> = {
   'src/worker/dataset-update.ts': '#33: not split yet (not reached on 2026-11-27)',
   'src/worker/dataset-update.ts#startDatasetUpdater': '#33: not split yet (not reached on 2026-11-27)',
   'src/worker/feeds.ts#startFeedsWorker': '#33: not split yet (not reached on 2026-11-27)',
-  'src/http/routes/audit.ts#auditRoutes': '#33: not split yet (not reached on 2026-11-27)',
   'src/http/routes/dashboard-webhooks.ts#dashboardWebhookRoutes':
     '#33: not split yet (not reached on 2026-11-27)',
   'src/http/routes/email-domain.ts#emailDomainRoutes': '#33: not split yet (not reached on 2026-11-27)',
   'src/http/routes/tool-pages.ts#toolPageRoutes': '#33: not split yet (not reached on 2026-11-27)',
-  'src/http/routes/webhooks.ts#webhookRoutes': '#33: not split yet (not reached on 2026-11-27)',
 };
 
 interface FunctionSpan {

@@ -25,12 +25,15 @@ const JobId = Type.Object({
 });
 const notFound = () => new AppError('NOT_FOUND', 'audit job not found');
 
-export function auditRoutes(app: HttpApp, services: HttpServices): void {
+/** The caller of a keyed request (owner 0 and no key when there is none). */
+const callerOf = (p: { keyId: number; ownerId: number } | null) => ({
+  ownerId: p?.ownerId ?? 0,
+  keyId: p?.keyId ?? null,
+});
+
+/** Create and list audit jobs. */
+function jobRoutes(app: HttpApp, services: HttpServices): void {
   const { audit } = services;
-  const callerOf = (p: { keyId: number; ownerId: number } | null) => ({
-    ownerId: p?.ownerId ?? 0,
-    keyId: p?.keyId ?? null,
-  });
 
   app.post(
     '/v1/audit/jobs',
@@ -90,6 +93,11 @@ export function auditRoutes(app: HttpApp, services: HttpServices): void {
       return { data: { jobs, count: jobs.length, limit, offset } };
     },
   );
+}
+
+/** One audit job: its state, its result, its cancellation. */
+function jobReadRoutes(app: HttpApp, services: HttpServices): void {
+  const { audit } = services;
 
   app.get(
     '/v1/audit/jobs/:id',
@@ -150,4 +158,9 @@ export function auditRoutes(app: HttpApp, services: HttpServices): void {
       return { data: out };
     },
   );
+}
+
+export function auditRoutes(app: HttpApp, services: HttpServices): void {
+  jobRoutes(app, services);
+  jobReadRoutes(app, services);
 }

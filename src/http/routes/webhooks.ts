@@ -26,7 +26,8 @@ function idOf(text: string): number {
 
 const notFound = (id: number) => new AppError('NOT_FOUND', `no webhook ${id}`);
 
-export function webhookRoutes(app: HttpApp, services: HttpServices): void {
+/** Create, list and delete webhooks. */
+function hookRoutes(app: HttpApp, services: HttpServices): void {
   const { webhooks } = services;
   const access = { kind: 'key', permission: 'ip:read' } as const;
 
@@ -95,6 +96,12 @@ export function webhookRoutes(app: HttpApp, services: HttpServices): void {
       return { data: { id, deleted: true as const } };
     },
   );
+}
+
+/** A webhook's deliveries and the test ping. */
+function deliveryRoutes(app: HttpApp, services: HttpServices): void {
+  const { webhooks } = services;
+  const access = { kind: 'key', permission: 'ip:read' } as const;
 
   app.get(
     '/v1/webhooks/:id/deliveries',
@@ -159,4 +166,9 @@ export function webhookRoutes(app: HttpApp, services: HttpServices): void {
       return { data: queued };
     },
   );
+}
+
+export function webhookRoutes(app: HttpApp, services: HttpServices): void {
+  hookRoutes(app, services);
+  deliveryRoutes(app, services);
 }
