@@ -212,7 +212,6 @@ const SIZE_ALLOWED: Record<string, string> = {
   'src/worker/feeds.ts#startFeedsWorker': '#33: not split yet (not reached on 2026-11-27)',
   'src/http/routes/dashboard-webhooks.ts#dashboardWebhookRoutes':
     '#33: not split yet (not reached on 2026-11-27)',
-  'src/http/routes/email-domain.ts#emailDomainRoutes': '#33: not split yet (not reached on 2026-11-27)',
   'src/http/routes/tool-pages.ts#toolPageRoutes': '#33: not split yet (not reached on 2026-11-27)',
 };
 

@@ -71,16 +71,13 @@ function cacheHeaders(reply: FastifyReply, cached: CachedDomainCheck): void {
   reply.header('cache-control', `private, max-age=${cached.maxAgeSeconds}`);
 }
 
-export function emailDomainRoutes(app: HttpApp, services: HttpServices): void {
+/** A check answer, or 503 when none of MX, SPF, DMARC could be read (no grade from nothing). */
+type Gradeable = <T extends DomainAuthResult>(result: T) => T;
+
+/** The record-level DNS routes, answered through one cache per app instance. */
+function dnsRecordRoutes(app: HttpApp, services: HttpServices, gradeable: Gradeable): void {
   // One cache per app instance (spec §8: per server instance).
   const cache = createDomainCheckCache({ dns: services.dns, clock: services.clock });
-  /** No grade from records that could not be read: none of MX, SPF, DMARC read → 503. */
-  const gradeable = <T extends DomainAuthResult>(result: T): T => {
-    const unavailable = dnsUnavailable(result, services.config.dnsServers);
-    if (unavailable) throw unavailable;
-    return result;
-  };
-
   const dnsSchema = {
     operationId: 'getDomainDns',
     examples: getDomainDnsExample,
@@ -124,7 +121,10 @@ export function emailDomainRoutes(app: HttpApp, services: HttpServices): void {
     { ...dnsRoute, schema: { ...dnsSchema, params: NoDomainParam, hide: true } },
     dnsHandler,
   );
+}
 
+/** The domain check tool: the anonymous route and its key-protected alias. */
+function domainToolRoutes(app: HttpApp, services: HttpServices, gradeable: Gradeable): void {
   const toolSchema = (operationId: string, summary: string) => ({
     operationId,
     examples: checkDomainExample,
@@ -195,4 +195,15 @@ export function emailDomainRoutes(app: HttpApp, services: HttpServices): void {
       data: await checkSpfQuery(request.query, { dns: services.dns, clock: services.clock }),
     }),
   );
+}
+
+export function emailDomainRoutes(app: HttpApp, services: HttpServices): void {
+  /** No grade from records that could not be read: none of MX, SPF, DMARC read → 503. */
+  const gradeable = <T extends DomainAuthResult>(result: T): T => {
+    const unavailable = dnsUnavailable(result, services.config.dnsServers);
+    if (unavailable) throw unavailable;
+    return result;
+  };
+  dnsRecordRoutes(app, services, gradeable);
+  domainToolRoutes(app, services, gradeable);
 }
