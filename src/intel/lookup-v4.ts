@@ -37,6 +37,13 @@ function marksRange(by: Int32Array, out: Int32Array, from: number, to: number): 
   for (let b = from; b < to; b++) out[b] = markOf(by[b] as number);
 }
 
+function rows20Range(by20: Int32Array, base24: Int32Array, out: Int32Array, from: number, to: number): void {
+  for (let q = from; q < to; q++) {
+    const j = by20[3 * q] as number;
+    out[q] = j === PARTIAL ? SMALLER - (base24[q] as number) : markOf(j);
+  }
+}
+
 /** [start, row mark] pairs of cut intervals [from, to). */
 function pairsRange(
   s: Snapshot,
@@ -72,15 +79,15 @@ export function* createLookupV4(options: {
   // The row (or mark) of every block, built on first use from the interval the block names; a
   // partial /16 or /20 holds where its sixteen smaller blocks are.
   const rows16 = by16.map((j, top) => (j === PARTIAL ? SMALLER - (base20[top] as number) : markOf(j)));
-  const rows20 = new Int32Array(by20.length / 3);
-  for (let q = 0; q < rows20.length; q++) {
-    const j = by20[3 * q] as number;
-    rows20[q] = j === PARTIAL ? SMALLER - (base24[q] as number) : markOf(j);
-  }
   yield;
+  const rows20 = new Int32Array(by20.length / 3);
+  for (let from = 0; from < rows20.length; from += 65536) {
+    rows20Range(by20, base24, rows20, from, Math.min(rows20.length, from + 65536));
+    yield;
+  }
   const rows24 = new Int32Array(by24.length);
-  for (let from = 0; from < by24.length; from += 262144) {
-    marksRange(by24, rows24, from, Math.min(by24.length, from + 262144));
+  for (let from = 0; from < by24.length; from += 65536) {
+    marksRange(by24, rows24, from, Math.min(by24.length, from + 65536));
     yield;
   }
 

@@ -61,6 +61,7 @@ function cutTable(width: 1 | 4, capacity: number) {
       }
       origin[n++] = i;
     },
+    count: () => n,
     done: () => ({ starts: starts.slice(0, n * width), origin: origin.slice(0, n) }),
   };
 }
@@ -158,7 +159,8 @@ export function splitByPrefixV6(t: FamilyTable): PrefixCutV6 {
 
 /** splitByPrefixV6 as a sliced build (slices.ts), its search indexes included. */
 export function* splitByPrefixV6Slices(t: FamilyTable): Slices<PrefixCutV6> {
-  const cut = cutTable(4, t.size + (t.size >>> 1) + 16);
+  // The full dataset cuts its IPv6 intervals 2.2 times over: room for that without a regrowth.
+  const cut = cutTable(4, Math.ceil(t.size * 2.5) + 16);
   const w = {
     p: new Uint32Array(4),
     lo: new Uint32Array(4),
@@ -167,9 +169,10 @@ export function* splitByPrefixV6Slices(t: FamilyTable): Slices<PrefixCutV6> {
     network: new Uint32Array(4),
     bcast: new Uint32Array(4),
   };
-  // An IPv6 interval costs about four IPv4 ones (four-word arithmetic).
-  for (let from = 0; from < t.size; from += CUT_SLICE / 4) {
-    cutRangeV6(t, cut, w, from, Math.min(t.size, from + CUT_SLICE / 4));
+  // An IPv6 cut costs about four IPv4 ones (four-word arithmetic); a slice ends after a
+  // quarter as many intervals or, where pieces are cut many times over, as many cuts.
+  for (let from = 0; from < t.size; ) {
+    from = cutRangeV6(t, cut, w, from, Math.min(t.size, from + CUT_SLICE / 4), cut.count() + CUT_SLICE / 4);
     yield;
   }
   const { starts, origin } = cut.done();
@@ -181,12 +184,16 @@ export function* splitByPrefixV6Slices(t: FamilyTable): Slices<PrefixCutV6> {
 
 type Words = Record<'p' | 'lo' | 'hi' | 'end' | 'network' | 'bcast', Uint32Array>;
 
-/** Cuts IPv6 intervals [from, to) of t into `cut`; `w`: scratch words. */
-function cutRangeV6(t: FamilyTable, cut: CutTable, w: Words, from: number, to: number): void {
+/**
+ * Cuts IPv6 intervals from `from` into `cut`, up to `to` or until `cut` holds `upTo` cuts; the
+ * next interval to cut. `w`: scratch words.
+ */
+function cutRangeV6(t: FamilyTable, cut: CutTable, w: Words, from: number, to: number, upTo: number): number {
   const { p, lo, hi, end, network, bcast } = w;
   const push = (i: number, x: Uint32Array, k: number) =>
     cut.push(i, x[k * 4] as number, x[k * 4 + 1] as number, x[k * 4 + 2] as number, x[k * 4 + 3] as number);
-  for (let i = from; i < to; i++) {
+  let i = from;
+  for (; i < to && cut.count() < upTo; i++) {
     push(i, t.starts, i);
     if (t.recs[i] === NO_RECORD) continue;
     intervalEndWords(t, i, end);
@@ -205,4 +212,5 @@ function cutRangeV6(t: FamilyTable, cut: CutTable, w: Words, from: number, to: n
       push(i, p, 0);
     }
   }
+  return i;
 }
