@@ -116,7 +116,7 @@ describe('first start with dataset updates on', () => {
     return { env, dir, server, started, readyz, until };
   }
 
-  it('runs the first update within a minute of the first start, its build right after the first snapshot', {
+  it('runs the first update at once on a first start, its build right after the first snapshot', {
     timeout: 480_000,
   }, async () => {
     const up = await startUpstream();
@@ -136,11 +136,12 @@ describe('first start with dataset updates on', () => {
       `first snapshot loaded ${((loadedAt - n.started) / 1000).toFixed(1)} s after the start\n`,
     );
 
-    // The update runs within a minute of the start: its downloads are asked for at once. How
-    // long its build then takes depends on the machine (two builds on a shared 2-core CI machine
-    // took 37-93 s), so the landing is waited for, printed, and not timed.
+    // The update runs at once, not one interval (here an hour) later: its downloads are asked for
+    // before the first snapshot is even loaded (asserted below). How long the start and the two
+    // builds take depends on the machine (35 s to the downloads and 77 s to the update on a busy
+    // 2-core machine, 2026-11-27), so the times are printed, not asserted.
     const firstDownload = Math.min(...SOURCES.map((id) => up.times.get(`/${pathOf(id)}`)?.[0] ?? Infinity));
-    expect(firstDownload - n.started).toBeLessThan(60_000);
+    expect(firstDownload).toBeLessThan(loadedAt);
     const updated = await n.until((d) => d.upstream, 240_000);
     const seconds = (Date.now() - loadedAt) / 1000;
     process.stdout.write(
