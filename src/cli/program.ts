@@ -42,7 +42,7 @@ export function createProgram(): Command {
   program
     .command('config')
     .description('print each NETREP_* setting in effect (environment, .env or default); secrets hidden')
-    .option('--defaults', "print the README's table of settings and their defaults instead")
+    .option('--defaults', 'print the table of settings and their defaults (docs/configuration.md) instead')
     .action((opts: { defaults?: boolean }) => {
       process.stdout.write(opts.defaults ? `${settingsTable()}\n` : configTable(settingsInEffect()));
     });

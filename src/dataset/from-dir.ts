@@ -116,7 +116,7 @@ export function scanFromDir(dir: string, sources: readonly SourceSpec[] = UPSTRE
       `cannot build from ${dir}: none of its ${n} file${n === 1 ? ' is' : 's is'} a recognised upstream file` +
         (hint
           ? ` (${hint})`
-          : ' (expected paths such as tor/torbulkexitlist.txt or cloud/aws/ip-ranges.json; see README "Importing and updating data")'),
+          : ' (expected paths such as tor/torbulkexitlist.txt or cloud/aws/ip-ranges.json; see docs/operations.md "Importing and updating data")'),
     );
   }
   return { dir, recognised, unrecognised };

@@ -1,6 +1,6 @@
 /** Data table: the upstream files a build knows, laid out as in shared/data (`--from DIR`
  * reads them from there; `dataset update` downloads each `url` to the same relative path).
- * Every entry names the layer it feeds; see README.md for the merge precedence.
+ * Every entry names the layer it feeds; see README.md beside it for the merge precedence.
  */
 export type SourceKind =
   | 'tor-exit-addresses'
@@ -51,7 +51,7 @@ export type SourceFormat =
   | 'caida-as2types';
 
 /**
- * What a crawler's requests are for (README.md "Crawlers"): `ai_training` gathers model training
+ * What a crawler's requests are for (docs/architecture.md "Crawlers"): `ai_training` gathers model training
  * data, `ai_assistant` fetches for an AI assistant, agent or AI answer engine, `search` indexes
  * for a search engine (or serves one of its non-AI services). Only the first two are AI crawlers.
  */
@@ -61,7 +61,7 @@ export function isAiPurpose(p: CrawlerPurpose | null | undefined): boolean {
   return p === 'ai_training' || p === 'ai_assistant';
 }
 
-/** Proxy lists churn within days: a downloaded list older than this is left out of the build (README.md). */
+/** Proxy lists churn within days: a downloaded list older than this is left out of the build (docs/architecture.md). */
 export const PROXY_MAX_AGE_DAYS = 3;
 
 export interface SourceSpec {

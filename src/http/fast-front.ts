@@ -4,7 +4,7 @@
  * socket write, and hands the connection to Node's HTTP server (with every byte it has not
  * answered) at the first request that is anything else. Node's own per-request machinery
  * (request and response streams, events, header objects) costs more than the lookup; this
- * is what lets the lookup route outrun a bare Fastify server (README "Benchmarks").
+ * is what lets the lookup route outrun a bare Fastify server (docs/benchmarks.md).
  *
  * It answers only what it can read without doubt: a whole request head in what has arrived,
  * the request line exactly `GET /v1/ip/<address> HTTP/1.1` (single spaces, a target of printable

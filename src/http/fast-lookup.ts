@@ -14,7 +14,7 @@
  * charge (quota, then usage) are key-access.ts's, the error envelope plugins/errors.ts's: one
  * implementation for both paths. It exists because the
  * framework's per-request work (routing, hooks, reply objects, schema serialization of the
- * whole envelope) cost more than the lookup itself; the README's benchmark shows the gain.
+ * whole envelope) cost more than the lookup itself; docs/benchmarks.md shows the gain.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';

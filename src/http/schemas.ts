@@ -45,7 +45,7 @@ export const ErrorCodeSchema = Type.Unsafe<ErrorCode>({
   type: 'string',
   enum: ERROR_CODES,
   description:
-    'A stable code from the error table (README "Errors"); each operation lists the ones it can answer.',
+    'A stable code from the error table (docs/api.md "Errors"); each operation lists the ones it can answer.',
 });
 
 export const ErrorData = Type.Object({
@@ -115,7 +115,7 @@ export function errorResponses(...codes: ErrorCode[]): Record<number, unknown> {
 
 export const IpParam = Type.Object({
   ip: Type.String({
-    description: 'IPv4 or IPv6 address (normalized; see README "IP address forms").',
+    description: 'IPv4 or IPv6 address (normalized; see docs/api.md "IP address forms").',
     maxLength: 100,
   }),
 });

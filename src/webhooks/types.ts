@@ -2,7 +2,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { TierName } from '../accounts/index.ts';
 
-/** Saved addresses per owner, by the tier of the key that saves one (README "Saved IPs"). */
+/** Saved addresses per owner, by the tier of the key that saves one (docs/api.md "Saved IPs and webhooks"). */
 export const SAVED_IP_CAPS: Record<TierName, number> = {
   free: 10,
   starter: 100,

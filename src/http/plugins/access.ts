@@ -34,7 +34,7 @@ export function registerAccess(app: FastifyInstance, services: HttpServices): vo
     const access: Access = request.routeOptions.config?.access ?? { kind: 'none' };
     if (access.kind === 'none') return;
     if (access.kind === 'public') {
-      // An IPv6 client is counted by its /64 (README "Rate limits").
+      // An IPv6 client is counted by its /64 (docs/api.md "Limits").
       const subject = client ? rateLimitSubject(client) : request.ip;
       request.limitState = await limits.consumeMinute(access.bucket, subject);
       return;
