@@ -6,11 +6,11 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../test/helpers/dns-guard.ts';
+import { axeProblems } from '../../test/helpers/axe.ts';
 import { hasChromium, launchBrowser } from '../../test/helpers/browser.ts';
 import { startZoneServer, type ZoneServer } from '../../test/helpers/dns-zone-server.ts';
 import { createIntelTestApp, type IntelTestApp } from '../../test/helpers/intel-app.ts';
@@ -18,7 +18,6 @@ import { REPO } from '../../test/helpers/process.ts';
 import { sharedDataPath } from '../../test/helpers/shared-data.ts';
 
 const SHOTS = path.join(REPO, 'test-artifacts/screenshots');
-const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const HEADERS = fs.readFileSync(sharedDataPath('email/headers/spamscope-mail_test_6.headers.txt'), 'utf8');
 const DKIM_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 })
   .publicKey.export({ format: 'der', type: 'spki' })
@@ -30,27 +29,6 @@ let base: string;
 let browser: Browser;
 let desktop: BrowserContext;
 let phone: BrowserContext;
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: unknown[] }[];
-}
-
-/** axe-core in the page: the serious and critical violations, one line each. */
-async function axeProblems(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  // Strings run in the page (this file is compiled without the DOM types).
-  const violations = (await page.evaluate(
-    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
-  )) as AxeViolation[];
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map(
-      (v) => `${v.impact} ${v.id}: ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target).slice(0, 3))}`,
-    );
-}
 
 /** Screenshot, axe audit and (on the phone) no page wider than the screen. */
 async function check(page: Page, name: string): Promise<void> {
