@@ -88,6 +88,16 @@ describe('broken newest snapshot and killed builds', () => {
       expect(m.files[f]?.size).toBe(fs.statSync(path.join(pristine, f)).size);
       expect(m.files[f]?.sha256).toMatch(/^[0-9a-f]{64}$/);
     }
+    // The hashes as coreutils' sha256sum reads them: every file the manifest lists.
+    const sums = spawnSync('sha256sum', Object.keys(m.files), { cwd: pristine, encoding: 'utf8' });
+    expect(sums.status, sums.stderr).toBe(0);
+    const byFile = new Map(
+      sums.stdout
+        .trim()
+        .split('\n')
+        .map((line) => [line.slice(66), line.slice(0, 64)] as const),
+    );
+    for (const [f, entry] of Object.entries(m.files)) expect(entry.sha256, f).toBe(byFile.get(f));
     const ok = runNetrep(['dataset', 'verify'], env);
     expect(ok.status, ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/^v1\tok: sizes and SHA-256 match/m);
