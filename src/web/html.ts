@@ -69,3 +69,20 @@ export function page(
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${esc(title)} · netrep</title><style>${STYLE}</style></head><body><a class="skip" href="#main">Skip to content</a>${header}<main id="main">${body}</main></body></html>`;
 }
+
+/** A message above the form: the problem with the input (role=alert) or nothing. */
+export function problem(error: string | undefined): string {
+  return error ? `<p class="error" role="alert" id="form-error">${esc(error)}</p>` : '';
+}
+
+/** aria-describedby pointing at the error, when there is one. */
+export function describedBy(error: string | undefined): string {
+  return error ? ' aria-invalid="true" aria-describedby="form-error"' : '';
+}
+
+/** A definition list of label → value pairs; null or empty values show as "—". */
+export function facts(rows: [string, unknown][]): string {
+  return `<dl class="facts">${rows
+    .map(([k, v]) => `<dt>${esc(k)}</dt><dd>${v === null || v === undefined || v === '' ? '—' : esc(v)}</dd>`)
+    .join('')}</dl>`;
+}

@@ -11,7 +11,8 @@ import { checkBlocklistExample } from '../http/examples/blocklist.ts';
 import { lookupIpPublicExample } from '../http/examples/ip.ts';
 import { analyzeHeadersExample, checkDomainExample } from '../http/examples/tools.ts';
 import type { IpAnswerExtended } from '../intel/index.ts';
-import { blocklistToolPage, domainToolPage, headersToolPage, homePage, ipToolPage } from './tool-pages.ts';
+import { blocklistToolPage } from './blocklist-page.ts';
+import { domainToolPage, headersToolPage, homePage, ipToolPage } from './tool-pages.ts';
 
 const XSS = '<script>alert(1)</script>"\'><img src=x onerror=alert(2)>';
 

@@ -3,30 +3,12 @@
  * plain GET or POST form the server answers, so it works without JavaScript; every value is
  * escaped with `esc`. The answers are the API's answer shapes, rendered as they are.
  */
-import type { CheckAnswer } from '../blocklist/index.ts';
 import { type DomainAuthResult, dnsFailureLabel } from '../emailauth/index.ts';
 import type { Authentication, HeaderAnalysis, Hop, ResultEntry } from '../headers/index.ts';
 import type { IpAnswerExtended } from '../intel/index.ts';
-import { esc, page } from './html.ts';
-
-/** A message above the form: the problem with the input (role=alert) or nothing. */
-function problem(error: string | undefined): string {
-  return error ? `<p class="error" role="alert" id="form-error">${esc(error)}</p>` : '';
-}
-
-/** aria-describedby pointing at the error, when there is one. */
-function describedBy(error: string | undefined): string {
-  return error ? ' aria-invalid="true" aria-describedby="form-error"' : '';
-}
+import { describedBy, esc, facts, page, problem } from './html.ts';
 
 const yesNo = (v: boolean) => (v ? 'yes' : 'no');
-
-/** A definition list of label → value pairs; null or empty values show as "—". */
-function facts(rows: [string, unknown][]): string {
-  return `<dl class="facts">${rows
-    .map(([k, v]) => `<dt>${esc(k)}</dt><dd>${v === null || v === undefined || v === '' ? '—' : esc(v)}</dd>`)
-    .join('')}</dl>`;
-}
 
 function list(items: readonly string[], empty: string): string {
   return items.length === 0
@@ -412,31 +394,6 @@ export function headersToolPage(options: {
 <button type="submit">Analyze</button></form>
 ${options.answer ? headersAnswerHtml(options.answer) : ''}`;
   return page('Email header analysis', body);
-}
-
-// ---- Blocklist check ----
-
-export function blocklistToolPage(options: { ip?: string; answer?: CheckAnswer; error?: string }): string {
-  const a = options.answer;
-  const result = a
-    ? `<section aria-labelledby="bl-h"><h2 id="bl-h">${esc(a.ip)}</h2>${
-        a.listing
-          ? `<p class="listed"><strong>Listed</strong> for ${esc(a.listing.type)}.</p>${facts([
-              ['Reason', a.listing.reason],
-              ['DNS answer', a.listing.return_code],
-              ['Listed since', a.listing.listed_at],
-              ['Expires', a.listing.expires_at ?? 'never (permanent)'],
-            ])}`
-          : '<p class="clean"><strong>Not listed.</strong></p>'
-      }</section>`
-    : '';
-  const body = `<h1>Blocklist check</h1>
-<form method="get" action="/tools/blocklist" class="tool">${problem(options.error)}
-<label for="ip">IP address (IPv4 or IPv6)</label>
-<input type="text" id="ip" name="ip" value="${esc(options.ip)}" required maxlength="100" autocomplete="off" spellcheck="false"${describedBy(options.error)}>
-<button type="submit">Check</button></form>
-${result}`;
-  return page(options.ip ? `Blocklist check ${options.ip}` : 'Blocklist check', body);
 }
 
 /** A page for a request the framework refused before a tool saw it (too large, wrong type). */

@@ -12,8 +12,8 @@ import { parseIp } from '../../core/ip.ts';
 import { checkDomain, describeResolvers, dnsUnavailable, lookupDmarcPolicy } from '../../emailauth/index.ts';
 import { analyzeHeaders, checkHeadersInput } from '../../headers/index.ts';
 import { isStoreUnavailable } from '../../store/index.ts';
+import { blocklistToolPage } from '../../web/blocklist-page.ts';
 import {
-  blocklistToolPage,
   domainToolPage,
   headersToolPage,
   homePage,
