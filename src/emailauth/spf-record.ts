@@ -70,6 +70,78 @@ export function domainSpecError(spec: string): string | null {
   return null;
 }
 
+type MechanismResult = SpfMechanism | string;
+
+/** `[":" domain-spec]` after a ptr, a or mx mechanism (RFC 7208 §5.3-5.5). */
+function withOptionalDomain(mech: SpfMechanism, tail: string): MechanismResult {
+  if (tail === '') return mech;
+  if (!tail.startsWith(':')) return 'expected ":" before the domain-spec';
+  const err = domainSpecError(tail.slice(1));
+  if (err) return err;
+  mech.value = tail.slice(1);
+  return mech;
+}
+
+/** include and exists: `":" domain-spec` is required (RFC 7208 §5.2, §5.7). */
+function withRequiredDomain(mech: SpfMechanism, rest: string): MechanismResult {
+  if (!rest.startsWith(':')) return 'a domain-spec is required';
+  const err = domainSpecError(rest.slice(1));
+  if (err) return err;
+  mech.value = rest.slice(1);
+  return mech;
+}
+
+/** a and mx: `[":" domain-spec] [dual-cidr-length]` (RFC 7208 §5.3, §5.4). */
+function withDualCidr(mech: SpfMechanism, rest: string): MechanismResult {
+  const cidr = DUAL_CIDR.exec(rest);
+  const cidrText = cidr?.[0] ?? '';
+  if (!cidr || cidrText === '') return withOptionalDomain(mech, rest);
+  mech.cidr4 = cidr[1] === undefined ? null : Number(cidr[1]);
+  mech.cidr6 = cidr[2] === undefined ? null : Number(cidr[2]);
+  if ((mech.cidr4 ?? 0) > 32 || (mech.cidr6 ?? 0) > 128) return 'prefix length out of range';
+  return withOptionalDomain(mech, rest.slice(0, rest.length - cidrText.length));
+}
+
+/** A network's prefix length text, or null when it is out of the RFC 7208 §12 ip4-cidr-length/ip6-cidr-length range. */
+function prefixLength(text: string, v4: boolean): number | null {
+  const pattern = new RegExp(`^${v4 ? CIDR4 : CIDR6}$`);
+  const length = Number(text);
+  return pattern.test(text) && length <= (v4 ? 32 : 128) ? length : null;
+}
+
+/** ip4 and ip6: `":" network ["/" length]` (RFC 7208 §5.6). */
+function withNetwork(mech: SpfMechanism, rest: string): MechanismResult {
+  if (!rest.startsWith(':')) return 'a network is required';
+  const v4 = mech.type === 'ip4';
+  const [addr = '', lenText] = rest.slice(1).split(/\/(.*)/s, 2);
+  if (!parseIp(addr) || v4 === addr.includes(':'))
+    return `"${addr}" is not an ${v4 ? 'IPv4' : 'IPv6'} address`;
+  const length = lenText === undefined ? null : prefixLength(lenText, v4);
+  if (lenText !== undefined && length === null) return 'prefix length out of range';
+  mech.value = addr;
+  if (v4) mech.cidr4 = length;
+  else mech.cidr6 = length;
+  return mech;
+}
+
+function mechanismArguments(mech: SpfMechanism, rest: string): MechanismResult {
+  switch (mech.type) {
+    case 'all':
+      return rest === '' ? mech : '"all" takes no argument';
+    case 'include':
+    case 'exists':
+      return withRequiredDomain(mech, rest);
+    case 'ptr':
+      return withOptionalDomain(mech, rest);
+    case 'a':
+    case 'mx':
+      return withDualCidr(mech, rest);
+    case 'ip4':
+    case 'ip6':
+      return withNetwork(mech, rest);
+  }
+}
+
 function parseMechanism(term: string, errors: string[]): SpfMechanism | null {
   const m = /^([+\-~?]?)([a-z][a-z0-9]*)(.*)$/i.exec(term);
   const name = m?.[2]?.toLowerCase() ?? '';
@@ -77,72 +149,50 @@ function parseMechanism(term: string, errors: string[]): SpfMechanism | null {
     errors.push(`unknown mechanism or invalid term "${term}"`);
     return null;
   }
-  const qualifier = (m[1] || '+') as SpfQualifier;
   const type = name as SpfMechanismType;
-  let rest = m[3] ?? '';
-  const mech: SpfMechanism = { raw: term, qualifier, type, value: null, cidr4: null, cidr6: null };
-  const fail = (why: string) => {
-    errors.push(`invalid ${type} mechanism "${term}": ${why}`);
+  const mech: SpfMechanism = {
+    raw: term,
+    qualifier: (m[1] || '+') as SpfQualifier,
+    type,
+    value: null,
+    cidr4: null,
+    cidr6: null,
+  };
+  const result = mechanismArguments(mech, m[3] ?? '');
+  if (typeof result === 'string') {
+    errors.push(`invalid ${type} mechanism "${term}": ${result}`);
     return null;
-  };
-  /** `[":" domain-spec]` after a ptr, a or mx mechanism (RFC 7208 §5.3-5.5). */
-  const optionalDomain = (tail: string) => {
-    if (tail === '') return mech;
-    if (!tail.startsWith(':')) return fail('expected ":" before the domain-spec');
-    const err = domainSpecError(tail.slice(1));
-    if (err) return fail(err);
-    mech.value = tail.slice(1);
-    return mech;
-  };
-  switch (type) {
-    case 'all':
-      return rest === '' ? mech : fail('"all" takes no argument');
-    case 'include':
-    case 'exists': {
-      if (!rest.startsWith(':')) return fail('a domain-spec is required');
-      const spec = rest.slice(1);
-      const err = domainSpecError(spec);
-      if (err) return fail(err);
-      mech.value = spec;
-      return mech;
-    }
-    case 'ptr':
-      return optionalDomain(rest);
-    case 'a':
-    case 'mx': {
-      const cidr = DUAL_CIDR.exec(rest);
-      const cidrText = cidr?.[0] ?? '';
-      if (cidr && cidrText !== '') {
-        mech.cidr4 = cidr[1] === undefined ? null : Number(cidr[1]);
-        mech.cidr6 = cidr[2] === undefined ? null : Number(cidr[2]);
-        if ((mech.cidr4 ?? 0) > 32 || (mech.cidr6 ?? 0) > 128) return fail('prefix length out of range');
-        rest = rest.slice(0, rest.length - cidrText.length);
-      }
-      return optionalDomain(rest);
-    }
-    case 'ip4':
-    case 'ip6': {
-      if (!rest.startsWith(':')) return fail('a network is required');
-      const body = rest.slice(1);
-      const slash = body.indexOf('/');
-      const addr = slash === -1 ? body : body.slice(0, slash);
-      const lenText = slash === -1 ? null : body.slice(slash + 1);
-      const ip = parseIp(addr);
-      const isV6Text = addr.includes(':');
-      if (!ip || (type === 'ip4' && isV6Text) || (type === 'ip6' && !isV6Text)) {
-        return fail(`"${addr}" is not an ${type === 'ip4' ? 'IPv4' : 'IPv6'} address`);
-      }
-      const max = type === 'ip4' ? 32 : 128;
-      if (lenText !== null) {
-        const pattern = type === 'ip4' ? new RegExp(`^${CIDR4}$`) : new RegExp(`^${CIDR6}$`);
-        if (!pattern.test(lenText) || Number(lenText) > max) return fail('prefix length out of range');
-      }
-      mech.value = addr;
-      if (type === 'ip4') mech.cidr4 = lenText === null ? null : Number(lenText);
-      else mech.cidr6 = lenText === null ? null : Number(lenText);
-      return mech;
-    }
   }
+  return result;
+}
+
+/** A modifier term (RFC 7208 §6): redirect and exp at most once each, others checked as macro strings. */
+function addModifier(result: ParsedSpf, term: string, eq: number): void {
+  const name = term.slice(0, eq);
+  const value = term.slice(eq + 1);
+  if (!MODIFIER_NAME.test(name)) {
+    result.errors.push(`invalid modifier name in "${term}"`);
+    return;
+  }
+  const lower = name.toLowerCase();
+  if (lower === 'redirect' || lower === 'exp') {
+    const err = domainSpecError(value);
+    if (err) result.errors.push(`invalid ${lower} modifier "${term}": ${err}`);
+    if (result[lower] !== null) result.errors.push(`"${lower}" modifier appears more than once`);
+    else result[lower] = value;
+  } else {
+    const err = validateMacroString(value, false);
+    if (err) result.errors.push(`invalid modifier "${term}": ${err}`);
+  }
+  result.modifiers.push({ raw: term, name: lower, value });
+}
+
+/** The position of "=" when the term is a modifier (name "=" before any ":" or "/"), else -1. */
+function modifierEquals(term: string): number {
+  const eq = term.indexOf('=');
+  const colon = term.indexOf(':');
+  const slash = term.indexOf('/');
+  return eq > 0 && (colon === -1 || eq < colon) && (slash === -1 || eq < slash) ? eq : -1;
 }
 
 export function parseSpf(record: string): ParsedSpf {
@@ -166,29 +216,9 @@ export function parseSpf(record: string): ParsedSpf {
     .split(' ')
     .filter((t) => t.length > 0);
   for (const term of terms) {
-    const eq = term.indexOf('=');
-    const colon = term.indexOf(':');
-    const slash = term.indexOf('/');
-    const isModifier = eq > 0 && (colon === -1 || eq < colon) && (slash === -1 || eq < slash);
-    if (isModifier) {
-      const name = term.slice(0, eq);
-      const value = term.slice(eq + 1);
-      if (!MODIFIER_NAME.test(name)) {
-        result.errors.push(`invalid modifier name in "${term}"`);
-        continue;
-      }
-      const lower = name.toLowerCase();
-      if (lower === 'redirect' || lower === 'exp') {
-        const err = domainSpecError(value);
-        if (err) result.errors.push(`invalid ${lower} modifier "${term}": ${err}`);
-        // RFC 7208 §6: redirect and exp each appear at most once.
-        if (result[lower] !== null) result.errors.push(`"${lower}" modifier appears more than once`);
-        else result[lower] = value;
-      } else {
-        const err = validateMacroString(value, false);
-        if (err) result.errors.push(`invalid modifier "${term}": ${err}`);
-      }
-      result.modifiers.push({ raw: term, name: lower, value });
+    const eq = modifierEquals(term);
+    if (eq > 0) {
+      addModifier(result, term, eq);
       continue;
     }
     const mech = parseMechanism(term, result.errors);
