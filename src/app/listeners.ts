@@ -7,7 +7,12 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from '../config.ts';
 import type { Clock } from '../core/clock.ts';
-import { type BlocklistMirror, type DnsblServer, startDnsblServer } from '../dnsbl/index.ts';
+import {
+  type BlocklistMirror,
+  type DnsblServer,
+  registerDnsblMetrics,
+  startDnsblServer,
+} from '../dnsbl/index.ts';
 import type { HttpApp } from '../http/context.ts';
 import { type MetricsListener, startMetricsListener } from '../http/metrics-listener.ts';
 import type { StartSettings } from './settings.ts';
@@ -62,6 +67,7 @@ export async function startListenersStage(inputs: {
       inputs.log.error({ err }, `dnsbl: ${dnsblError}`);
     }
   }
+  if (dnsbl) registerDnsblMetrics(inputs.metricsRegistry, dnsbl);
   let metricsListener: MetricsListener | null = null;
   return {
     dnsbl,

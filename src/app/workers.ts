@@ -22,6 +22,7 @@ import { type FcrdnsWorker, startFcrdnsWorker } from '../worker/fcrdns.ts';
 import { createFeedSources, type FeedsWorker, startFeedsWorker } from '../worker/feeds.ts';
 import { createChildFeedsRunner } from '../worker/feeds-build-process.ts';
 import { registerFeedsMetrics } from '../worker/feeds-metrics.ts';
+import { registerJobsMetrics } from '../worker/jobs-metrics.ts';
 import { startWebhookWorker, type WebhookWorker } from '../worker/webhooks.ts';
 import type { DatasetStage } from './dataset.ts';
 import type { Domains } from './domains.ts';
@@ -55,6 +56,7 @@ export function startWorkersStage(inputs: {
     clock,
     logger: log,
   });
+  let auditLeaseTakeovers = 0;
   const auditWorker = startAuditWorker({
     runner: (stopping) =>
       createAuditRunner({
@@ -67,6 +69,9 @@ export function startWorkersStage(inputs: {
         leaseMs: Math.max(1, config.auditLeaseSeconds) * 1000,
         worker: `${os.hostname()}-${process.pid}-${crypto.randomBytes(3).toString('hex')}`,
         recordFcrdns: (record) => domains.reputation.recordFcrdns(record),
+        onTakeover: () => {
+          auditLeaseTakeovers++;
+        },
         stopping,
       }),
     scheduled,
@@ -96,5 +101,9 @@ export function startWorkersStage(inputs: {
   });
   registerFeedsMetrics(inputs.metricsRegistry, feedsWorker);
   registerLimitsMetrics(inputs.metricsRegistry, domains.limits.outage);
+  registerJobsMetrics(inputs.metricsRegistry, {
+    webhookDeadLetters: () => domains.webhooks.deadLetters(),
+    auditLeaseTakeovers: () => auditLeaseTakeovers,
+  });
   return { blocklistExpiry, fcrdns, auditWorker, feedsWorker, webhookWorker };
 }

@@ -36,6 +36,8 @@ export interface AuditRunnerOptions {
   stopping?: () => boolean;
   /** Stores an FCrDNS result where reputation reads it (CONTRACT §7). */
   recordFcrdns(record: FcrdnsRecord): Promise<void>;
+  /** Called when this worker takes over a running job whose lease expired (its owner died). */
+  onTakeover?: (jobId: number, previousOwner: string | null) => void;
 }
 
 export type RunEnd = 'succeeded' | 'failed' | 'cancelled' | 'lost' | 'released';
@@ -235,6 +237,7 @@ export function createAuditRunner(options: AuditRunnerOptions): AuditRunner {
     async runNext(jobId) {
       const claimed = await store.claim(worker, clock(), options.leaseMs, jobId);
       if (!claimed) return null;
+      if (claimed.takeover) options.onTakeover?.(claimed.job.id, claimed.previousOwner);
       return { jobId: claimed.job.id, end: await run(claimed) };
     },
   };

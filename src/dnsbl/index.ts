@@ -3,6 +3,7 @@ export {
   startBlocklistMirror,
 } from './blocklist-mirror.ts';
 export { createListingIndex } from './listing-index.ts';
+export { registerDnsblMetrics } from './metrics.ts';
 export { ipToQueryName } from './query-name.ts';
 export {
   type DnsblServer,

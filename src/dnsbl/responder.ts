@@ -8,6 +8,8 @@ const RCODE_SERVFAIL = 2;
 export interface Responder {
   /** Answer bytes for one DNS message, or null when nothing must be sent back. Never throws. */
   respond(query: Buffer, tcp: boolean): Buffer | null;
+  /** Queries whose answering threw (each answered SERVFAIL, or dropped when not a query), since start. */
+  answerErrors(): number;
 }
 
 export interface ResponderOptions {
@@ -18,7 +20,9 @@ export interface ResponderOptions {
 
 export function createResponder(ctx: ZoneContext, options: ResponderOptions = {}): Responder {
   const fast = options.fastPath ?? true;
+  let errors = 0;
   return {
+    answerErrors: () => errors,
     respond(query, tcp) {
       try {
         if (fast) {
@@ -28,6 +32,7 @@ export function createResponder(ctx: ZoneContext, options: ResponderOptions = {}
         return answerGeneral(query, ctx, tcp);
       } catch (err) {
         // A bug or a failing index must cost one answer, never the server (RFC 1035 SERVFAIL).
+        errors++;
         options.logger?.error({ err }, 'dnsbl: answering a query failed');
         if (query.length < 12 || ((query[2] as number) & 0x80) !== 0) return null;
         return headerReply(query, RCODE_SERVFAIL);

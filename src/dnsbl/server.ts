@@ -45,6 +45,8 @@ export interface DnsblServer {
   udpPort: number;
   tcpPort: number;
   address: string;
+  /** Queries answered SERVFAIL because answering them failed (logged), since start. */
+  answerErrors(): number;
   close(): Promise<void>;
 }
 
@@ -85,6 +87,7 @@ export async function startDnsblServer(options: DnsblServerOptions): Promise<Dns
         udpPort,
         tcpPort: udpPort,
         address: host,
+        answerErrors: () => responder.answerErrors(),
         close: () => Promise.all([closeUdp(udp), tcp.close()]).then(() => undefined),
       };
     } catch (err) {

@@ -168,6 +168,9 @@ export function createWebhooks(options: WebhooksOptions) {
     });
   }
 
+  // Deliveries this process marked dead, since start (netrep_webhook_dead_letters_total).
+  let deadLetters = 0;
+
   async function attempt(d: Awaited<ReturnType<WebhookStore['claimDue']>>[number]): Promise<boolean> {
     const number = d.attempts + 1;
     const body = JSON.stringify(payloadOf(d.event));
@@ -209,6 +212,7 @@ export function createWebhooks(options: WebhooksOptions) {
         updatedAt: now,
       },
     );
+    if (status === 'dead') deadLetters++;
     return ok;
   }
 
@@ -330,6 +334,9 @@ export function createWebhooks(options: WebhooksOptions) {
       await Promise.all(claimed.map((d) => attempt(d)));
       return claimed.length;
     },
+
+    /** Deliveries this process marked dead (their last attempt failed), since start. */
+    deadLetters: (): number => deadLetters,
 
     /** Drops events past retention with their deliveries. */
     prune: () => store.pruneEvents(clock() - EVENT_RETENTION_MS),
