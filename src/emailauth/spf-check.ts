@@ -13,6 +13,7 @@ import {
   isSpfRecord,
   MAX_DNS_LOOKUPS,
   MAX_VOID_LOOKUPS,
+  type ParsedSpf,
   parseSpf,
   type SpfMechanism,
   type SpfQualifier,
@@ -159,81 +160,106 @@ async function target(mech: { value: string | null }, domain: string, state: Sta
   return truncateDomain(await expandMacros(mech.value, { ...state.base, domain }));
 }
 
-async function matches(mech: SpfMechanism, domain: string, state: State): Promise<boolean> {
+/** ip4 and ip6 (RFC 7208 §5.6); an ip6 network written as IPv4-mapped stays an IPv6 network. */
+function matchNetwork(mech: SpfMechanism, ip: ParsedIp): boolean {
+  const net = parseIp(mech.value);
+  if (!net) return false;
+  if (mech.type === 'ip4') return ip.family === 4 && cidrMatch(ip, net, mech.cidr4 ?? 32);
+  if (ip.family !== 6) return false;
+  const bytes = net.family === 6 ? net.bytes : [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, ...net.bytes];
+  return cidrMatch(ip, { ...net, family: 6, bytes }, mech.cidr6 ?? 128);
+}
+
+function prefixFor(mech: SpfMechanism, ip: ParsedIp): number {
+  return ip.family === 4 ? (mech.cidr4 ?? 32) : (mech.cidr6 ?? 128);
+}
+
+/** a (RFC 7208 §5.3). */
+async function matchA(mech: SpfMechanism, domain: string, state: State): Promise<boolean> {
+  const name = await target(mech, domain, state);
+  if (!isValidSpfDomain(name)) return false;
   const ip = state.base.ip;
+  const addrs = await addresses(state, name, ip.family, true);
+  return addrs.some((a) => cidrMatch(ip, a, prefixFor(mech, ip)));
+}
+
+async function mxNames(state: State, name: string): Promise<{ exchange: string }[]> {
+  try {
+    return await state.dns.mx(name);
+  } catch (err) {
+    if (!isAbsent(err)) throw transient(err, `${name} MX`);
+    countVoid(state, `${name} MX`);
+    return [];
+  }
+}
+
+/** mx (RFC 7208 §5.4). */
+async function matchMx(mech: SpfMechanism, domain: string, state: State): Promise<boolean> {
+  const name = await target(mech, domain, state);
+  if (!isValidSpfDomain(name)) return false;
+  const mxs = await mxNames(state, name);
+  // RFC 7208 §4.6.4: more than 10 MX names is a permerror.
+  if (mxs.length > 10) throw new SpfAbort('permerror', `${name} has more than 10 MX records`);
+  const ip = state.base.ip;
+  for (const mx of mxs) {
+    if (mx.exchange === '' || mx.exchange === '.') continue;
+    const addrs = await addresses(state, mx.exchange, ip.family, false);
+    if (addrs.some((a) => cidrMatch(ip, a, prefixFor(mech, ip)))) return true;
+  }
+  return false;
+}
+
+/** ptr (RFC 7208 §5.5). */
+async function matchPtr(mech: SpfMechanism, domain: string, state: State): Promise<boolean> {
+  const name = await target(mech, domain, state);
+  const names = await validatedNames(state, true);
+  return names.some((n) => isSubdomainOf(n, name));
+}
+
+/** exists (RFC 7208 §5.7): always an A query, whatever the client's address family. */
+async function matchExists(mech: SpfMechanism, domain: string, state: State): Promise<boolean> {
+  const name = await target(mech, domain, state);
+  if (!isValidSpfDomain(name)) return false;
+  return (await addresses(state, name, 4, true)).length > 0;
+}
+
+/** include (RFC 7208 §5.2): the inner result decides match, no match or an error. */
+async function matchInclude(mech: SpfMechanism, domain: string, state: State): Promise<boolean> {
+  const name = await target(mech, domain, state);
+  const inner = await evaluate(name, state);
+  switch (inner.result) {
+    case 'pass':
+      return true;
+    case 'fail':
+    case 'softfail':
+    case 'neutral':
+      return false;
+    case 'temperror':
+      throw new SpfAbort('temperror', inner.reason);
+    case 'none':
+      throw new SpfAbort('permerror', `include:${name} has no SPF record`);
+    default:
+      throw new SpfAbort('permerror', inner.reason);
+  }
+}
+
+async function matches(mech: SpfMechanism, domain: string, state: State): Promise<boolean> {
   switch (mech.type) {
     case 'all':
       return true;
     case 'ip4':
-    case 'ip6': {
-      const net = parseIp(mech.value);
-      if (!net) return false;
-      if (mech.type === 'ip4') return ip.family === 4 && cidrMatch(ip, net, mech.cidr4 ?? 32);
-      if (ip.family !== 6) return false;
-      // An ip6 network written as IPv4-mapped stays an IPv6 network.
-      const bytes = net.family === 6 ? net.bytes : [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, ...net.bytes];
-      return cidrMatch(ip, { ...net, family: 6, bytes }, mech.cidr6 ?? 128);
-    }
-    case 'a': {
-      const name = await target(mech, domain, state);
-      if (!isValidSpfDomain(name)) return false;
-      const prefix = ip.family === 4 ? (mech.cidr4 ?? 32) : (mech.cidr6 ?? 128);
-      const addrs = await addresses(state, name, ip.family, true);
-      return addrs.some((a) => cidrMatch(ip, a, prefix));
-    }
-    case 'mx': {
-      const name = await target(mech, domain, state);
-      if (!isValidSpfDomain(name)) return false;
-      let mxs: { exchange: string }[];
-      try {
-        mxs = await state.dns.mx(name);
-      } catch (err) {
-        if (isAbsent(err)) {
-          countVoid(state, `${name} MX`);
-          return false;
-        }
-        throw transient(err, `${name} MX`);
-      }
-      // RFC 7208 §4.6.4: more than 10 MX names is a permerror.
-      if (mxs.length > 10) throw new SpfAbort('permerror', `${name} has more than 10 MX records`);
-      const prefix = ip.family === 4 ? (mech.cidr4 ?? 32) : (mech.cidr6 ?? 128);
-      for (const mx of mxs) {
-        if (mx.exchange === '' || mx.exchange === '.') continue;
-        const addrs = await addresses(state, mx.exchange, ip.family, false);
-        if (addrs.some((a) => cidrMatch(ip, a, prefix))) return true;
-      }
-      return false;
-    }
-    case 'ptr': {
-      const name = await target(mech, domain, state);
-      const names = await validatedNames(state, true);
-      return names.some((n) => isSubdomainOf(n, name));
-    }
-    case 'exists': {
-      const name = await target(mech, domain, state);
-      if (!isValidSpfDomain(name)) return false;
-      // RFC 7208 §5.7: always an A query, whatever the client's address family.
-      const addrs = await addresses(state, name, 4, true);
-      return addrs.length > 0;
-    }
-    case 'include': {
-      const name = await target(mech, domain, state);
-      const inner = await evaluate(name, state);
-      switch (inner.result) {
-        case 'pass':
-          return true;
-        case 'fail':
-        case 'softfail':
-        case 'neutral':
-          return false;
-        case 'temperror':
-          throw new SpfAbort('temperror', inner.reason);
-        case 'none':
-          throw new SpfAbort('permerror', `include:${name} has no SPF record`);
-        default:
-          throw new SpfAbort('permerror', inner.reason);
-      }
-    }
+    case 'ip6':
+      return matchNetwork(mech, state.base.ip);
+    case 'a':
+      return matchA(mech, domain, state);
+    case 'mx':
+      return matchMx(mech, domain, state);
+    case 'ptr':
+      return matchPtr(mech, domain, state);
+    case 'exists':
+      return matchExists(mech, domain, state);
+    case 'include':
+      return matchInclude(mech, domain, state);
   }
 }
 
@@ -273,71 +299,50 @@ async function fetchRecord(domain: string, state: State): Promise<string | Outco
   return records[0] ?? '';
 }
 
-async function evaluate(domain: string, state: State): Promise<Outcome> {
-  if (!isValidSpfDomain(domain)) {
+function outcomeOf(result: SpfResultCode, mechanismDomain: string | null, reason: string): Outcome {
+  return { result, mechanism: null, mechanismDomain, explanation: null, reason };
+}
+
+/** The record's mechanisms in order, then its redirect, then the default neutral (RFC 7208 §4.6, §6.1). */
+async function evaluateRecord(parsed: ParsedSpf, domain: string, state: State): Promise<Outcome> {
+  for (const mech of parsed.mechanisms) {
+    if (DNS_TERMS.has(mech.type)) countLookup(state, mech.raw);
+    if (!(await matches(mech, domain, state))) continue;
+    const result = QUALIFIER_RESULT[mech.qualifier];
+    const explanation =
+      result === 'fail' && parsed.exp !== null ? await explain(parsed.exp, domain, state) : null;
     return {
-      result: 'none',
-      mechanism: null,
-      mechanismDomain: null,
-      explanation: null,
-      reason: 'invalid domain',
+      result,
+      mechanism: mech.raw,
+      mechanismDomain: domain,
+      explanation,
+      reason: `${domain} matched ${mech.raw}`,
     };
   }
+  if (parsed.redirect === null) {
+    return outcomeOf('neutral', domain, `no mechanism of ${domain} matched (default neutral)`);
+  }
+  countLookup(state, `redirect=${parsed.redirect}`);
+  const next = truncateDomain(await expandMacros(parsed.redirect, { ...state.base, domain }));
+  const inner = await evaluate(next, state);
+  // RFC 7208 §6.1: a redirect to a domain without an SPF record is a permerror.
+  if (inner.result === 'none')
+    return { ...inner, result: 'permerror', reason: `redirect=${next} has no SPF record` };
+  return inner;
+}
+
+async function evaluate(domain: string, state: State): Promise<Outcome> {
+  if (!isValidSpfDomain(domain)) return outcomeOf('none', null, 'invalid domain');
   const record = await fetchRecord(domain, state);
   if (typeof record !== 'string') return record;
   const parsed = parseSpf(record);
   if (parsed.errors.length > 0) {
-    return {
-      result: 'permerror',
-      mechanism: null,
-      mechanismDomain: domain,
-      explanation: null,
-      reason: `syntax error in SPF record of ${domain}: ${parsed.errors[0]}`,
-    };
+    return outcomeOf('permerror', domain, `syntax error in SPF record of ${domain}: ${parsed.errors[0]}`);
   }
   try {
-    for (const mech of parsed.mechanisms) {
-      if (DNS_TERMS.has(mech.type)) countLookup(state, mech.raw);
-      if (await matches(mech, domain, state)) {
-        const result = QUALIFIER_RESULT[mech.qualifier];
-        const explanation =
-          result === 'fail' && parsed.exp !== null ? await explain(parsed.exp, domain, state) : null;
-        return {
-          result,
-          mechanism: mech.raw,
-          mechanismDomain: domain,
-          explanation,
-          reason: `${domain} matched ${mech.raw}`,
-        };
-      }
-    }
-    if (parsed.redirect !== null) {
-      countLookup(state, `redirect=${parsed.redirect}`);
-      const next = truncateDomain(await expandMacros(parsed.redirect, { ...state.base, domain }));
-      const inner = await evaluate(next, state);
-      // RFC 7208 §6.1: a redirect to a domain without an SPF record is a permerror.
-      if (inner.result === 'none') {
-        return { ...inner, result: 'permerror', reason: `redirect=${next} has no SPF record` };
-      }
-      return inner;
-    }
-    return {
-      result: 'neutral',
-      mechanism: null,
-      mechanismDomain: domain,
-      explanation: null,
-      reason: `no mechanism of ${domain} matched (default neutral)`,
-    };
+    return await evaluateRecord(parsed, domain, state);
   } catch (err) {
-    if (err instanceof SpfAbort) {
-      return {
-        result: err.result,
-        mechanism: null,
-        mechanismDomain: domain,
-        explanation: null,
-        reason: err.reason,
-      };
-    }
+    if (err instanceof SpfAbort) return outcomeOf(err.result, domain, err.reason);
     throw err;
   }
 }
