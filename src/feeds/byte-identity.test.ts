@@ -228,7 +228,7 @@ describe('feed builder byte-identity (seeded 50,000 mixed rows)', () => {
         { brand: 'openai' },
         { include: 'search' },
         { brand: 'Google', include: 'search' },
-      ]) {
+      ] as Record<string, string>[]) {
         const d = await openFeedFile(tmp.dir, 'ai_crawlers', '2026-03-04', format, options);
         if (!d) throw new Error('snapshot missing');
         const bytes = Buffer.concat((await collect(d.stream as Readable)) as Buffer[]);
