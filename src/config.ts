@@ -100,6 +100,28 @@ export const SETTINGS = {
     description:
       'Per-try timeout of an audit DNS probe (two tries); a probe that gets no answer is a `timeout` observation.',
   },
+  dnsblCheckZones: {
+    env: 'NETREP_DNSBL_CHECK_ZONES',
+    kind: 'list',
+    default:
+      'zen.spamhaus.org,bl.spamcop.net,b.barracudacentral.org,psbl.surriel.com,dnsbl-1.uceprotect.net,ips.backscatterer.org,bl.mailspike.net,dnsbl.dronebl.org',
+    description:
+      'Public DNSBL zones the blocklist page and `GET /v1/public/blocklists/ip/{ip}` ask through NETREP_DNS_SERVERS, in order; an entry `zone=https://…` gives a zone netrep does not know its delisting page. Empty: only the own zone.',
+  },
+  dnsblCheckTimeoutMs: {
+    env: 'NETREP_DNSBL_CHECK_TIMEOUT_MS',
+    kind: 'int',
+    default: '1000',
+    description:
+      'Per-try timeout of one public DNSBL query (two tries); a list that does not answer in time is `unavailable`.',
+  },
+  dnsblCheckCacheSeconds: {
+    env: 'NETREP_DNSBL_CHECK_CACHE_SECONDS',
+    kind: 'int',
+    default: '900',
+    description:
+      'Longest time a public DNSBL answer is kept in memory: a listing for its TTL up to this, not listed 5 minutes, refused this long, unavailable 1 minute. 0: not kept.',
+  },
   trustedProxies: {
     env: 'NETREP_TRUSTED_PROXIES',
     kind: 'list',
