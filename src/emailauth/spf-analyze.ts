@@ -84,6 +84,72 @@ async function voidCheck(walk: Walk, what: string, query: () => Promise<unknown[
   }
 }
 
+/** a: both families asked; a void when neither has an address (RFC 7208 §4.6.4). */
+async function walkA(target: string, walk: Walk): Promise<void> {
+  const [v4, v6] = await Promise.all([
+    walk.dns.a(target).catch((e: unknown) => e),
+    walk.dns.aaaa(target).catch((e: unknown) => e),
+  ]);
+  if (isAbsent(v4) && isAbsent(v6)) walk.voids += 1;
+  else if (!Array.isArray(v4) && !Array.isArray(v6)) {
+    // Neither family answered and one failed: name the failure, not the absence.
+    walk.errors.push(isAbsent(v4) ? problem(v6, `${target} AAAA`) : problem(v4, `${target} A`));
+  }
+}
+
+async function walkMx(mech: SpfMechanism, target: string, walk: Walk): Promise<void> {
+  const rows = await voidCheck(walk, `${target} MX`, () => walk.dns.mx(target));
+  if (rows.length > 10)
+    walk.errors.push(`${mech.raw}: ${target} has ${rows.length} MX hosts, over the limit of 10`);
+}
+
+/** What one mechanism costs and risks; `all` is handled by the caller. */
+async function walkMechanism(mech: SpfMechanism, target: string, chain: string[], walk: Walk): Promise<void> {
+  switch (mech.type) {
+    case 'include':
+      await followRecord(target, `include:${target}`, chain, walk);
+      return;
+    case 'a':
+      return walkA(target, walk);
+    case 'mx':
+      return walkMx(mech, target, walk);
+    case 'ptr':
+      walk.warnings.push(
+        `${mech.raw}: the ptr mechanism is slow and unreliable and SHOULD NOT be used (RFC 7208 §5.5)`,
+      );
+      return;
+    case 'exists':
+      await voidCheck(walk, `${target} A`, () => walk.dns.a(target));
+      return;
+    default:
+      return;
+  }
+}
+
+/**
+ * The mechanisms up to the first all: that all's qualifier (null when none), or 'over limit' when
+ * the walk ran out of lookups (the rest of the record is then not walked).
+ */
+async function walkMechanisms(
+  parsed: ParsedSpf,
+  domain: string,
+  chain: string[],
+  walk: Walk,
+): Promise<SpfQualifier | null | 'over limit'> {
+  for (const mech of parsed.mechanisms) {
+    if (DNS_TERMS.has(mech.type)) walk.lookups += 1;
+    if (walk.lookups > WALK_LIMIT) return 'over limit';
+    // "all" always matches: later terms are never evaluated, so they cost no lookups.
+    if (mech.type === 'all') return mech.qualifier;
+    if (mech.value?.includes('%')) {
+      walk.warnings.push(`${mech.raw} uses macros; its lookups depend on each message and were not followed`);
+      continue;
+    }
+    await walkMechanism(mech, mech.value ?? domain, chain, walk);
+  }
+  return null;
+}
+
 /** Walks one parsed record; returns the qualifier of its effective all (through redirect). */
 async function walkRecord(
   parsed: ParsedSpf,
@@ -91,63 +157,16 @@ async function walkRecord(
   chain: string[],
   walk: Walk,
 ): Promise<SpfQualifier | null> {
-  let allQualifier: SpfQualifier | null = null;
-  for (const mech of parsed.mechanisms) {
-    if (DNS_TERMS.has(mech.type)) walk.lookups += 1;
-    if (walk.lookups > WALK_LIMIT) return allQualifier;
-    const target = mech.value ?? domain;
-    if (mech.value?.includes('%')) {
-      walk.warnings.push(`${mech.raw} uses macros; its lookups depend on each message and were not followed`);
-      continue;
-    }
-    switch (mech.type) {
-      case 'all':
-        allQualifier ??= mech.qualifier;
-        break;
-      case 'include':
-        await followRecord(target, `include:${target}`, chain, walk);
-        break;
-      case 'a': {
-        const [v4, v6] = await Promise.all([
-          walk.dns.a(target).catch((e: unknown) => e),
-          walk.dns.aaaa(target).catch((e: unknown) => e),
-        ]);
-        if (isAbsent(v4) && isAbsent(v6)) walk.voids += 1;
-        else if (!Array.isArray(v4) && !Array.isArray(v6)) {
-          // Neither family answered and one failed: name the failure, not the absence.
-          walk.errors.push(isAbsent(v4) ? problem(v6, `${target} AAAA`) : problem(v4, `${target} A`));
-        }
-        break;
-      }
-      case 'mx': {
-        const rows = await voidCheck(walk, `${target} MX`, () => walk.dns.mx(target));
-        if (rows.length > 10)
-          walk.errors.push(`${mech.raw}: ${target} has ${rows.length} MX hosts, over the limit of 10`);
-        break;
-      }
-      case 'ptr':
-        walk.warnings.push(
-          `${mech.raw}: the ptr mechanism is slow and unreliable and SHOULD NOT be used (RFC 7208 §5.5)`,
-        );
-        break;
-      case 'exists':
-        await voidCheck(walk, `${target} A`, () => walk.dns.a(target));
-        break;
-      default:
-        break;
-    }
-    // "all" always matches: later terms are never evaluated, so they cost no lookups.
-    if (mech.type === 'all') break;
-  }
+  const allQualifier = await walkMechanisms(parsed, domain, chain, walk);
+  if (allQualifier === 'over limit') return null;
   if (parsed.redirect !== null) {
     walk.lookups += 1;
     // RFC 7208 §6.1: redirect is ignored when the record has an all mechanism.
-    if (allQualifier === null) {
-      if (parsed.redirect.includes('%')) {
-        walk.warnings.push(`redirect=${parsed.redirect} uses macros and was not followed`);
-      } else if (walk.lookups <= WALK_LIMIT) {
-        return followRecord(parsed.redirect, `redirect=${parsed.redirect}`, chain, walk);
-      }
+    const followed = allQualifier === null && !parsed.redirect.includes('%');
+    if (allQualifier === null && !followed) {
+      walk.warnings.push(`redirect=${parsed.redirect} uses macros and was not followed`);
+    } else if (followed && walk.lookups <= WALK_LIMIT) {
+      return followRecord(parsed.redirect, `redirect=${parsed.redirect}`, chain, walk);
     }
   }
   for (const mod of parsed.modifiers) {
