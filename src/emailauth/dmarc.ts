@@ -30,19 +30,6 @@ export interface ParsedDmarc {
 }
 
 const POLICIES: ReadonlySet<string> = new Set(['none', 'quarantine', 'reject']);
-const KNOWN_TAGS: ReadonlySet<string> = new Set([
-  'v',
-  'p',
-  'sp',
-  'pct',
-  'rua',
-  'ruf',
-  'adkim',
-  'aspf',
-  'fo',
-  'rf',
-  'ri',
-]);
 const MAILTO = /^mailto:[^@\s,;!]+@[a-z0-9.-]+\.[a-z]{2,63}(![0-9]+[kmgt]?)?$/i;
 const URI_SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 
@@ -83,6 +70,66 @@ function dmarcDefaults(): Omit<ParsedDmarc, 'tags' | 'errors' | 'warnings'> {
   };
 }
 
+/** Reads one known tag's value into the record; returns why the value is invalid, or null. */
+type TagRule = (out: ParsedDmarc, value: string, name: string) => string | null;
+
+function policyTag(out: ParsedDmarc, value: string, name: string): string | null {
+  const policy = value.toLowerCase();
+  if (!POLICIES.has(policy)) return 'expected none, quarantine or reject';
+  if (name === 'p') out.policy = policy as DmarcPolicy;
+  else out.subdomain_policy = policy as DmarcPolicy;
+  return null;
+}
+
+function alignmentTag(out: ParsedDmarc, value: string, name: string): string | null {
+  if (value !== 'r' && value !== 's') return 'expected r or s';
+  if (name === 'adkim') out.dkim_alignment = value;
+  else out.spf_alignment = value;
+  return null;
+}
+
+function reportFormatTag(out: ParsedDmarc, value: string): string | null {
+  if (!/^[a-z0-9]+(:[a-z0-9]+)*$/i.test(value)) return 'expected a colon-separated list of formats';
+  out.report_format = value.toLowerCase();
+  if (!out.report_format.split(':').includes('afrf')) out.warnings.push('rf= does not list afrf');
+  return null;
+}
+
+const TAG_RULES: Readonly<Record<string, TagRule>> = {
+  v: (out, value) => {
+    out.version = value;
+    return value === 'DMARC1' ? null : 'must be DMARC1';
+  },
+  p: policyTag,
+  sp: policyTag,
+  pct: (out, value) => {
+    if (!/^\d{1,3}$/.test(value) || Number(value) > 100) return 'expected an integer 0-100';
+    out.percentage = Number(value);
+    return null;
+  },
+  rua: (out, value) => {
+    out.aggregate_report_uris = parseUris('rua', value, out.errors, out.warnings);
+    return null;
+  },
+  ruf: (out, value) => {
+    out.forensic_report_uris = parseUris('ruf', value, out.errors, out.warnings);
+    return null;
+  },
+  adkim: alignmentTag,
+  aspf: alignmentTag,
+  fo: (out, value) => {
+    if (!/^[01ds](:[01ds])*$/.test(value)) return 'expected a colon-separated list of 0, 1, d, s';
+    out.failure_options = value;
+    return null;
+  },
+  rf: reportFormatTag,
+  ri: (out, value) => {
+    if (!/^\d{1,10}$/.test(value) || Number(value) > 4294967295) return 'expected an unsigned 32-bit integer';
+    out.report_interval = Number(value);
+    return null;
+  },
+};
+
 export function parseDmarc(raw: string): ParsedDmarc {
   const out: ParsedDmarc = {
     ...dmarcDefaults(),
@@ -96,58 +143,15 @@ export function parseDmarc(raw: string): ParsedDmarc {
     (name, value, index) => {
       out.tags[name] = value;
       if (name === 'v' && index !== 0) out.errors.push('v=DMARC1 must be the first tag');
-      if (!KNOWN_TAGS.has(name)) {
+      // RFC 7489 §6.3's tags are the keys of TAG_RULES.
+      const rule = Object.hasOwn(TAG_RULES, name) ? TAG_RULES[name] : undefined;
+      if (!rule) {
         // RFC 7489 §6.3: unknown tags MUST be ignored; reported so typos are seen.
         out.warnings.push(`unknown tag ${name}= is ignored`);
         return;
       }
-      const bad = (why: string) => out.errors.push(`invalid ${name}= value "${value}": ${why}`);
-      switch (name) {
-        case 'v':
-          if (value !== 'DMARC1') bad('must be DMARC1');
-          out.version = value;
-          break;
-        case 'p':
-        case 'sp': {
-          const policy = value.toLowerCase();
-          if (!POLICIES.has(policy)) bad('expected none, quarantine or reject');
-          else if (name === 'p') out.policy = policy as DmarcPolicy;
-          else out.subdomain_policy = policy as DmarcPolicy;
-          break;
-        }
-        case 'pct':
-          if (!/^\d{1,3}$/.test(value) || Number(value) > 100) bad('expected an integer 0-100');
-          else out.percentage = Number(value);
-          break;
-        case 'rua':
-          out.aggregate_report_uris = parseUris('rua', value, out.errors, out.warnings);
-          break;
-        case 'ruf':
-          out.forensic_report_uris = parseUris('ruf', value, out.errors, out.warnings);
-          break;
-        case 'adkim':
-        case 'aspf':
-          if (value !== 'r' && value !== 's') bad('expected r or s');
-          else if (name === 'adkim') out.dkim_alignment = value;
-          else out.spf_alignment = value;
-          break;
-        case 'fo':
-          if (!/^[01ds](:[01ds])*$/.test(value)) bad('expected a colon-separated list of 0, 1, d, s');
-          else out.failure_options = value;
-          break;
-        case 'rf':
-          if (!/^[a-z0-9]+(:[a-z0-9]+)*$/i.test(value)) bad('expected a colon-separated list of formats');
-          else {
-            out.report_format = value.toLowerCase();
-            if (!out.report_format.split(':').includes('afrf')) out.warnings.push('rf= does not list afrf');
-          }
-          break;
-        case 'ri':
-          if (!/^\d{1,10}$/.test(value) || Number(value) > 4294967295)
-            bad('expected an unsigned 32-bit integer');
-          else out.report_interval = Number(value);
-          break;
-      }
+      const why = rule(out, value, name);
+      if (why !== null) out.errors.push(`invalid ${name}= value "${value}": ${why}`);
     },
     (message) => out.errors.push(message),
   );
