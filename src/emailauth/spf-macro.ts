@@ -25,29 +25,58 @@ const MACRO = /%\{([a-z])(\d*)(r?)([.\-+,/_=]*)\}/iy;
 const RECORD_LETTERS = 'slodiphv';
 const EXP_LETTERS = 'slodiphvcrt';
 
-/** null when `text` is a valid macro-string; `exp` allows the explanation-only letters c, r, t. */
-export function validateMacroString(text: string, exp: boolean): string | null {
-  const letters = exp ? EXP_LETTERS : RECORD_LETTERS;
+/** A macro-string read piece by piece (RFC 7208 §7.1): a literal character, an escape, a macro, or junk. */
+type MacroToken =
+  | { kind: 'char'; ch: string }
+  | { kind: 'escape'; ch: '%' | '_' | '-' }
+  | { kind: 'macro'; match: RegExpExecArray }
+  | { kind: 'invalid' };
+
+function* macroTokens(text: string): Generator<MacroToken> {
   for (let i = 0; i < text.length; i++) {
     const ch = text[i] ?? '';
-    const code = text.charCodeAt(i);
     if (ch !== '%') {
-      if (code < 0x21 || code > 0x7e) {
-        if (!(exp && ch === ' ')) return `invalid character in macro-string "${text}"`;
-      }
+      yield { kind: 'char', ch };
       continue;
     }
     const next = text[i + 1];
     if (next === '%' || next === '_' || next === '-') {
+      yield { kind: 'escape', ch: next };
       i += 1;
       continue;
     }
     MACRO.lastIndex = i;
-    const m = MACRO.exec(text);
-    if (!m) return `invalid macro in "${text}"`;
-    if (!letters.includes((m[1] ?? '').toLowerCase())) return `macro letter "${m[1]}" not allowed here`;
-    if (m[2] !== '' && Number(m[2]) === 0) return `macro "${m[0]}" keeps zero labels`;
-    i += m[0].length - 1;
+    const match = MACRO.exec(text);
+    if (!match) {
+      yield { kind: 'invalid' };
+      return;
+    }
+    yield { kind: 'macro', match };
+    i += match[0].length - 1;
+  }
+}
+
+/** A literal's characters are visible US-ASCII; an explanation may also hold spaces. */
+function isLiteral(ch: string, exp: boolean): boolean {
+  const code = ch.charCodeAt(0);
+  return (code >= 0x21 && code <= 0x7e) || (exp && ch === ' ');
+}
+
+function macroError(m: RegExpExecArray, letters: string): string | null {
+  if (!letters.includes((m[1] ?? '').toLowerCase())) return `macro letter "${m[1]}" not allowed here`;
+  if (m[2] !== '' && Number(m[2]) === 0) return `macro "${m[0]}" keeps zero labels`;
+  return null;
+}
+
+/** null when `text` is a valid macro-string; `exp` allows the explanation-only letters c, r, t. */
+export function validateMacroString(text: string, exp: boolean): string | null {
+  const letters = exp ? EXP_LETTERS : RECORD_LETTERS;
+  for (const token of macroTokens(text)) {
+    if (token.kind === 'invalid') return `invalid macro in "${text}"`;
+    if (token.kind === 'char' && !isLiteral(token.ch, exp))
+      return `invalid character in macro-string "${text}"`;
+    const error = token.kind === 'macro' ? macroError(token.match, letters) : null;
+    if (error) return error;
   }
   return null;
 }
@@ -98,32 +127,27 @@ async function letterValue(letter: string, ctx: MacroContext): Promise<string> {
   }
 }
 
+const ESCAPED: Readonly<Record<'%' | '_' | '-', string>> = { '%': '%', _: ' ', '-': '%20' };
+
+/** One macro's value: split on its delimiters, maybe reversed, right-hand labels kept, URL-escaped when upper case. */
+async function expandMacro(m: RegExpExecArray, ctx: MacroContext): Promise<string> {
+  const letter = m[1] ?? 's';
+  const delimiters = m[4] ? new RegExp(`[${m[4].replace(/[-\\\]^/]/g, '\\$&')}]`) : /\./;
+  let parts = (await letterValue(letter.toLowerCase(), ctx)).split(delimiters);
+  if (m[3]) parts = parts.reverse();
+  if (m[2]) parts = parts.slice(-Number(m[2]));
+  const value = parts.join('.');
+  return letter === letter.toUpperCase() ? urlEscape(value) : value;
+}
+
 /** Expands a macro-string already validated with validateMacroString. */
 export async function expandMacros(text: string, ctx: MacroContext): Promise<string> {
   let out = '';
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i] ?? '';
-    if (ch !== '%') {
-      out += ch;
-      continue;
-    }
-    const next = text[i + 1];
-    if (next === '%' || next === '_' || next === '-') {
-      out += next === '%' ? '%' : next === '_' ? ' ' : '%20';
-      i += 1;
-      continue;
-    }
-    MACRO.lastIndex = i;
-    const m = MACRO.exec(text);
-    if (!m) throw new Error(`invalid macro in ${text}`);
-    const letter = m[1] ?? 's';
-    const delimiters = m[4] ? new RegExp(`[${m[4].replace(/[-\\\]^/]/g, '\\$&')}]`) : /\./;
-    let parts = (await letterValue(letter.toLowerCase(), ctx)).split(delimiters);
-    if (m[3]) parts = parts.reverse();
-    if (m[2]) parts = parts.slice(-Number(m[2]));
-    const value = parts.join('.');
-    out += letter === letter.toUpperCase() ? urlEscape(value) : value;
-    i += m[0].length - 1;
+  for (const token of macroTokens(text)) {
+    if (token.kind === 'invalid') throw new Error(`invalid macro in ${text}`);
+    if (token.kind === 'char') out += token.ch;
+    else if (token.kind === 'escape') out += ESCAPED[token.ch];
+    else out += await expandMacro(token.match, ctx);
   }
   return out;
 }
