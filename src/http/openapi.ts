@@ -8,7 +8,6 @@
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { SwaggerOptions } from '@fastify/swagger';
-import type { FastifySwaggerUiOptions } from '@fastify/swagger-ui';
 import type { Config } from '../config.ts';
 import type { ErrorCode } from '../core/errors.ts';
 import type { Access } from './context.ts';
@@ -184,20 +183,3 @@ export function swaggerOptions(settings: OpenapiSettings): SwaggerOptions {
     },
   };
 }
-
-const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f4e79"/><text x="16" y="22" font-family="sans-serif" font-size="16" font-weight="bold" fill="#fff" text-anchor="middle">n</text></svg>`;
-
-/**
- * /docs: Swagger UI's own assets served by @fastify/swagger-ui (no CDN), under netrep's name:
- * the base layout has no Swagger top bar, and the page title and icon are netrep's.
- */
-export const DOCS_UI_OPTIONS: FastifySwaggerUiOptions = {
-  routePrefix: '/docs',
-  uiConfig: { docExpansion: 'list', deepLinking: true, layout: 'BaseLayout' },
-  theme: {
-    title: 'netrep API',
-    favicon: [
-      { filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: FAVICON },
-    ],
-  },
-};

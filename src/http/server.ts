@@ -6,7 +6,6 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -15,6 +14,7 @@ import type { Registry } from 'prom-client';
 import type { Config } from '../config.ts';
 import { createConnectionCap } from '../core/connection-cap.ts';
 import { AppError } from '../core/errors.ts';
+import { apiDocsMissingPage, apiDocsPage, apiDocsTagPage } from '../web/api-docs-page.ts';
 import { answerNodeRejections, clientErrorHandlerOf, type Rejected, refuseBadHost } from './client-errors.ts';
 import { limitConnections } from './connection-limit.ts';
 import type { HttpApp, HttpServices, RouteModule } from './context.ts';
@@ -22,7 +22,8 @@ import { refuseDeclaredOversize } from './declared-body.ts';
 import { type FastFront, frontEnabled, installFastFront } from './fast-front.ts';
 import { createFastLookup, type FastHandler, type FastLookup, fastHandlerOf } from './fast-lookup.ts';
 import { finiteParams } from './finite-params.ts';
-import { DOCS_UI_OPTIONS, packageVersion, serverUrlOf, swaggerOptions } from './openapi.ts';
+import { sendHtml } from './html-reply.ts';
+import { packageVersion, serverUrlOf, swaggerOptions } from './openapi.ts';
 import { registerAccess } from './plugins/access.ts';
 import { registerEnvelope } from './plugins/envelope.ts';
 import { registerErrors, sendError } from './plugins/errors.ts';
@@ -160,7 +161,6 @@ export async function buildHttp(options: BuildHttpOptions): Promise<HttpApp> {
       serverUrl: () => serverUrlOf(services.config, app.server.address()),
     }),
   );
-  await app.register(swaggerUi, DOCS_UI_OPTIONS);
 
   registerEnvelope(app);
   registerErrors(app);
@@ -175,6 +175,25 @@ export async function buildHttp(options: BuildHttpOptions): Promise<HttpApp> {
     { schema: { hide: true }, config: { access: { kind: 'none' }, envelope: false } },
     async () => app.swagger(),
   );
+  // The reference drawn on the server from the same document, split by tag (issue 36: no script to wait for).
+  const docsPages = new WeakMap<object, Map<string, string | null>>();
+  const docsPage = (tag: string | undefined): string | null => {
+    const doc = app.swagger() as Record<string, unknown>;
+    const pages = docsPages.get(doc) ?? new Map<string, string | null>();
+    docsPages.set(doc, pages);
+    const key = tag ?? '';
+    if (!pages.has(key)) pages.set(key, tag === undefined ? apiDocsPage(doc) : apiDocsTagPage(doc, tag));
+    return pages.get(key) ?? null;
+  };
+  const docsRoute = {
+    schema: { hide: true },
+    config: { access: { kind: 'none' as const }, envelope: false },
+  };
+  app.get('/docs', docsRoute, async (_req, reply) => sendHtml(reply, docsPage(undefined) ?? ''));
+  app.get<{ Params: { tag: string } }>('/docs/:tag', docsRoute, async (req, reply) => {
+    const html = /^[a-z]{1,20}$/.test(req.params.tag) ? docsPage(req.params.tag) : null;
+    return html === null ? sendHtml(reply, apiDocsMissingPage(), 404) : sendHtml(reply, html);
+  });
   if (options.metricsRoute !== false) {
     app.get(
       '/metrics',
