@@ -104,6 +104,13 @@ export function parseDkimRecord(raw: string): ParsedDkim {
     },
     (message) => out.errors.push(message),
   );
+  readTags(out);
+  readKey(out);
+  return out;
+}
+
+/** The tags besides p= (RFC 6376 §3.6.1), each checked where it is read. */
+function readTags(out: ParsedDkim): void {
   const tags = out.tags;
   if (tags['v'] !== undefined) {
     out.version = tags['v'];
@@ -112,44 +119,56 @@ export function parseDkimRecord(raw: string): ParsedDkim {
   const k = (tags['k'] ?? 'rsa').toLowerCase();
   if (k === 'rsa' || k === 'ed25519') out.key_type = k;
   else out.errors.push(`unsupported key type k=${tags['k']}`);
+  readLists(out);
+}
+
+/** h=, s= and t= (colon-separated lists) and n=. */
+function readLists(out: ParsedDkim): void {
+  const tags = out.tags;
   if (tags['h'] !== undefined) {
-    out.hash_algorithms = tags['h'].split(':').map((h) => h.trim().toLowerCase());
+    out.hash_algorithms = colonList(tags['h']);
     if (!out.hash_algorithms.includes('sha256')) {
       out.errors.push('h= does not allow sha256; sha1 signatures are not valid (RFC 8301)');
     }
   }
   if (tags['s'] !== undefined) {
     out.service_type = tags['s'];
-    const services = tags['s'].split(':').map((s) => s.trim().toLowerCase());
+    const services = colonList(tags['s']);
     if (!services.includes('*') && !services.includes('email')) out.errors.push('s= excludes email');
   }
   if (tags['t'] !== undefined) {
-    out.flags = tags['t'].split(':').map((f) => f.trim().toLowerCase());
+    out.flags = colonList(tags['t']);
     out.testing = out.flags.includes('y');
   }
   if (tags['n'] !== undefined) out.notes = tags['n'];
-  const p = tags['p'];
+}
+
+function colonList(value: string): string[] {
+  return value.split(':').map((v) => v.trim().toLowerCase());
+}
+
+/** p=: present, not revoked, base64, and a key of an accepted size (RFC 8301). */
+function readKey(out: ParsedDkim): void {
+  const p = out.tags['p'];
   if (p === undefined) {
     out.errors.push('required tag p= is missing');
-    return out;
+    return;
   }
   const base64 = p.replace(/\s+/g, '');
   if (base64 === '') {
     out.revoked = true;
     out.errors.push('key revoked (empty p=)');
-    return out;
+    return;
   }
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(base64) || base64.length % 4 !== 0) {
     out.errors.push('p= is not valid base64');
-    return out;
+    return;
   }
-  if (out.key_type) {
-    out.key_bits = keyBits(out.key_type, Buffer.from(base64, 'base64'), out.errors);
-    if (out.key_type === 'rsa' && out.key_bits !== null && out.key_bits < MIN_RSA_BITS) {
-      out.errors.push(`RSA key of ${out.key_bits} bits is below the ${MIN_RSA_BITS}-bit minimum (RFC 8301)`);
-    }
+  if (!out.key_type) return;
+  out.key_bits = keyBits(out.key_type, Buffer.from(base64, 'base64'), out.errors);
+  if (out.key_type === 'rsa' && out.key_bits !== null && out.key_bits < MIN_RSA_BITS) {
+    out.errors.push(`RSA key of ${out.key_bits} bits is below the ${MIN_RSA_BITS}-bit minimum (RFC 8301)`);
   }
-  return out;
 }
 
 /** A TXT record that is meant as a DKIM key: starts with v=DKIM1 or carries a p= tag. */
