@@ -3,9 +3,10 @@
  * header with its trust, every dkim= result, the DKIM signatures and the ARC chain (issue 31),
  * and NETREP_TRUSTED_AUTHSERV_IDS read from the environment.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../test/helpers/cli.ts';
 import { sharedDataPath } from '../../test/helpers/shared-data.ts';
@@ -66,5 +67,20 @@ describe('netrep headers analyze: every result it was shown', () => {
       'configured',
       false,
     ]);
+  });
+});
+
+describe('netrep headers analyze --help', () => {
+  it('names the route that answers the same analysis, as the route file registers it (#36 item 7)', () => {
+    const program = new Command('netrep');
+    registerHeadersCommands(program);
+    const analyze = program.commands
+      .find((c) => c.name() === 'headers')
+      ?.commands.find((c) => c.name() === 'analyze');
+    const help = analyze?.helpInformation() ?? '';
+    const named = /POST (\/v1\/\S+) gives it/.exec(help.replace(/\s+/g, ' '))?.[1];
+    expect(named).toBe('/v1/public/tools/header-analyzer');
+    const routes = readFileSync(new URL('../http/routes/header-analyzer.ts', import.meta.url), 'utf8');
+    expect(routes).toContain(`app.post(\n    '${named}'`);
   });
 });

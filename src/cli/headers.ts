@@ -1,6 +1,6 @@
 /**
  * `netrep headers analyze [--file PATH] [--json] < message.eml`: the analysis of
- * POST /v1/email/headers/analyze (hops with delays, authentication results, infrastructure,
+ * POST /v1/public/tools/header-analyzer (hops with delays, authentication results, infrastructure,
  * anomalies), hops enriched from the newest local snapshot when there is one.
  */
 import { readFileSync } from 'node:fs';
@@ -89,7 +89,7 @@ export function registerHeadersCommands(program: Command): void {
       'analyze the headers of a message read from stdin (or --file); hops enriched from the local snapshot',
     )
     .option('-f, --file <path>', 'read the message from a file instead of stdin')
-    .option('--json', 'print the analysis as JSON, as POST /v1/email/headers/analyze gives it')
+    .option('--json', 'print the analysis as JSON, as POST /v1/public/tools/header-analyzer gives it')
     .action(async (opts: { file?: string; json?: boolean }) => {
       const text = readFileSync(opts.file ?? 0, 'utf8');
       const config = loadConfig();
