@@ -32,4 +32,13 @@ describe('usage chart', () => {
     expect(svg).toContain('>1<');
     expect(svg).not.toContain('NaN');
   });
+
+  it('labels whole numbers of requests only: no 0.5 or 2.5 tick (#36 item 7)', () => {
+    for (const peak of [0, 1, 3, 5, 50]) {
+      const svg = usageChart(days([peak, 0]), { id: 'k3', label: 'x' });
+      const ticks = [...svg.matchAll(/class="grid"\/><text[^>]*>([^<]+)</g)].map((m) => m[1]);
+      expect(ticks.length).toBeGreaterThanOrEqual(2);
+      for (const t of ticks) expect(t).toMatch(/^\d+$/);
+    }
+  });
 });

@@ -1,6 +1,6 @@
 /**
  * A key's requests per day as a server-rendered SVG bar chart with axes and labels: the y axis
- * from 0 to a round maximum with three ticks, the x axis with the first, middle and last day,
+ * from 0 to a round maximum with whole-number ticks (the middle one when it is whole), the x axis with the first, middle and last day,
  * a title and a description for screen readers, and each bar's day and count on hover.
  */
 import type { UsageDay } from '../accounts/index.ts';
@@ -43,7 +43,9 @@ export function usageChart(usage: readonly UsageDay[], options: { id: string; la
       return `<rect x="${(LEFT + i * step + 0.5).toFixed(1)}" y="${(TOP + plotH - h).toFixed(1)}" width="${Math.max(1, step - 1).toFixed(1)}" height="${h.toFixed(1)}"><title>${esc(u.day)}: ${u.requests.toLocaleString('en')}</title></rect>`;
     })
     .join('');
+  // Requests are whole: a middle tick only where it is a whole number (no "0.5 requests/day").
   const yTicks = [0, top / 2, top]
+    .filter(Number.isInteger)
     .map((v) => {
       const y = TOP + plotH - (v / top) * plotH;
       return `<line x1="${LEFT - 3}" x2="${W - RIGHT}" y1="${y}" y2="${y}" class="grid"/><text x="${LEFT - 5}" y="${y + 3}" text-anchor="end">${esc(compact(v))}</text>`;
