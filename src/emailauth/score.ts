@@ -133,39 +133,35 @@ function scoreSpf(spf: SpfResult, status: DnsStatus, domain: string, recs: strin
   }
 }
 
-function scoreDkim(dkim: DkimResult[], unread: DkimResult[], selectors: string[], recs: string[]): number {
-  const valid = dkim.filter((d) => d.is_valid);
-  const strong = valid.find((d) => d.key_type === 'ed25519' || (d.key_bits ?? 0) >= 2048);
+/** What each selector's record says that a sender should fix. */
+function dkimSelectorNotes(dkim: DkimResult[], unread: DkimResult[], recs: string[]): void {
   for (const d of dkim) {
-    if (d.found && !d.is_valid) recs.push(`DKIM selector ${d.selector}: ${d.validation_errors.join('; ')}.`);
-    if (!d.found && !unread.includes(d) && d.validation_errors.length > 0)
-      recs.push(`DKIM selector ${d.selector}: ${d.validation_errors.join('; ')}.`);
+    const broken = d.found ? !d.is_valid : !unread.includes(d) && d.validation_errors.length > 0;
+    if (broken) recs.push(`DKIM selector ${d.selector}: ${d.validation_errors.join('; ')}.`);
     if (d.testing)
       recs.push(`DKIM selector ${d.selector} has t=y (testing); remove the flag once signing works.`);
   }
-  const unreadNames = unread.map((d) => d.selector).join(', ');
-  const unreadWhy = unread.flatMap((d) => d.validation_errors).join('; ');
-  if (strong) {
-    if (unread.length > 0)
-      recs.push(
-        `DKIM selector${unread.length === 1 ? '' : 's'} ${unreadNames} could not be checked (${unreadWhy}).`,
-      );
-    return MAX_POINTS.dkim;
-  }
-  if (valid.length === 0 && unread.length > 0) {
-    recs.push(
-      couldNotCheck(
-        `DKIM at selector${unread.length === 1 ? '' : 's'} ${unreadNames}`,
-        unreadWhy,
-        MAX_POINTS.dkim,
-      ),
-    );
+}
+
+function unreadSelectors(unread: DkimResult[]): { names: string; why: string; note: string } {
+  const names = unread.map((d) => d.selector).join(', ');
+  const why = unread.flatMap((d) => d.validation_errors).join('; ');
+  const note = `DKIM selector${unread.length === 1 ? '' : 's'} ${names} could not be checked (${why}).`;
+  return { names, why, note };
+}
+
+function scoreDkim(dkim: DkimResult[], unread: DkimResult[], selectors: string[], recs: string[]): number {
+  const valid = dkim.filter((d) => d.is_valid);
+  const strong = valid.find((d) => d.key_type === 'ed25519' || (d.key_bits ?? 0) >= 2048);
+  dkimSelectorNotes(dkim, unread, recs);
+  const missed = unreadSelectors(unread);
+  if (!strong && valid.length === 0 && unread.length > 0) {
+    const what = `DKIM at selector${unread.length === 1 ? '' : 's'} ${missed.names}`;
+    recs.push(couldNotCheck(what, missed.why, MAX_POINTS.dkim));
     return 0;
   }
-  if (unread.length > 0)
-    recs.push(
-      `DKIM selector${unread.length === 1 ? '' : 's'} ${unreadNames} could not be checked (${unreadWhy}).`,
-    );
+  if (unread.length > 0) recs.push(missed.note);
+  if (strong) return MAX_POINTS.dkim;
   const medium = valid.find((d) => d.key_type === 'rsa' && (d.key_bits ?? 0) >= 1024);
   if (medium) {
     recs.push(
@@ -179,8 +175,35 @@ function scoreDkim(dkim: DkimResult[], unread: DkimResult[], selectors: string[]
   return 0;
 }
 
+/** Points for the policy in force and its rollout percentage (CONTRACT §8), with the next step. */
+function dmarcPolicyPoints(dmarc: DmarcResult, recs: string[]): number {
+  const pct = dmarc.percentage;
+  const where = dmarc.inherited ? `sp= of ${dmarc.record_domain}` : 'p=';
+  switch (dmarc.effective_policy) {
+    case 'reject': {
+      const points = pct >= 100 ? 35 : 25;
+      if (pct < 100)
+        recs.push(
+          `DMARC applies reject to only ${pct} % of failing mail; raise pct to 100 (${lost(35 - points)}).`,
+        );
+      return points;
+    }
+    case 'quarantine': {
+      const points = pct >= 100 ? 25 : 18;
+      recs.push(
+        pct >= 100
+          ? `DMARC ${where}quarantine: move to reject (${lost(35 - points)}).`
+          : `DMARC ${where}quarantine applies to only ${pct} % of failing mail; raise pct to 100, then move to reject (${lost(35 - points)}).`,
+      );
+      return points;
+    }
+    default:
+      recs.push(`DMARC ${where}none only monitors; move to quarantine, then reject (${lost(35 - 10)}).`);
+      return 10;
+  }
+}
+
 function scoreDmarc(dmarc: DmarcResult, status: DnsStatus, domain: string, recs: string[]): number {
-  let points = 0;
   if (status === 'temperror') {
     recs.push(couldNotCheck('DMARC', dmarc.validation_errors.join('; ') || undefined, MAX_POINTS.dmarc));
     return 0;
@@ -197,28 +220,7 @@ function scoreDmarc(dmarc: DmarcResult, status: DnsStatus, domain: string, recs:
     );
     return 0;
   }
-  const pct = dmarc.percentage;
-  const where = dmarc.inherited ? `sp= of ${dmarc.record_domain}` : 'p=';
-  switch (dmarc.effective_policy) {
-    case 'reject':
-      points = pct >= 100 ? 35 : 25;
-      if (pct < 100)
-        recs.push(
-          `DMARC applies reject to only ${pct} % of failing mail; raise pct to 100 (${lost(35 - points)}).`,
-        );
-      break;
-    case 'quarantine':
-      points = pct >= 100 ? 25 : 18;
-      recs.push(
-        pct >= 100
-          ? `DMARC ${where}quarantine: move to reject (${lost(35 - points)}).`
-          : `DMARC ${where}quarantine applies to only ${pct} % of failing mail; raise pct to 100, then move to reject (${lost(35 - points)}).`,
-      );
-      break;
-    default:
-      points = 10;
-      recs.push(`DMARC ${where}none only monitors; move to quarantine, then reject (${lost(35 - points)}).`);
-  }
+  const points = dmarcPolicyPoints(dmarc, recs);
   if (dmarc.no_visibility)
     recs.push(
       'DMARC has no rua= address: add rua=mailto:... to receive aggregate reports (no points, but no visibility).',
