@@ -24,6 +24,11 @@ export interface ListenersStage {
   dnsblError: string | null;
   /** Binds the HTTP app (and the separate metrics listener); returns the HTTP address. */
   listen(): Promise<string>;
+  /**
+   * Binds only the separate metrics listener (`netrep worker`, which serves no API); returns its
+   * URL, or null when NETREP_METRICS_LISTEN is unset or `off`.
+   */
+  listenMetrics(): Promise<string | null>;
   /** `http://host:port` of the separate metrics listener once listening, else null. */
   metricsUrl(): string | null;
   closeMetrics(): Promise<void>;
@@ -79,6 +84,11 @@ export async function startListenersStage(inputs: {
       }
       if (!config.publicUrl) publicBase = address;
       return address;
+    },
+    async listenMetrics() {
+      if (settings.metricsAt.kind === 'separate' && !metricsListener)
+        metricsListener = await startMetricsListener(settings.metricsAt.address, inputs.metricsRegistry);
+      return metricsListener?.url ?? null;
     },
     metricsUrl: () => metricsListener?.url ?? null,
     closeMetrics: async () => {

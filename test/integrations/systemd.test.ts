@@ -46,15 +46,28 @@ function serviceSettings(text: string): Map<string, string> {
   return out;
 }
 
-/** The sample environment file: NAME=value lines, commented ones (`#NAME=value`) flagged. */
-function sampleEnv(): { name: string; value: string; commented: boolean }[] {
-  const text = fs.readFileSync(path.join(DEPLOY, 'netrep.env'), 'utf8');
+/** The environment files a unit names, in order (a leading `-`: optional). */
+const environmentFiles = (unit: string) =>
+  [...installedCopy(unit).matchAll(/^EnvironmentFile=-?(.*)$/gm)].map((m) => m[1] as string);
+
+/** A sample environment file (the folder's copy of /etc/netrep/NAME): `#NAME=value` lines flagged. */
+function sampleEnv(installed: string): { name: string; value: string; commented: boolean }[] {
+  const text = fs.readFileSync(path.join(DEPLOY, path.basename(installed)), 'utf8');
   return [...text.matchAll(/^(#?)(NETREP_[A-Z0-9_]+)=(.*)$/gm)].map((m) => ({
     name: m[2] as string,
     value: m[3] as string,
     commented: m[1] === '#',
   }));
 }
+
+/** The settings a unit starts with: its environment files in order, the later winning. */
+const unitEnv = (unit: string): Record<string, string> =>
+  Object.fromEntries(
+    environmentFiles(unit)
+      .flatMap((f) => sampleEnv(f))
+      .filter((e) => !e.commented)
+      .map((e) => [e.name, e.value]),
+  );
 
 function analyze(args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env) {
   const r = spawnSync('systemd-analyze', args, { cwd, env, encoding: 'utf8', timeout: 60_000 });
@@ -112,19 +125,26 @@ describe.skipIf(missing !== null && process.env.CI !== 'true')('deploy/systemd u
     expect(overall(r.output)).toEqual(overall(readmeSnippet('systemd-security')));
   });
 
-  it('the sample environment file holds real settings that load, with the data dir the units write', () => {
+  it('the sample environment files hold real settings that load, with the data dir the units write', () => {
     const known = new Set<string>(Object.values(SETTINGS).map((s) => s.env));
-    const entries = sampleEnv();
-    expect(entries.filter((e) => !known.has(e.name)).map((e) => e.name)).toEqual([]);
-    const env = Object.fromEntries(entries.filter((e) => !e.commented).map((e) => [e.name, e.value]));
-    const config = loadConfig({}, env);
+    expect(environmentFiles('netrep.service')).toEqual(['/etc/netrep/netrep.env']);
+    expect(environmentFiles('netrep-worker.service')).toEqual([
+      '/etc/netrep/netrep.env',
+      '/etc/netrep/netrep-worker.env',
+    ]);
     for (const unit of UNITS) {
+      const entries = environmentFiles(unit).flatMap((f) => sampleEnv(f));
+      expect(entries.filter((e) => !known.has(e.name)).map((e) => e.name)).toEqual([]);
+      const config = loadConfig({}, unitEnv(unit));
       const s = serviceSettings(installedCopy(unit));
-      expect(s.get('EnvironmentFile')).toBe('/etc/netrep/netrep.env');
       expect(s.get('ReadWritePaths')).toBe(config.dataDir);
       expect(`/var/lib/${s.get('StateDirectory')}`).toBe(config.dataDir);
       expect(s.get('WorkingDirectory')).toBe(config.dataDir);
     }
+    // Two units on one host: two metrics ports.
+    expect(loadConfig({}, unitEnv('netrep.service')).metricsListen).not.toBe(
+      loadConfig({}, unitEnv('netrep-worker.service')).metricsListen,
+    );
   });
 
   describe('the stop systemd asks for is the one netrep does', () => {
@@ -141,9 +161,11 @@ describe.skipIf(missing !== null && process.env.CI !== 'true')('deploy/systemd u
       for (const d of dataDirs) fs.rmSync(d, { recursive: true, force: true });
     });
 
-    it.concurrent.each(UNITS)(
+    it.concurrent.for(UNITS)(
       '%s: SIGTERM, then exit 0 well within TimeoutStopSec',
-      async (unit) => {
+      { timeout: 120_000 },
+      // The test's own expect: the two run at once.
+      async (unit, { expect }) => {
         const s = serviceSettings(installedCopy(unit));
         expect(s.get('KillSignal')).toBe('SIGTERM');
         expect(s.get('KillMode')).toBe('mixed');
@@ -155,15 +177,10 @@ describe.skipIf(missing !== null && process.env.CI !== 'true')('deploy/systemd u
         const dataDir = tempDir('netrep-systemd-data-');
         dataDirs.push(dataDir);
         await seedDataset(dataDir, 'fixture-a');
-        const fromFile = Object.fromEntries(
-          sampleEnv()
-            .filter((e) => !e.commented)
-            .map((e) => [e.name, e.value]),
-        );
         // The sample's settings but what would leave this machine or take a fixed port.
         const env = {
           PATH: process.env.PATH ?? '/usr/bin:/bin',
-          ...fromFile,
+          ...unitEnv(unit),
           NETREP_DATA_DIR: dataDir,
           NETREP_LISTEN: '127.0.0.1:0',
           NETREP_DNSBL_LISTEN: '127.0.0.1:0',
@@ -182,7 +199,11 @@ describe.skipIf(missing !== null && process.env.CI !== 'true')('deploy/systemd u
         child.stderr.on('data', (d: Buffer) => {
           out += d.toString();
         });
-        const ready = unit === 'netrep.service' ? /listening on (http:\/\/[^\s"]+)/ : /netrep worker running/;
+        // serve: the API's address; worker: its own metrics listener's.
+        const ready =
+          unit === 'netrep.service'
+            ? /listening on (http:\/\/[^\s"]+)/
+            : /netrep worker running.*metrics on (http:\/\/[^\s"]+)\/metrics/;
         const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
           child.once('exit', (code, signal) => resolve({ code, signal })),
         );
@@ -190,7 +211,9 @@ describe.skipIf(missing !== null && process.env.CI !== 'true')('deploy/systemd u
           await new Promise((r) => setTimeout(r, 100));
         expect(ready.test(out), out).toBe(true);
         const url = ready.exec(out)?.[1];
-        if (url) expect((await fetch(`${url}/healthz`)).status).toBe(200);
+        if (unit === 'netrep.service') expect((await fetch(`${url}/healthz`)).status).toBe(200);
+        else
+          expect(await (await fetch(`${url}/metrics`)).text()).toContain('netrep_webhook_dead_letters_total');
 
         const stopAt = Date.now();
         child.kill('SIGTERM');
@@ -202,7 +225,6 @@ describe.skipIf(missing !== null && process.env.CI !== 'true')('deploy/systemd u
         expect(end, `no exit within TimeoutStopSec:\n${out}`).toEqual({ code: 0, signal: null });
         expect(tookMs).toBeLessThan(deadlineMs);
       },
-      90_000,
     );
   });
 });
