@@ -40,6 +40,19 @@ async function resolveHost(
   return { result: host, status: host.resolves ? 'found' : failed ? 'temperror' : 'absent' };
 }
 
+const isNullMx = (r: { exchange: string }) => r.exchange === '' || r.exchange === '.';
+
+/** RFC 7505: a null MX says the domain takes no mail, and must stand alone. */
+function noteNullMx(domain: string, rows: { exchange: string }[], result: MxResult): void {
+  if (!rows.some(isNullMx)) return;
+  result.null_mx = true;
+  result.errors.push(
+    rows.length === 1
+      ? `${domain} publishes a null MX (RFC 7505): it accepts no mail`
+      : 'a null MX must be the only MX record (RFC 7505 §3)',
+  );
+}
+
 export function emptyMx(): MxResult {
   return { records: [], hosts: [], null_mx: false, is_valid: false, errors: [] };
 }
@@ -58,16 +71,8 @@ export async function checkMx(
     return { result, status: isAbsent(err) ? 'absent' : 'temperror', unreadHosts: [] };
   }
   const sorted = [...rows].sort((x, y) => x.priority - y.priority || x.exchange.localeCompare(y.exchange));
-  const isNull = (r: { exchange: string }) => r.exchange === '' || r.exchange === '.';
-  if (sorted.some(isNull)) {
-    result.null_mx = true;
-    if (sorted.length === 1) {
-      result.errors.push(`${domain} publishes a null MX (RFC 7505): it accepts no mail`);
-    } else {
-      result.errors.push('a null MX must be the only MX record (RFC 7505 §3)');
-    }
-  }
-  const real = sorted.filter((r) => !isNull(r));
+  noteNullMx(domain, sorted, result);
+  const real = sorted.filter((r) => !isNullMx(r));
   result.records = real.map((r) => r.exchange);
   if (real.length > MAX_MX_HOSTS) {
     result.errors.push(`${real.length} MX hosts; only the first ${MAX_MX_HOSTS} were resolved`);
