@@ -3,11 +3,14 @@
  * made from the domains, the dataset stage and the store stage; /readyz's checks among them.
  */
 import { createAuditJobs, createAuditStore, createDatasetVersions } from '../audit/index.ts';
+import { checkAnswer } from '../blocklist/index.ts';
 import type { Config } from '../config.ts';
 import type { Clock } from '../core/clock.ts';
+import { createDnsClient } from '../core/dns/index.ts';
 import { createDatasetStatusReader } from '../dataset/index.ts';
 import type { HttpServices, ReadinessCheck } from '../http/context.ts';
 import { ipEnrichmentOf } from '../intel/index.ts';
+import { createListCheck, parseCheckZones } from '../listcheck/index.ts';
 import { ping, type Store } from '../store/index.ts';
 import type { DatasetStage } from './dataset.ts';
 import type { Domains } from './domains.ts';
@@ -82,5 +85,14 @@ export function composeServices(inputs: {
         new Set([config.dnsblZone, ...config.auditZones].map((z) => z.toLowerCase())).size + 1,
     }),
     webhooks: domains.webhooks,
+    // Public DNSBLs through the same resolvers (NETREP_DNS_SERVERS), with their own timeout.
+    listCheck: createListCheck({
+      dns: createDnsClient({ servers: config.dnsServers, timeoutMs: config.dnsblCheckTimeoutMs }),
+      clock,
+      zones: parseCheckZones(config.dnsblCheckZones),
+      cacheSeconds: config.dnsblCheckCacheSeconds,
+      ownZone: config.dnsblZone,
+      own: async (ip) => checkAnswer(ip, await domains.blocklist.check(ip)),
+    }),
   };
 }

@@ -13,6 +13,8 @@ export type DnsblOutcome = 'listed' | 'not_listed' | 'error' | 'timeout';
 export interface DnsblProbe {
   outcome: DnsblOutcome;
   rawCodes: string[];
+  /** The answer's smallest A record TTL in seconds (absent without A records). */
+  ttl?: number;
   raw: { query: string; rcode: string; txt: string[]; reason?: string };
 }
 
@@ -29,11 +31,18 @@ export function dnsblQueryName(ip: string, zone: string): string | null {
   return reverse ? `${reverse.replace(/\.(in-addr|ip6)\.arpa$/, '')}.${zone}` : null;
 }
 
-export async function probeDnsbl(dns: DnsClient, zone: string, ip: string): Promise<DnsblProbe> {
+export async function probeDnsbl(
+  dns: Pick<DnsClient, 'aWithTtl' | 'txt'>,
+  zone: string,
+  ip: string,
+): Promise<DnsblProbe> {
   const query = dnsblQueryName(ip, zone) ?? '';
   let codes: string[];
+  let ttl: number;
   try {
-    codes = (await dns.a(query)).slice().sort();
+    const records = await dns.aWithTtl(query);
+    codes = records.map((r) => r.address).sort();
+    ttl = Math.min(...records.map((r) => r.ttl));
   } catch (err) {
     const code = isDnsError(err) ? err.code : 'OTHER';
     if (code === 'NXDOMAIN' || code === 'NODATA') {
@@ -46,7 +55,7 @@ export async function probeDnsbl(dns: DnsClient, zone: string, ip: string): Prom
   const foreign = codes.find((c) => !c.startsWith('127.'));
   if (refusal || foreign) {
     const reason = refusal ?? `answer ${foreign} is outside 127.0.0.0/8: not a DNSBL return code`;
-    return { outcome: 'error', rawCodes: codes, raw: { query, rcode: 'NOERROR', txt: [], reason } };
+    return { outcome: 'error', rawCodes: codes, ttl, raw: { query, rcode: 'NOERROR', txt: [], reason } };
   }
   let txt: string[] = [];
   try {
@@ -54,14 +63,17 @@ export async function probeDnsbl(dns: DnsClient, zone: string, ip: string): Prom
   } catch {
     // The TXT is informative only; a listing stands without it.
   }
-  return { outcome: 'listed', rawCodes: codes, raw: { query, rcode: 'NOERROR', txt } };
+  return { outcome: 'listed', rawCodes: codes, ttl, raw: { query, rcode: 'NOERROR', txt } };
 }
 
 /**
  * RFC 5782 §5 test points, asked before a job trusts a zone: 127.0.0.2 must be listed and
  * 127.0.0.1 must not. Returns null when the zone passes, else why it is not trusted.
  */
-export async function zoneTestPointFailure(dns: DnsClient, zone: string): Promise<string | null> {
+export async function zoneTestPointFailure(
+  dns: Pick<DnsClient, 'aWithTtl' | 'txt'>,
+  zone: string,
+): Promise<string | null> {
   const [listed, unlisted] = await Promise.all([
     probeDnsbl(dns, zone, '127.0.0.2'),
     probeDnsbl(dns, zone, '127.0.0.1'),

@@ -23,6 +23,7 @@ export function recordFailures(dns: DnsClient, record: CheckedRecord, into: Unch
     txt: (name) => dns.txt(name).catch(note),
     mx: (name) => dns.mx(name).catch(note),
     a: (name) => dns.a(name).catch(note),
+    aWithTtl: (name) => dns.aWithTtl(name).catch(note),
     aaaa: (name) => dns.aaaa(name).catch(note),
     ptr: (ip) => dns.ptr(ip).catch(note),
   };

@@ -20,6 +20,7 @@ import type { DatasetStatus } from '../dataset/index.ts';
 import type { HopEnrichment } from '../headers/index.ts';
 import type { IntelRuntime } from '../intel/index.ts';
 import type { LimitState, Limits, MinuteBucket } from '../limits/index.ts';
+import type { ListCheck } from '../listcheck/index.ts';
 import type { Reputation } from '../reputation/index.ts';
 import type { Store } from '../store/index.ts';
 import type { Telemetry } from '../telemetry/index.ts';
@@ -88,6 +89,8 @@ export interface HttpServices {
   audit: AuditJobs;
   /** Saved IPs and signed webhooks (CONTRACT §11). */
   webhooks: Webhooks;
+  /** The public DNSBLs of NETREP_DNSBL_CHECK_ZONES, asked for one address (issue 36). */
+  listCheck: ListCheck;
 }
 
 /** The Fastify instance routes are registered on: request parts typed from their TypeBox schemas. */

@@ -8,9 +8,11 @@ import type { CheckAnswer } from '../blocklist/index.ts';
 import type { DomainAuthResult } from '../emailauth/index.ts';
 import type { HeaderAnalysis } from '../headers/index.ts';
 import { checkBlocklistExample } from '../http/examples/blocklist.ts';
+import { checkPublicBlocklistsExample } from '../http/examples/blocklists.ts';
 import { lookupIpPublicExample } from '../http/examples/ip.ts';
 import { analyzeHeadersExample, checkDomainExample } from '../http/examples/tools.ts';
 import type { IpAnswerExtended } from '../intel/index.ts';
+import type { BlocklistsAnswer } from '../listcheck/index.ts';
 import { blocklistToolPage } from './blocklist-page.ts';
 import { domainToolPage, headersToolPage, homePage, ipToolPage } from './tool-pages.ts';
 
@@ -72,7 +74,11 @@ const headers = {
   ...(analyzeHeadersExample.response as HeaderAnalysis),
   anomalies: ['Date is 3 hours after the first hop'],
 };
-const blocklist = checkBlocklistExample.response as CheckAnswer;
+// The many-lists example, this instance's zone listing the address as the single check's example does.
+const blocklist: BlocklistsAnswer = {
+  ...(checkPublicBlocklistsExample.response as BlocklistsAnswer),
+  netrep: { zone: 'bl.netrep.test', ...(checkBlocklistExample.response as CheckAnswer) },
+};
 
 function expectInert(html: string) {
   expect(html).not.toMatch(/<script|<img/i);

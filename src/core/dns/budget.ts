@@ -110,6 +110,7 @@ export function withBudget(client: DnsClient, options: DnsBudgetOptions): Budget
     txt: (name) => run(`${name} TXT`, () => client.txt(name)),
     mx: (name): Promise<MxAnswer[]> => run(`${name} MX`, () => client.mx(name)),
     a: (name) => run(`${name} A`, () => client.a(name)),
+    aWithTtl: (name) => run(`${name} A`, () => client.aWithTtl(name)),
     aaaa: (name) => run(`${name} AAAA`, () => client.aaaa(name)),
     ptr: (ip) => run(`${ip} PTR`, () => client.ptr(ip)),
     remainingMs,

@@ -22,6 +22,7 @@ beforeAll(async () => {
     'loop1.example.com': [{ type: 'CNAME', data: 'loop2.example.com' }],
     'loop2.example.com': [{ type: 'CNAME', data: 'loop1.example.com' }],
     'hang.example.com': [{ type: 'TIMEOUT' }],
+    'ttl.example.com': [{ type: 'A', data: '127.0.0.2', ttl: 42 }],
     'broken.example.com': [{ type: 'SERVFAIL' }],
     'refused.example.com': [{ type: 'REFUSED' }],
     'partial.example.com': [{ type: 'A', data: '192.0.2.1' }, { type: 'TIMEOUT' }],
@@ -68,6 +69,13 @@ describe('createDnsClient against a loopback authoritative server', () => {
     expect(await c.a('example.com')).toEqual(['192.0.2.10']);
     expect(await c.aaaa('example.com')).toEqual(['2001:db8::10']);
     expect(await c.a('alias.example.com')).toEqual(['192.0.2.10']);
+  });
+
+  it('answers A with the TTLs the server gave, and maps its failures the same way', async () => {
+    const c = client();
+    expect(await c.aWithTtl('TTL.example.com.')).toEqual([{ address: '127.0.0.2', ttl: 42 }]);
+    expect((await failure(c.aWithTtl('nothing.example.com'))).code).toBe('NXDOMAIN');
+    expect((await failure(c.aWithTtl('hang.example.com'))).code).toBe('TIMEOUT');
   });
 
   it('does reverse lookups for IPv4 and IPv6', async () => {

@@ -18,6 +18,8 @@ export interface DnsClient {
   /** MX records as published (a null MX, RFC 7505, has exchange ''). */
   mx(name: string): Promise<MxAnswer[]>;
   a(name: string): Promise<string[]>;
+  /** A records with each one's TTL in seconds (what a cache of the answer may hold it for). */
+  aWithTtl(name: string): Promise<{ address: string; ttl: number }[]>;
   aaaa(name: string): Promise<string[]>;
   /** PTR names of an IP address (queries the in-addr.arpa / ip6.arpa name). */
   ptr(ip: string): Promise<string[]>;
@@ -97,6 +99,8 @@ export function createDnsClient(options: DnsClientOptions): DnsClient {
         rows.map((r) => ({ exchange: normalizeQueryName(r.exchange), priority: r.priority })),
       ),
     a: (name) => run(name, 'A', (n) => resolver.resolve4(n)),
+    // Hostname-syntax names only (no raw fallback): the TTL comes from c-ares' answer.
+    aWithTtl: (name) => ask(name, 'A', (n) => resolver.resolve4(n, { ttl: true })),
     aaaa: (name) => run(name, 'AAAA', (n) => resolver.resolve6(n)),
     ptr: async (ip) => {
       const name = reverseName(ip);

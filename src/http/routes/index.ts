@@ -10,6 +10,7 @@ import { adminKeyRoutes } from './admin-keys.ts';
 import { asnRoutes } from './asn.ts';
 import { auditRoutes } from './audit.ts';
 import { blocklistRoutes } from './blocklist.ts';
+import { blocklistsCheckRoutes } from './blocklists-check.ts';
 import { dashboardRoutes } from './dashboard.ts';
 import { dashboardWebhookRoutes } from './dashboard-webhooks.ts';
 import { emailDomainRoutes } from './email-domain.ts';
@@ -27,6 +28,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   healthRoutes,
   adminKeyRoutes,
   blocklistRoutes,
+  blocklistsCheckRoutes,
   adminBlocklistRoutes,
   emailDomainRoutes,
   headerAnalyzerRoutes,

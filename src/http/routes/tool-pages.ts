@@ -6,7 +6,6 @@
  */
 import formbody from '@fastify/formbody';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { checkAnswer } from '../../blocklist/index.ts';
 import { AppError, isAppError } from '../../core/errors.ts';
 import { parseIp } from '../../core/ip.ts';
 import { checkDomain, describeResolvers, dnsUnavailable, lookupDmarcPolicy } from '../../emailauth/index.ts';
@@ -164,10 +163,8 @@ export function toolPageRoutes(app: HttpApp, services: HttpServices): void {
       return answer(
         request,
         reply,
-        async () => {
-          const address = ipOrThrow(ip);
-          return checkAnswer(address, await services.blocklist.check(address));
-        },
+        // This instance's zone and the public lists (NETREP_DNSBL_CHECK_ZONES), as the API answers.
+        async () => services.listCheck.check(ipOrThrow(ip)),
         (r) => blocklistToolPage({ ip, ...r }),
       );
     });
