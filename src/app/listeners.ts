@@ -10,8 +10,9 @@ import type { Clock } from '../core/clock.ts';
 import {
   type BlocklistMirror,
   type DnsblServer,
+  type DnsblThread,
   registerDnsblMetrics,
-  startDnsblServer,
+  startDnsblThread,
 } from '../dnsbl/index.ts';
 import type { HttpApp } from '../http/context.ts';
 import { type MetricsListener, startMetricsListener } from '../http/metrics-listener.ts';
@@ -49,14 +50,16 @@ export async function startListenersStage(inputs: {
   // A taken DNSBL port (an mDNS responder on 5353, a second instance) must not take the HTTP API
   // down with it: the DNS server stays off, loudly, and `dnsblError` says why.
   let dnsblError: string | null = null;
-  let dnsbl: DnsblServer | null = null;
+  let dnsbl: DnsblThread | null = null;
+  const lookupPrefix = () => `${publicBase}/v1/public/blocklist/ip/`;
   if (config.dnsblListen) {
     try {
-      dnsbl = await startDnsblServer({
+      // Its own thread (#35), fed the mirror's changes: its answers do not wait for this loop.
+      dnsbl = await startDnsblThread({
         zone: config.dnsblZone,
         listen: config.dnsblListen,
-        index: inputs.blocklistMirror.index,
-        lookupUrl: (ip) => `${publicBase}/v1/public/blocklist/ip/${ip}`,
+        feed: inputs.blocklistMirror,
+        lookupPrefix: lookupPrefix(),
         logger: inputs.log,
         clock: inputs.clock,
         tcp: {
@@ -82,7 +85,10 @@ export async function startListenersStage(inputs: {
       if (settings.metricsAt.kind === 'separate' && !metricsListener) {
         metricsListener = await startMetricsListener(settings.metricsAt.address, inputs.metricsRegistry);
       }
-      if (!config.publicUrl) publicBase = address;
+      if (!config.publicUrl) {
+        publicBase = address;
+        dnsbl?.setLookupPrefix(lookupPrefix());
+      }
       return address;
     },
     async listenMetrics() {

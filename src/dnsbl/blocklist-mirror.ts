@@ -7,8 +7,8 @@
 import type { Blocklist, Listing, ListingType } from '../blocklist/index.ts';
 import type { Clock } from '../core/clock.ts';
 import { normalizeIp } from '../core/ip.ts';
-import { createListingIndex, type FastListingIndex } from './listing-index.ts';
-import type { DnsblLogger } from './types.ts';
+import { createListingIndex, type FastListingIndex, type ListingIndexSnapshot } from './listing-index.ts';
+import type { DnsblLogger, ListingValue } from './types.ts';
 
 /** PostgreSQL hands out event ids before commit, so a smaller id can appear later: wait this long. */
 const GAP_WAIT_MS = 10_000;
@@ -23,8 +23,13 @@ export interface BlocklistMirrorOptions {
   logger?: DnsblLogger;
 }
 
+/** Each change of the index after start: a listing set (its value) or removed (null). */
+export type ListingChangeListener = (ip: string, value: ListingValue | null) => void;
+
 export interface BlocklistMirror {
-  index: FastListingIndex;
+  index: FastListingIndex & { snapshot(): ListingIndexSnapshot };
+  /** Hears every later change of `index` (own, other instances', expiries); returns the unsubscribe. */
+  onChange(listener: ListingChangeListener): () => void;
   /** The active listing's type, or null; synchronous, from memory (threat score, reputation). */
   listingFor(ip: string): { type: ListingType } | null;
   /** Reads other instances' changes and applies due expiries now (the timer does this too). */
@@ -80,14 +85,22 @@ export async function startBlocklistMirror(options: BlocklistMirrorOptions): Pro
   const index = createListingIndex();
   const expiring = new Map<string, number>();
   const heap = createExpiryHeap();
+  const listeners = new Set<ListingChangeListener>();
+
+  function remove(ip: string): void {
+    if (!index.delete(ip)) return;
+    for (const l of listeners) l(ip, null);
+  }
 
   function apply(ip: string, listing: Listing | null): void {
     if (listing === null) {
-      index.delete(ip);
+      remove(ip);
       expiring.delete(ip);
       return;
     }
-    index.set(ip, { returnCode: listing.returnCode, reason: listing.reason, type: listing.type });
+    const value = { returnCode: listing.returnCode, reason: listing.reason, type: listing.type };
+    index.set(ip, value);
+    for (const l of listeners) l(ip, value);
     if (listing.expiresAt === null) expiring.delete(ip);
     else {
       expiring.set(ip, listing.expiresAt);
@@ -101,7 +114,7 @@ export async function startBlocklistMirror(options: BlocklistMirrorOptions): Pro
       heap.pop();
       if (expiring.get(top.ip) === top.at) {
         expiring.delete(top.ip);
-        index.delete(top.ip);
+        remove(top.ip);
       }
     }
   }
@@ -165,6 +178,10 @@ export async function startBlocklistMirror(options: BlocklistMirrorOptions): Pro
 
   return {
     index,
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     listingFor(ip) {
       // The index reads any address form; most addresses are not listed, so normalize after.
       const value = index.get(ip);
@@ -179,6 +196,7 @@ export async function startBlocklistMirror(options: BlocklistMirrorOptions): Pro
     close() {
       clearInterval(timer);
       unsubscribe();
+      listeners.clear();
     },
   };
 }

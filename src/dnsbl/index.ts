@@ -2,6 +2,7 @@ export {
   type BlocklistMirror,
   startBlocklistMirror,
 } from './blocklist-mirror.ts';
+export { type DnsblThread, startDnsblThread } from './dns-thread.ts';
 export { createListingIndex } from './listing-index.ts';
 export { registerDnsblMetrics } from './metrics.ts';
 export { ipToQueryName } from './query-name.ts';

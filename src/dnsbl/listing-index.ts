@@ -76,13 +76,20 @@ class Ipv4Table {
   private shift: number;
   count = 0;
 
-  constructor(expected = 0) {
+  constructor(expected = 0, arrays?: { keys: Uint32Array; ids: Int32Array; count: number }) {
     let bits = 10;
     while (1 << bits < expected * 2) bits++;
-    this.keys = new Uint32Array(1 << bits);
-    this.ids = new Int32Array(1 << bits);
+    if (arrays) bits = Math.log2(arrays.keys.length);
+    this.keys = arrays?.keys ?? new Uint32Array(1 << bits);
+    this.ids = arrays?.ids ?? new Int32Array(1 << bits);
+    this.count = arrays?.count ?? 0;
     this.mask = (1 << bits) - 1;
     this.shift = 32 - bits;
+  }
+
+  /** Copies of the two arrays (a memcpy each), to hand to another thread. */
+  copy(): { keys: Uint32Array; ids: Int32Array; count: number } {
+    return { keys: this.keys.slice(), ids: this.ids.slice(), count: this.count };
   }
 
   private slot(key: number): number {
@@ -176,6 +183,30 @@ class ValueTable {
   private byKey = new Map<string, number>();
   private free: number[] = [];
 
+  constructor(from?: { values: (ListingValue | null)[]; refs: number[] }) {
+    if (!from) return;
+    from.values.forEach((v, id) => {
+      if (v === null) {
+        this.free.push(id);
+        this.values[id] = undefined;
+        return;
+      }
+      const value: StoredListing = Object.freeze({ ...v, returnCodeInt: validReturnCode(v.returnCode) });
+      this.values[id] = value;
+      this.byKey.set(valueKey(value), id);
+    });
+    this.refs = from.refs.slice();
+  }
+
+  copy(): { values: (ListingValue | null)[]; refs: number[] } {
+    const values = this.values.map((v) =>
+      v
+        ? { returnCode: v.returnCode, reason: v.reason, ...(v.type === undefined ? {} : { type: v.type }) }
+        : null,
+    );
+    return { values, refs: this.refs.slice() };
+  }
+
   intern(listing: ListingValue): number {
     const key = valueKey(listing);
     let id = this.byKey.get(key);
@@ -234,10 +265,33 @@ function setIn(t: Tables, ip: string, listing: ListingValue): void {
   if (previous >= 0) t.values.release(previous);
 }
 
+/**
+ * The index in a form another thread receives cheaply: IPv4 as the hash table's two typed arrays
+ * (transferred, not cloned: `snapshotTransferList`), IPv6 keys and the interned values as arrays.
+ */
+export interface ListingIndexSnapshot {
+  v4: { keys: Uint32Array; ids: Int32Array; count: number };
+  v6Keys: string[];
+  v6Ids: Int32Array;
+  values: { values: (ListingValue | null)[]; refs: number[] };
+}
+
+export function snapshotTransferList(s: ListingIndexSnapshot): ArrayBuffer[] {
+  return [s.v4.keys.buffer as ArrayBuffer, s.v4.ids.buffer as ArrayBuffer, s.v6Ids.buffer as ArrayBuffer];
+}
+
 /** A fast in-memory index of active listings, kept in sync by the blocklist module. */
-export function createListingIndex(initial?: Iterable<DnsblListing>): FastListingIndex {
+export function createListingIndex(
+  initial?: Iterable<DnsblListing> | ListingIndexSnapshot,
+): FastListingIndex & { snapshot(): ListingIndexSnapshot } {
   let t: Tables = { v4: new Ipv4Table(), v6: new Map(), values: new ValueTable() };
-  if (initial) replace(initial);
+  if (initial && 'v6Keys' in initial) {
+    const v6 = new Map<string, number>();
+    initial.v6Keys.forEach((key, i) => {
+      v6.set(key, initial.v6Ids[i] as number);
+    });
+    t = { v4: new Ipv4Table(0, initial.v4), v6, values: new ValueTable(initial.values) };
+  } else if (initial) replace(initial);
 
   function replace(listings: Iterable<DnsblListing>): void {
     const expected = Array.isArray(listings) ? listings.length : 0;
@@ -280,5 +334,13 @@ export function createListingIndex(initial?: Iterable<DnsblListing>): FastListin
       return id >= 0;
     },
     replaceAll: replace,
+    snapshot() {
+      return {
+        v4: t.v4.copy(),
+        v6Keys: [...t.v6.keys()],
+        v6Ids: Int32Array.from(t.v6.values()),
+        values: t.values.copy(),
+      };
+    },
   };
 }

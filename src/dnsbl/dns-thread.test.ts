@@ -1,0 +1,129 @@
+/**
+ * The DNSBL server on its own thread: fed a snapshot and then each change (in the answer of the
+ * next query, however the thread's loop orders the two), restarted on the same port when it ends,
+ * closed with the app. A listing feed here is a real index with change listeners, as the mirror is.
+ */
+import dgram from 'node:dgram';
+import { afterEach, describe, expect, it } from 'vitest';
+import { dig, queryUdp } from '../../test/helpers/dnsbl-tools.ts';
+import { TEST_ENTRY_REASON } from '../blocklist/index.ts';
+import type { ListingChangeListener } from './blocklist-mirror.ts';
+import { type DnsblThread, startDnsblThread } from './dns-thread.ts';
+import { createListingIndex } from './listing-index.ts';
+import { ipToQueryName } from './query-name.ts';
+import type { ListingValue } from './types.ts';
+
+const ZONE = 'bl.netrep.test';
+const qn = (ip: string) => ipToQueryName(ip, ZONE) as string;
+
+function createFeed() {
+  const index = createListingIndex([{ ip: '192.0.2.10', returnCode: '127.0.0.3', reason: 'malware C2' }]);
+  const listeners = new Set<ListingChangeListener>();
+  return {
+    index,
+    onChange(listener: ListingChangeListener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    set(ip: string, value: ListingValue | null) {
+      if (value) index.set(ip, value);
+      else index.delete(ip);
+      for (const l of listeners) l(ip, value);
+    },
+  };
+}
+
+function createLogger() {
+  const lines: { level: string; msg: string }[] = [];
+  return {
+    lines,
+    warn: (_: object, msg = '') => lines.push({ level: 'warn', msg }),
+    error: (_: object, msg = '') => lines.push({ level: 'error', msg }),
+  };
+}
+
+const rcode = async (port: number, ip: string) =>
+  (await queryUdp(port, [{ name: qn(ip), type: 'A' }]))[0]?.rcode;
+
+describe('DNSBL server thread', () => {
+  let server: DnsblThread | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('answers from the snapshot, then every change in the next answer', async () => {
+    const feed = createFeed();
+    server = await startDnsblThread({
+      zone: ZONE,
+      listen: '127.0.0.1:0',
+      feed,
+      lookupPrefix: 'http://a.test/ip/',
+    });
+    const port = server.udpPort;
+    expect(server.tcpPort).toBe(port);
+    const a = await dig(port, qn('192.0.2.10'), 'A');
+    expect(a.answers.map((x) => x.data)).toEqual(['127.0.0.3']);
+    expect((await dig(port, qn('192.0.2.10'), 'TXT', ['+tcp'])).answers[0]?.data).toContain(
+      'malware C2; http://a.test/ip/192.0.2.10',
+    );
+    for (let i = 0; i < 20; i++) {
+      const ip = `198.51.100.${i}`;
+      feed.set(ip, { returnCode: '127.0.0.2', reason: 'spam' });
+      expect(await rcode(port, ip)).toBe('NOERROR');
+      feed.set(ip, null);
+      expect(await rcode(port, ip)).toBe('NXDOMAIN');
+    }
+    feed.set('2001:db8::7', { returnCode: '127.0.0.4', reason: 'phish' });
+    expect((await dig(port, qn('2001:db8::7'), 'A')).answers[0]?.data).toBe('127.0.0.4');
+    server.setLookupPrefix('https://b.test/ip/');
+    expect((await dig(port, qn('2001:db8::7'), 'TXT')).answers[0]?.data).toContain(
+      'https://b.test/ip/2001:db8::7',
+    );
+    expect(server.restarts).toBe(0);
+    // The RFC 5782 test entry says what the HTTP checks say (wire.ts writes the text out).
+    expect((await dig(port, qn('127.0.0.2'), 'TXT')).answers[0]?.data).toContain(TEST_ENTRY_REASON);
+  });
+
+  it('restarts a thread that ends on its own, on the same port, with the changes made meanwhile', async () => {
+    const feed = createFeed();
+    const logger = createLogger();
+    server = await startDnsblThread({ zone: ZONE, listen: '127.0.0.1:0', feed, lookupPrefix: 'x/', logger });
+    const port = server.udpPort;
+    const first = server.worker;
+    await first.terminate();
+    feed.set('203.0.113.5', { returnCode: '127.0.0.2', reason: 'while down' });
+    const started = performance.now();
+    while (server.restarts === 0) {
+      if (performance.now() - started > 20_000) throw new Error('not restarted within 20 s');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(server.worker).not.toBe(first);
+    expect(server.udpPort).toBe(port);
+    expect(await rcode(port, '203.0.113.5')).toBe('NOERROR');
+    expect(await rcode(port, '192.0.2.10')).toBe('NOERROR');
+    expect((await dig(port, qn('203.0.113.5'), 'A', ['+tcp'])).status).toBe('NOERROR');
+    // Logged; a restart that finds the port not yet free (the kernel closing the old sockets) says so and tries again.
+    expect(logger.lines[0]).toEqual({ level: 'error', msg: 'dnsbl: the DNS thread exited with code 1; restarting it' });
+    expect(logger.lines.at(-1)).toEqual({ level: 'warn', msg: 'dnsbl: the DNS thread was restarted and answers again' });
+  });
+
+  it('close ends the thread and frees the port; a taken port fails the start with its code', async () => {
+    const feed = createFeed();
+    const running = await startDnsblThread({ zone: ZONE, listen: '127.0.0.1:0', feed, lookupPrefix: 'x/' });
+    const port = running.udpPort;
+    const worker = running.worker;
+    const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
+    await running.close();
+    await exited;
+    expect(running.restarts).toBe(0);
+    const holder = dgram.createSocket('udp4');
+    await new Promise<void>((resolve) => holder.bind(port, '127.0.0.1', resolve));
+    try {
+      const failed = startDnsblThread({ zone: ZONE, listen: `127.0.0.1:${port}`, feed, lookupPrefix: 'x/' });
+      await expect(failed).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    } finally {
+      holder.close();
+    }
+  });
+});
