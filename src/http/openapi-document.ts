@@ -19,6 +19,8 @@ export interface OperationExamples {
   meta?: Record<string, unknown>;
   /** Answers that are not JSON (feed downloads), by media type. */
   byContentType?: Record<string, string>;
+  /** The 200 answer with `extended=true` (issue 36): documented as a second named example. */
+  extended?: { response: unknown; meta?: Record<string, unknown> };
 }
 
 declare module 'fastify' {
@@ -137,9 +139,17 @@ function addExamples(op: Json, documented: DocumentedOperation): void {
     const byType = examples.byContentType?.[type];
     if (byType !== undefined) media.example = byType;
     else if (type === 'application/json') {
-      media.example = documented.envelope
-        ? { data: examples.response, meta: exampleMeta(examples.meta) }
-        : examples.response;
+      const wrap = (response: unknown, meta?: Record<string, unknown>) =>
+        documented.envelope ? { data: response, meta: exampleMeta(meta) } : response;
+      if (examples.extended)
+        media.examples = {
+          plain: { summary: 'The answer', value: wrap(examples.response, examples.meta) },
+          extended: {
+            summary: 'With extended=true',
+            value: wrap(examples.extended.response, examples.extended.meta),
+          },
+        };
+      else media.example = wrap(examples.response, examples.meta);
     }
   }
 }

@@ -69,7 +69,7 @@ describe('/openapi.json', () => {
       }
       const ok = Object.values(op.responses['200']?.content ?? {});
       expect(
-        ok.some((m) => m.example !== undefined),
+        ok.some((m) => m.example !== undefined || Object.keys(m.examples ?? {}).length > 0),
         `${name} response example`,
       ).toBe(true);
       const clientErrors = Object.keys(op.responses).filter((s) => s.startsWith('4'));
@@ -141,7 +141,7 @@ describe('/openapi.json', () => {
       ['application/json', 'text/csv', 'text/dns', 'text/plain', 'text/x-shellscript'].sort(),
     );
     expect(doc.components.schemas.ErrorCode?.enum).toEqual(Object.keys(ERRORS));
-    expect(doc.components.schemas.IpAnswer).toBeDefined();
+    expect(doc.components.schemas.IpAnswerExtended).toBeDefined();
   });
 
   it('documents the limit headers where they are sent, and Retry-After on 429', () => {

@@ -27,21 +27,10 @@ const google = {
   threat: { score: 5, level: 'low', explanation: ['+5 datacenter network'] },
 };
 
-export const lookupIpExample: OperationExamples = {
-  response: google,
-  meta: { dataset_version: 1, cache_status: 'MISS' },
-};
-
 // The batch answer is the lookup's subset (ip, prefix, asn, asn_name, country, netrep, threat).
 const { rir: _rir, connection_type: _type, bogon: _bogon, ...googleBatch } = google;
 
-export const lookupIpBatchExample: OperationExamples = {
-  request: { ips: ['8.8.8.8', '1.1.1.1'] },
-  response: { '8.8.8.8': googleBatch, '1.1.1.1': null },
-  meta: { dataset_version: 1 },
-};
-
-export const lookupIpPublicExample: OperationExamples = {
+export const lookupIpPublicExample = {
   response: {
     ...google,
     organization: 'Google LLC',
@@ -78,6 +67,22 @@ export const lookupIpPublicExample: OperationExamples = {
     },
   },
   meta: { dataset_version: 1 },
+} satisfies OperationExamples;
+
+export const lookupIpExample: OperationExamples = {
+  response: google,
+  meta: { dataset_version: 1, cache_status: 'MISS' },
+  extended: { response: lookupIpPublicExample.response, meta: { dataset_version: 1, cache_status: 'MISS' } },
+};
+
+export const lookupIpBatchExample: OperationExamples = {
+  request: { ips: ['8.8.8.8', '1.1.1.1'] },
+  response: { '8.8.8.8': googleBatch, '1.1.1.1': null },
+  meta: { dataset_version: 1 },
+  extended: {
+    response: { '8.8.8.8': lookupIpPublicExample.response, '1.1.1.1': null },
+    meta: { dataset_version: 1 },
+  },
 };
 
 export const getMyIpExample: OperationExamples = {

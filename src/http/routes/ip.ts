@@ -1,8 +1,10 @@
 /**
  * IP intelligence (spec §2.2, §4; CONTRACT §1): the keyed lookup with its answer cache, the
- * batch lookup, the anonymous extended lookup and the caller's own address.
+ * batch lookup, the anonymous extended lookup and the caller's own address. A keyed lookup or
+ * batch with `extended=true` answers the anonymous lookup's fields too (issue 36 item 5), one
+ * request of the key's quota like any other (CONTRACT §3: keyed routes count requests).
  */
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { AppError } from '../../core/errors.ts';
 import { type ParsedIp, parseIp } from '../../core/ip.ts';
 import { IpAnswer, IpAnswerExtended } from '../../intel/schemas.ts';
@@ -31,7 +33,56 @@ const BatchBody = Type.Object(
   { additionalProperties: false },
 );
 
-const BatchAnswer = Type.Pick(IpAnswer, ['ip', 'prefix', 'asn', 'asn_name', 'country', 'netrep', 'threat']);
+const BATCH_FIELDS = ['ip', 'prefix', 'asn', 'asn_name', 'country', 'netrep', 'threat'] as const;
+
+/** The plain batch answer; with extended=true every other field of the extended answer too. */
+const BatchAnswer = Type.Composite([
+  Type.Pick(IpAnswer, BATCH_FIELDS),
+  Type.Partial(Type.Omit(IpAnswerExtended, BATCH_FIELDS)),
+]);
+
+type BatchAnswer = Static<typeof BatchAnswer>;
+
+/** The plain batch subset (the schema would also write rir, connection_type and bogon). */
+function batchAnswerOf(a: IpAnswer | null): BatchAnswer | null {
+  return (
+    a && {
+      ip: a.ip,
+      prefix: a.prefix,
+      asn: a.asn,
+      asn_name: a.asn_name,
+      country: a.country,
+      netrep: a.netrep,
+      threat: a.threat,
+    }
+  );
+}
+
+const ExtendedQuery = Type.Object({
+  extended: Type.Boolean({
+    default: false,
+    description:
+      'true: add the fields GET /v1/public/ip/{ip} answers (organization, provider, hostname, rpki_status, geolocation, geo_consensus, geo_stability, ownership_timeline, asn_reputation, crawler, proxy, provenance); still one request of the daily quota. Only true or false',
+  }),
+});
+
+/** Hostnames (PTR, 1 s deadline each) of a batch looked up this many at a time. */
+const EXTENDED_LANES = 16;
+
+async function lookupAllExtended(
+  intel: ReturnType<typeof servingIntel>,
+  ips: ParsedIp[],
+): Promise<Record<string, IpAnswerExtended | null>> {
+  const data: Record<string, IpAnswerExtended | null> = {};
+  const unique = [...new Map(ips.map((ip) => [ip.address, ip])).values()];
+  for (const ip of unique) data[ip.address] = null; // keeps the order of the request
+  let next = 0;
+  const lane = async () => {
+    for (let ip = unique[next++]; ip; ip = unique[next++]) data[ip.address] = await intel.lookupExtended(ip);
+  };
+  await Promise.all(Array.from({ length: Math.min(EXTENDED_LANES, unique.length) }, lane));
+  return data;
+}
 
 const MyIp = Type.Object({
   ip: Type.String({ description: 'The caller address (the trusted proxy identity)' }),
@@ -59,14 +110,27 @@ export function ipRoutes(app: HttpApp, services: HttpServices): void {
         tags: ['ip'],
         operationId: 'lookupIp',
         examples: lookupIpExample,
-        summary: 'IP lookup: prefix, ASN, country, RIR, connection type, netrep flags and threat score.',
+        summary:
+          'IP lookup: prefix, ASN, country, RIR, connection type, netrep flags and threat score; with extended=true the fields of the anonymous lookup too.',
         params: IpParam,
-        response: { 200: envelope(IpAnswer), ...errorResponses('INVALID_IP', 'NOT_FOUND', 'NOT_READY') },
+        querystring: ExtendedQuery,
+        response: {
+          200: envelope(IpAnswerExtended),
+          ...errorResponses('INVALID_IP', 'INVALID_PARAMETER', 'NOT_FOUND', 'NOT_READY'),
+        },
       },
     },
     async (request, reply) => {
       const ip = parseIpOrThrow(request.params.ip);
-      servingIntel(runtime);
+      const intel = servingIntel(runtime);
+      if (request.query.extended) {
+        // Not cached: the hostname and the history views are not part of the answer cache.
+        const meta = { cache_status: 'MISS', dataset_version: intel.datasetVersion } as const;
+        reply.header('x-cache-status', 'MISS');
+        const answer = await intel.lookupExtended(ip);
+        if (!answer) throw new AppError('NOT_FOUND', 'no data found for IP', { meta });
+        return { data: answer, meta };
+      }
       const r = runtime.lookupCached(ip);
       if (!r) throw new AppError('NOT_READY', 'the dataset is still being built; retry shortly');
       const cacheStatus = r.hit ? 'HIT' : 'MISS';
@@ -85,11 +149,13 @@ export function ipRoutes(app: HttpApp, services: HttpServices): void {
         tags: ['ip'],
         operationId: 'lookupIpBatch',
         examples: lookupIpBatchExample,
-        summary: 'Batch IP lookup: maps each normalized IP to its answer, or null when no record covers it.',
+        summary:
+          'Batch IP lookup: maps each normalized IP to its answer, or null when no record covers it; with extended=true each answer is the extended one.',
         body: BatchBody,
+        querystring: ExtendedQuery,
         response: {
           200: envelope(Type.Record(Type.String(), Type.Union([BatchAnswer, Type.Null()]))),
-          ...errorResponses('INVALID_IP', 'TOO_MANY_IPS', 'NOT_READY'),
+          ...errorResponses('INVALID_IP', 'INVALID_PARAMETER', 'TOO_MANY_IPS', 'NOT_READY'),
         },
       },
     },
@@ -104,9 +170,11 @@ export function ipRoutes(app: HttpApp, services: HttpServices): void {
       }
       const parsed = ips.map(parseIpOrThrow);
       const intel = servingIntel(runtime);
-      const data: Record<string, IpAnswer | null> = {};
-      for (const ip of parsed) if (!(ip.address in data)) data[ip.address] = intel.lookup(ip);
-      return { data, meta: { dataset_version: intel.datasetVersion } };
+      const meta = { dataset_version: intel.datasetVersion };
+      if (request.query.extended) return { data: await lookupAllExtended(intel, parsed), meta };
+      const data: Record<string, BatchAnswer | null> = {};
+      for (const ip of parsed) if (!(ip.address in data)) data[ip.address] = batchAnswerOf(intel.lookup(ip));
+      return { data, meta };
     },
   );
 
