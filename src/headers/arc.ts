@@ -37,6 +37,71 @@ function aarInstance(value: string): { instance: number | null; rest: string } {
   return { instance: instanceOf(tags['i']), rest: value.slice(semi + 1) };
 }
 
+function headerInstance(name: string, value: string): number | null {
+  return name === 'arc-authentication-results'
+    ? aarInstance(value).instance
+    : instanceOf(parseTags(value)['i']);
+}
+
+type InstanceCounts = Map<number, Record<string, number>>;
+
+/** How many of each ARC header every instance has, or the fault of a header without a valid i=. */
+function countInstances(fields: readonly HeaderField[]): InstanceCounts | string {
+  const counts: InstanceCounts = new Map();
+  for (const name of ARC_HEADERS) {
+    for (const v of fieldValues(fields, name)) {
+      const i = headerInstance(name, v);
+      if (i === null) return `an ${NAMES[name]} header has no valid i= instance (1-50)`;
+      const c = counts.get(i) ?? {};
+      c[name] = (c[name] ?? 0) + 1;
+      counts.set(i, c);
+    }
+  }
+  return counts;
+}
+
+/** Every instance 1..n has each of the three headers exactly once. */
+function setProblem(counts: InstanceCounts, n: number): string | null {
+  for (let i = 1; i <= n; i++) {
+    const c = counts.get(i);
+    if (!c) return `instance i=${i} is missing (the chain goes up to i=${n})`;
+    for (const name of ARC_HEADERS) {
+      const seen = c[name] ?? 0;
+      if (seen === 0) return `instance i=${i} has no ${NAMES[name]}`;
+      if (seen > 1) return `instance i=${i} has ${seen} ${NAMES[name]} headers`;
+    }
+  }
+  return null;
+}
+
+function cvProblem(i: number, cv: string): string | null {
+  if (i === 1)
+    return cv === 'none' ? null : `ARC-Seal i=1 says cv=${cv || '(missing)'}; the first must say none`;
+  if (cv === 'pass') return null;
+  return cv === 'fail'
+    ? `ARC-Seal i=${i} says cv=fail: its sealer found the chain below it broken`
+    : `ARC-Seal i=${i} says cv=${cv || '(missing)'}; after the first it must say pass`;
+}
+
+/** Instance i's seal and message signature: cv, algorithms, no h= on the seal, no seal signed. */
+function pairProblem(i: number, seal: Record<string, string>, ams: Record<string, string>): string | null {
+  const cv = cvProblem(i, (seal['cv'] ?? '').toLowerCase());
+  if (cv) return cv;
+  for (const [name, tags] of [
+    ['ARC-Seal', seal],
+    ['ARC-Message-Signature', ams],
+  ] as const) {
+    const a = (tags['a'] ?? '').toLowerCase();
+    if (!ALGORITHMS.has(a))
+      return `${name} i=${i} has ${a ? `a=${a.slice(0, 32)}` : 'no a= algorithm'} (rsa-sha256 or ed25519-sha256 expected)`;
+  }
+  if ('h' in seal) return `ARC-Seal i=${i} carries an h= tag, which a seal must not`;
+  const signed = (ams['h'] ?? '').toLowerCase().split(':');
+  return signed.includes('arc-seal')
+    ? `ARC-Message-Signature i=${i} signs ARC-Seal (h=), which it must not`
+    : null;
+}
+
 /**
  * The first fault of RFC 8617 §5.2 steps 1-3 that a reader can see without keys: each header's
  * i= valid, each instance 1..N present exactly once in each of the three headers, at most 50,
@@ -45,27 +110,12 @@ function aarInstance(value: string): { instance: number | null; rest: string } {
  * and no ARC-Seal among the headers a message signature signs.
  */
 function chainProblem(fields: readonly HeaderField[]): string | null {
-  const counts = new Map<number, Record<string, number>>();
-  for (const name of ARC_HEADERS) {
-    for (const v of fieldValues(fields, name)) {
-      const i =
-        name === 'arc-authentication-results' ? aarInstance(v).instance : instanceOf(parseTags(v)['i']);
-      if (i === null) return `an ${NAMES[name]} header has no valid i= instance (1-50)`;
-      const c = counts.get(i) ?? {};
-      c[name] = (c[name] ?? 0) + 1;
-      counts.set(i, c);
-    }
-  }
+  const counts = countInstances(fields);
+  if (typeof counts === 'string') return counts;
   if (counts.size === 0) return null;
   const n = Math.max(...counts.keys());
-  for (let i = 1; i <= n; i++) {
-    const c = counts.get(i);
-    if (!c) return `instance i=${i} is missing (the chain goes up to i=${n})`;
-    for (const name of ARC_HEADERS) {
-      if ((c[name] ?? 0) === 0) return `instance i=${i} has no ${NAMES[name]}`;
-      if ((c[name] ?? 0) > 1) return `instance i=${i} has ${c[name]} ${NAMES[name]} headers`;
-    }
-  }
+  const set = setProblem(counts, n);
+  if (set) return set;
   const tagsByInstance = (name: string) =>
     new Map(
       fieldValues(fields, name).map((v) => {
@@ -76,26 +126,12 @@ function chainProblem(fields: readonly HeaderField[]): string | null {
   const seals = tagsByInstance('arc-seal');
   const signatures = tagsByInstance('arc-message-signature');
   for (let i = 1; i <= n; i++) {
-    const t = seals.get(i) as Record<string, string>;
-    const ams = signatures.get(i) as Record<string, string>;
-    const cv = (t['cv'] ?? '').toLowerCase();
-    if (i === 1 && cv !== 'none') return `ARC-Seal i=1 says cv=${cv || '(missing)'}; the first must say none`;
-    if (i > 1 && cv !== 'pass')
-      return cv === 'fail'
-        ? `ARC-Seal i=${i} says cv=fail: its sealer found the chain below it broken`
-        : `ARC-Seal i=${i} says cv=${cv || '(missing)'}; after the first it must say pass`;
-    for (const [name, tags] of [
-      ['ARC-Seal', t],
-      ['ARC-Message-Signature', ams],
-    ] as const) {
-      const a = (tags['a'] ?? '').toLowerCase();
-      if (!ALGORITHMS.has(a))
-        return `${name} i=${i} has ${a ? `a=${a.slice(0, 32)}` : 'no a= algorithm'} (rsa-sha256 or ed25519-sha256 expected)`;
-    }
-    if ('h' in t) return `ARC-Seal i=${i} carries an h= tag, which a seal must not`;
-    const signed = (ams['h'] ?? '').toLowerCase().split(':');
-    if (signed.includes('arc-seal'))
-      return `ARC-Message-Signature i=${i} signs ARC-Seal (h=), which it must not`;
+    const problem = pairProblem(
+      i,
+      seals.get(i) as Record<string, string>,
+      signatures.get(i) as Record<string, string>,
+    );
+    if (problem) return problem;
   }
   return null;
 }
@@ -122,8 +158,7 @@ export function readArcChain(fields: readonly HeaderField[]): ArcChain {
   const instances = new Set<number>();
   for (const name of ARC_HEADERS)
     for (const v of fieldValues(fields, name)) {
-      const i =
-        name === 'arc-authentication-results' ? aarInstance(v).instance : instanceOf(parseTags(v)['i']);
+      const i = headerInstance(name, v);
       if (i !== null) instances.add(i);
     }
   // The last sealer: the highest instance; the top-most of two seals claiming it (the newer).
