@@ -14,7 +14,8 @@ import { analyzeHeadersExample, checkDomainExample } from '../http/examples/tool
 import type { IpAnswerExtended } from '../intel/index.ts';
 import type { BlocklistsAnswer } from '../listcheck/index.ts';
 import { blocklistToolPage } from './blocklist-page.ts';
-import { domainToolPage, headersToolPage, homePage, ipToolPage } from './tool-pages.ts';
+import { ipToolPage } from './ip-page.ts';
+import { domainToolPage, headersToolPage, homePage } from './tool-pages.ts';
 
 const XSS = '<script>alert(1)</script>"\'><img src=x onerror=alert(2)>';
 

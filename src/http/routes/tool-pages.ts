@@ -12,13 +12,8 @@ import { checkDomain, describeResolvers, dnsUnavailable, lookupDmarcPolicy } fro
 import { analyzeHeaders, checkHeadersInput } from '../../headers/index.ts';
 import { isStoreUnavailable } from '../../store/index.ts';
 import { blocklistToolPage } from '../../web/blocklist-page.ts';
-import {
-  domainToolPage,
-  headersToolPage,
-  homePage,
-  ipToolPage,
-  toolErrorPage,
-} from '../../web/tool-pages.ts';
+import { ipToolPage } from '../../web/ip-page.ts';
+import { domainToolPage, headersToolPage, homePage, toolErrorPage } from '../../web/tool-pages.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
 import { STORE_OUTAGE_TEXT, sendHtml } from '../html-reply.ts';
 import { servingIntel } from '../serving-intel.ts';
