@@ -42,6 +42,19 @@ function num(v: unknown): number | null {
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }
 
+/**
+ * DB-IP's MMDB stores coordinates as float32 (37.422000885009766 for 37.422): the shortest decimal
+ * that is the same float32 is the text DB-IP published (mostly 4 decimals, about 11 m).
+ */
+export function publishedCoordinate(v: unknown): number | null {
+  const value = num(v);
+  if (value === null) return null;
+  const stored = Math.fround(value);
+  let digits = 1;
+  while (digits < 9 && Math.fround(Number(value.toPrecision(digits))) !== stored) digits++;
+  return Number(value.toPrecision(digits));
+}
+
 /** Maps one MMDB record to a row; null when the record carries no country. */
 export function dbipRecordToRow(rec: unknown, prefixLength: number): DbipCityRow | null {
   if (typeof rec !== 'object' || rec === null) return null;
@@ -53,8 +66,8 @@ export function dbipRecordToRow(rec: unknown, prefixLength: number): DbipCityRow
     region: str(r.state1),
     city: str(r.city),
     postalCode: str(r.postcode),
-    latitude: num(r.latitude),
-    longitude: num(r.longitude),
+    latitude: publishedCoordinate(r.latitude),
+    longitude: publishedCoordinate(r.longitude),
     timezone: str(r.timezone),
     prefixLength,
   };
