@@ -51,10 +51,11 @@ export interface AppOptions {
   /** false: the socket front reads 'data' events instead of its shared buffer (tests). */
   frontReadIntoBuffer?: boolean;
   /**
-   * IP/ASN dataset: 'load' (default) serves the newest snapshot in NETREP_DATA_DIR when one exists
-   * (the IP and ASN routes answer 503 NOT_READY until a built one is reloaded); 'build' (netrep
-   * serve) also builds the first one from the npm packages in the background when none exists
-   * (/readyz is NOT_READY until it is loaded).
+   * IP/ASN dataset: 'load' (default) serves the newest snapshot in NETREP_DATA_DIR when one exists,
+   * loaded before createApp returns (the IP and ASN routes answer 503 NOT_READY until a built one
+   * is reloaded); 'build' (netrep serve) reads it, or builds the first one from the npm packages in
+   * a child process when none exists, once listen() has bound HTTP (/readyz is NOT_READY with what
+   * it does and the ETA until it is loaded).
    */
   dataset?: 'load' | 'build';
   /** Scheduled dataset update knobs for tests (check period, fixture npm packages, build runner). */
@@ -84,8 +85,13 @@ export interface App {
   datasetUpdater: DatasetUpdater;
   /** Collects webhook events and sends due deliveries; `runOnce()` for tests. */
   webhookWorker: WebhookWorker;
-  /** Starts listening on NETREP_LISTEN (and NETREP_METRICS_LISTEN when separate); returns the bound address. */
+  /**
+   * Starts listening on NETREP_LISTEN (and NETREP_METRICS_LISTEN when separate); returns the bound
+   * address. In 'build' mode the first dataset is read or built from then on.
+   */
   listen(): Promise<string>;
+  /** Settles when the dataset a 'build' start reads or builds serves, or failed (at once in 'load' mode). */
+  datasetStarted: Promise<void>;
   /** Starts only the separate metrics listener (NETREP_METRICS_LISTEN=host:port; `netrep worker`); its URL or null. */
   listenMetrics(): Promise<string | null>;
   /** `http://host:port` of the separate metrics listener once listening, else null. */
@@ -171,7 +177,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     blocklistMirror,
     ...workers,
     datasetUpdater: dataset.updater,
-    listen: () => listeners.listen(),
+    async listen() {
+      // Listening first: /readyz answers (503 with the ETA) while the dataset is read or built.
+      const address = await listeners.listen();
+      dataset.listening();
+      return address;
+    },
+    datasetStarted: dataset.started,
     listenMetrics: () => listeners.listenMetrics(),
     async close(onStep) {
       // The reverse of the stages: listeners, HTTP, workers, services, store.
@@ -183,7 +195,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         ['audit worker', () => workers.auditWorker.stop()],
         ['fcrdns worker', () => workers.fcrdns.stop()],
         ['feeds worker', () => workers.feedsWorker.stop()],
-        ['dataset updater', () => dataset.updater.stop()],
+        ['dataset updater', () => dataset.stop()],
         ['webhook worker', () => workers.webhookWorker.stop()],
         // The computations queued behind the last answers (after every source of them stopped).
         ['reputation', () => reputation.close()],

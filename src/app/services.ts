@@ -14,6 +14,7 @@ import { createListCheck, parseCheckZones } from '../listcheck/index.ts';
 import { ping, type Store } from '../store/index.ts';
 import type { DatasetStage } from './dataset.ts';
 import type { Domains } from './domains.ts';
+import { describeStart } from './start-eta.ts';
 
 export function composeServices(inputs: {
   config: Config;
@@ -39,14 +40,7 @@ export function composeServices(inputs: {
     // Redis away: still ready (limits are counted here meanwhile), the line says degraded.
     const limitsCheck = limits.readiness();
     if (limitsCheck) checks.push(limitsCheck);
-    if (dataset.expected) {
-      const state = intelRuntime.state();
-      checks.push({
-        name: 'dataset',
-        ok: state === 'ready',
-        detail: state === 'ready' ? `v${intelRuntime.current()?.datasetVersion}` : state,
-      });
-    }
+    if (dataset.expected) checks.push(datasetCheck(intelRuntime, dataset));
     return checks;
   };
   return {
@@ -95,4 +89,15 @@ export function composeServices(inputs: {
       own: async (ip) => checkAnswer(ip, await domains.blocklist.check(ip)),
     }),
   };
+}
+
+/** The dataset line of /readyz: the serving version, or what the start does and its ETA. */
+function datasetCheck(runtime: Domains['intelRuntime'], dataset: DatasetStage): ReadinessCheck {
+  const state = runtime.state();
+  if (state === 'ready')
+    return { name: 'dataset', ok: true, detail: `v${runtime.current()?.datasetVersion}` };
+  const start = dataset.progress();
+  return start
+    ? { name: 'dataset', ok: false, detail: describeStart(start), start }
+    : { name: 'dataset', ok: false, detail: state };
 }

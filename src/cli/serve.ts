@@ -3,20 +3,32 @@ import type { Command } from 'commander';
 import { createApp } from '../app.ts';
 import { type Config, loadConfig } from '../config.ts';
 import type { DatasetStatus } from '../dataset/index.ts';
+import type { DatasetStart } from '../http/readiness.ts';
 import { migrate, openStore } from '../store/index.ts';
 import { formatAge, formatUpdateLine } from './dataset-status.ts';
 import { type BannerFact, loggerOptions, printBanner } from './log-output.ts';
 
 type App = Awaited<ReturnType<typeof createApp>>;
 
-/** What `serve` says once it listens: where the API, docs and dashboard are, and what runs. */
+type BannerApp = Pick<App, 'store' | 'metricsUrl' | 'dnsbl' | 'dnsblError'> & {
+  services: {
+    datasetVersion(): number | null;
+    datasetStatus(): DatasetStatus;
+    intel: { failure(): string | null };
+  };
+};
+type BannerConfig = Pick<Config, 'datasetUpdate' | 'workers' | 'dnsblZone' | 'adminPassword'>;
+
+/**
+ * What `serve` says once it listens: where the API, docs and dashboard are, and what runs. The
+ * dataset is read or built from then on: `start` says what and when; its facts come once loaded.
+ */
 export function serveBanner(
-  app: Pick<App, 'store' | 'metricsUrl' | 'dnsbl' | 'dnsblError'> & {
-    services: { datasetVersion(): number | null; datasetStatus(): DatasetStatus };
-  },
-  config: Pick<Config, 'datasetUpdate' | 'workers' | 'dnsblZone' | 'adminPassword'>,
+  app: BannerApp,
+  config: BannerConfig,
   address: string,
   admin: { email: string; password: string } | null,
+  start: { progress: DatasetStart | null; text: string | null },
 ): BannerFact[] {
   const facts: BannerFact[] = [
     {
@@ -33,15 +45,50 @@ export function serveBanner(
       text: `netrep metrics on ${app.metricsUrl}/metrics`,
       fields: { metrics: `${app.metricsUrl}/metrics` },
     });
+  if (start.progress)
+    facts.push({
+      text: `netrep dataset: ${start.text}; /readyz answers 503 NOT_READY with the ETA until it is loaded`,
+      fields: { dataset_start: start.progress },
+    });
+  else facts.push(...datasetFacts(app, config));
+  if (app.dnsbl)
+    facts.push({
+      text: `netrep DNSBL ${config.dnsblZone} on ${app.dnsbl.address}:${app.dnsbl.udpPort} (UDP and TCP)`,
+      fields: { dnsbl_zone: config.dnsblZone, dnsbl: `${app.dnsbl.address}:${app.dnsbl.udpPort}` },
+    });
+  if (app.dnsblError)
+    facts.push({
+      text: `netrep DNSBL ${config.dnsblZone}: ${app.dnsblError}`,
+      fields: { dnsbl_zone: config.dnsblZone, dnsbl_error: app.dnsblError },
+    });
+  if (admin) {
+    facts.push({ text: `\nCreated the administrator ${admin.email}.`, fields: { admin: admin.email } });
+    if (!config.adminPassword)
+      facts.push({
+        text: `One-time password (shown only now): ${admin.password}`,
+        fields: { admin: admin.email, one_time_password: admin.password },
+      });
+    facts.push({
+      text: 'Create an API key:  npx netrep keys create --name first-key --tier free --permissions ip:read,asn:read\n',
+      fields: {},
+    });
+  }
+  return facts;
+}
+
+/** The serving dataset (what it holds, its age), its updates and failed downloads. */
+function datasetFacts(app: BannerApp, config: BannerConfig): BannerFact[] {
+  const facts: BannerFact[] = [];
   const version = app.services.datasetVersion();
   const status = app.services.datasetStatus();
   const updating = config.datasetUpdate !== 'off';
-  if (version === null)
+  if (version === null) {
+    const failure = app.services.intel.failure();
     facts.push({
-      text: `netrep dataset: building the first snapshot from the npm data packages (/readyz is ready when done); it holds no upstream source, so the flags from upstream lists (Tor, VPN, proxies, cloud, crawlers, DROP) are false ${updating && config.workers ? 'until the first dataset update, which runs once it is loaded' : 'until `netrep dataset update` or `dataset build --from DIR` brings them'}`,
-      fields: { dataset_version: null, upstream: false },
+      text: `netrep dataset: none is serving${failure ? ` (${failure})` : ''}; the IP and ASN routes answer 503 NOT_READY until \`netrep dataset build\` and POST /v1/admin/datasets/reload bring one`,
+      fields: { dataset_version: null, dataset_error: failure },
     });
-  else {
+  } else {
     // Which source families the snapshot holds and their age; a snapshot from npm only says so.
     const families = status.families.map((f) => `${f.family} ${formatAge(f.age_seconds)}`).join(', ');
     facts.push({
@@ -69,28 +116,6 @@ export function serveBanner(
       text: `netrep dataset: the last download failed for ${failing.map((s) => `${s.id} (${s.error})`).join(', ')}`,
       fields: { failed_sources: failing.map((s) => s.id) },
     });
-  if (app.dnsbl)
-    facts.push({
-      text: `netrep DNSBL ${config.dnsblZone} on ${app.dnsbl.address}:${app.dnsbl.udpPort} (UDP and TCP)`,
-      fields: { dnsbl_zone: config.dnsblZone, dnsbl: `${app.dnsbl.address}:${app.dnsbl.udpPort}` },
-    });
-  if (app.dnsblError)
-    facts.push({
-      text: `netrep DNSBL ${config.dnsblZone}: ${app.dnsblError}`,
-      fields: { dnsbl_zone: config.dnsblZone, dnsbl_error: app.dnsblError },
-    });
-  if (admin) {
-    facts.push({ text: `\nCreated the administrator ${admin.email}.`, fields: { admin: admin.email } });
-    if (!config.adminPassword)
-      facts.push({
-        text: `One-time password (shown only now): ${admin.password}`,
-        fields: { admin: admin.email, one_time_password: admin.password },
-      });
-    facts.push({
-      text: 'Create an API key:  npx netrep keys create --name first-key --tier free --permissions ip:read,asn:read\n',
-      fields: {},
-    });
-  }
   return facts;
 }
 
@@ -131,7 +156,19 @@ export function registerServeCommands(program: Command): void {
         config.adminPassword || undefined,
       );
       const address = await app.listen();
-      printBanner(serveBanner(app, config, address, admin), { pretty, log: app.http.log });
+      // The dataset is read or built from now on: the banner says what and when, then its facts.
+      const start = (await app.services.readiness()).find((c) => c.start);
+      printBanner(
+        serveBanner(app, config, address, admin, {
+          progress: start?.start ?? null,
+          text: start?.detail ?? null,
+        }),
+        { pretty, log: app.http.log },
+      );
+      if (start)
+        void app.datasetStarted.then(() =>
+          printBanner(datasetFacts(app, config), { pretty, log: app.http.log }),
+        );
       let closing = false;
       const shutdown = async (signal: string) => {
         if (closing) return;

@@ -26,6 +26,7 @@ import type { Store } from '../store/index.ts';
 import type { Telemetry } from '../telemetry/index.ts';
 import type { Warmup } from '../warmup/index.ts';
 import type { Webhooks } from '../webhooks/index.ts';
+import type { DatasetStart } from './readiness.ts';
 
 export type Access =
   /** No key, no limit: health, readiness, metrics, docs. */
@@ -55,6 +56,8 @@ export interface ReadinessCheck {
   detail?: string;
   /** Serving, but with less than usual (Redis away: limits counted per instance). */
   degraded?: boolean;
+  /** The dataset check while a start builds or loads its first snapshot: what and the ETA. */
+  start?: DatasetStart;
 }
 
 /**

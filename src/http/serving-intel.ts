@@ -15,7 +15,9 @@ export function servingIntel(runtime: IntelRuntime): Intel {
       ? `the dataset could not be loaded: ${runtime.failure() ?? 'unknown error'}`
       : state === 'building'
         ? 'the dataset is still being built; retry shortly'
-        : 'no dataset is loaded yet: run netrep dataset build, then POST /v1/admin/datasets/reload',
+        : state === 'loading'
+          ? 'the dataset is being loaded; retry shortly'
+          : 'no dataset is loaded yet: run netrep dataset build, then POST /v1/admin/datasets/reload',
   );
 }
 

@@ -33,7 +33,18 @@ import type { ThreatSignalSource } from './types.ts';
 
 export type { CachedAnswer, CachedAnswerJson } from './answer-cache.ts';
 
-export type RuntimeState = 'empty' | 'building' | 'ready' | 'failed';
+/** 'loading': a start reads the newest snapshot on disk; 'building': it builds the first one. */
+export type RuntimeState = 'empty' | 'loading' | 'building' | 'ready' | 'failed';
+
+/** How `ensure` starts the serving dataset (app/dataset.ts: `netrep serve`). */
+export interface EnsureOptions {
+  /** Builds the first snapshot (a child process); default: in this process. */
+  build?: () => Promise<unknown>;
+  /** Nothing is read before this settles (the HTTP listener is bound): the state is set at once. */
+  after?: Promise<unknown>;
+  /** Hears each phase as it begins: the version being loaded, or null while building. */
+  onPhase?: (phase: 'loading' | 'building', version: number | null) => void;
+}
 
 export interface IntelRuntimeOptions {
   dataDir: string;
@@ -65,8 +76,12 @@ export interface IntelRuntime {
    * false when none loads. Synchronous: the start of a process, before it listens.
    */
   loadLatest(): boolean;
-  /** loadLatest, or when nothing is built yet: build from the npm packages, then load. */
-  ensure(): Promise<void>;
+  /**
+   * Loads the newest intact snapshot, or when there is none builds the first from the npm
+   * packages and loads it, without holding the event loop (the state says which, from the call
+   * on); a reload asked for meanwhile waits for it.
+   */
+  ensure(options?: EnsureOptions): Promise<void>;
   /**
    * Swaps in the newest intact snapshot newer than the serving one, reading and hashing its
    * files without holding the event loop; returns at once when the directory listing shows no
@@ -90,7 +105,7 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
   let state: RuntimeState = 'empty';
   let failure: string | null = null;
   let verified: boolean | null = null;
-  let building: Promise<void> | null = null;
+  let starting: Promise<void> | null = null;
   // A build killed before its rename (a crash, SIGKILL, a full disk) left its temp directory.
   for (const name of sweepStaleBuilds(options.dataDir)) log(`removed ${name}: a build that did not finish`);
   const cache: AnswerCache = createAnswerCache({
@@ -178,7 +193,8 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
         );
         // The lookup tables are built in slices with turns of the event loop between them.
         const built = await runSlicesYielding(intelOf(snapshot));
-        swapIn(snapshot, built, started, false);
+        // The first load of a start collects its garbage now, as loadLatest does.
+        swapIn(snapshot, built, started, serving === null);
         break;
       } catch (err) {
         if (!(err instanceof SnapshotError)) throw err;
@@ -193,20 +209,45 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
     return { current: intel?.datasetVersion ?? null, refused: first };
   }
 
-  async function buildFirst(): Promise<void> {
-    state = 'building';
-    log('no dataset snapshot yet: building one from the npm data packages');
+  /** Concurrent reloads share one load: a snapshot is read and swapped in once. */
+  const sharedReload = (): Promise<{ current: number | null; refused: RefusedSnapshot | null }> => {
+    reloading ??= reloadNewest().finally(() => {
+      reloading = null;
+    });
+    return reloading;
+  };
+
+  async function start(opts: EnsureOptions): Promise<void> {
+    const top = snapshotDirs(options.dataDir).find((c) => !isOtherFormat(c.dir));
+    state = top ? 'loading' : 'building';
+    await opts.after;
+    let doing = 'load';
     try {
-      await buildDataset({
-        dataDir: options.dataDir,
-        clock,
-        onProgress: (e: ProgressEvent) => log(`dataset build ${e.phase}: ${e.message}`),
-      });
-      if (!loadLatest()) throw new Error('the build wrote no snapshot');
+      if (top) {
+        opts.onPhase?.('loading', top.version);
+        await sharedReload();
+        if (intel) return;
+      }
+      state = 'building';
+      doing = 'build';
+      opts.onPhase?.('building', null);
+      log('no dataset snapshot yet: building one from the npm data packages');
+      if (opts.build) await opts.build();
+      else
+        await buildDataset({
+          dataDir: options.dataDir,
+          clock,
+          onProgress: (e: ProgressEvent) => log(`dataset build ${e.phase}: ${e.message}`),
+        });
+      const built = snapshotDirs(options.dataDir).find((c) => !isOtherFormat(c.dir));
+      state = 'loading';
+      opts.onPhase?.('loading', built?.version ?? null);
+      await sharedReload();
+      if (!intel) throw new Error('the build wrote no snapshot that loads');
     } catch (err) {
       state = 'failed';
       failure = (err as Error).message;
-      log(`dataset build failed: ${failure}`);
+      log(`dataset ${doing} failed: ${failure}`);
       throw err;
     }
   }
@@ -219,20 +260,18 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
     verified: () => (intel ? verified : null),
     refused: () => refused,
     loadLatest,
-    async ensure() {
-      if (loadLatest()) return;
-      building ??= buildFirst().finally(() => {
-        building = null;
+    async ensure(opts = {}) {
+      if (intel) return;
+      starting ??= start(opts).finally(() => {
+        starting = null;
       });
-      await building;
+      await starting;
     },
     async reload() {
+      // A start in progress reads the newest snapshot itself: this looks again once it is done.
+      if (starting) await starting.catch(() => undefined);
       const previous = intel?.datasetVersion ?? null;
-      // Concurrent reloads share one load: a snapshot is read and swapped in once.
-      reloading ??= reloadNewest().finally(() => {
-        reloading = null;
-      });
-      const { current, refused: broken } = await reloading;
+      const { current, refused: broken } = await sharedReload();
       return { previous, current, refused: broken };
     },
     lookupCached(ip) {

@@ -39,6 +39,8 @@ export function healthRoutes(app: HttpApp, services: HttpServices): void {
         examples: getReadinessExample,
         summary:
           'Readiness: the store is migrated and answers, and the dataset is loaded; `dataset` says what the snapshot holds and how its updates went.',
+        description:
+          'While a start builds or loads its first dataset (`netrep serve` listens at once), the 503 `NOT_READY` says what it does and when it expects to be ready in `meta.dataset_start` (`activity`, `doing`, `version`, `started_at`, `elapsed_seconds`, `expected_seconds`, `remaining_seconds`, `eta_basis`: the previous build or load in this data dir, or the input sizes), and `Retry-After` holds the seconds left.',
         response: {
           200: envelope(
             Type.Object({
@@ -55,9 +57,17 @@ export function healthRoutes(app: HttpApp, services: HttpServices): void {
       const checks = await services.readiness();
       const failing = checks.filter((c) => !c.ok);
       if (failing.length > 0) {
+        // A start building or loading its first dataset: what it does and when (issue #36 item 1).
+        const start = checks.find((c) => c.start)?.start;
         throw new AppError(
           'NOT_READY',
           `not ready: ${failing.map((c) => `${c.name}${c.detail ? ` (${c.detail})` : ''}`).join(', ')}`,
+          start
+            ? {
+                meta: { dataset_start: start },
+                headers: { 'retry-after': String(Math.min(300, Math.max(1, start.remaining_seconds))) },
+              }
+            : {},
         );
       }
       const version = services.datasetVersion();
