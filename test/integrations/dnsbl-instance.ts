@@ -25,9 +25,10 @@ export interface DnsblInstance {
   close(): Promise<void>;
 }
 
-export async function startDnsblInstance(): Promise<DnsblInstance> {
+/** `dnsListen`: host:port of the DNS listener (default a free port on 127.0.0.1). */
+export async function startDnsblInstance(dnsListen = '127.0.0.1:0'): Promise<DnsblInstance> {
   const t: TestApp = await createTestApp('sqlite', {
-    config: { dnsblListen: '127.0.0.1:0', dnsblZone: ZONE },
+    config: { dnsblListen: dnsListen, dnsblZone: ZONE },
   });
   const url = await t.app.listen();
   const dnsPort = t.app.dnsbl?.udpPort;
