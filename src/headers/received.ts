@@ -60,6 +60,17 @@ const PROTOCOLS: Record<string, Protocol> = {
 // Signs that the hop used TLS, as Sendmail, Gmail, Exchange, Postfix, Exim and IronPort note it.
 const TLS_MARKERS = ['version=tls', 'using tls', 'tlsv1', '/tls', 'tls1_', 'tls1.', '(tls'];
 
+/** The index of the ")" closing the comment that opens at `start`, or the text's length when unclosed. */
+function commentEnd(text: string, start: number): number {
+  let depth = 0;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return i;
+  }
+  return text.length;
+}
+
 /** Splits into top-level words and (comments), nesting-aware; an unclosed comment runs to the end. */
 function scan(text: string): Item[] {
   const items: Item[] = [];
@@ -69,15 +80,9 @@ function scan(text: string): Item[] {
     if (ch === ' ') {
       i++;
     } else if (ch === '(') {
-      let depth = 0;
-      const start = i;
-      for (; i < text.length; i++) {
-        const c = text[i];
-        if (c === '(') depth++;
-        else if (c === ')' && --depth === 0) break;
-      }
-      items.push({ comment: true, text: text.slice(start + 1, i) });
-      i++;
+      const end = commentEnd(text, i);
+      items.push({ comment: true, text: text.slice(i + 1, end) });
+      i = end + 1;
     } else {
       const start = i;
       while (i < text.length && text[i] !== ' ' && text[i] !== '(') i++;
@@ -196,20 +201,19 @@ function readProtocol(withItems: readonly Item[], tlsText: string): [Protocol | 
   return [base, raw];
 }
 
-export function parseReceived(value: string): ReceivedHop {
-  const text = value.slice(0, MAX_VALUE);
-  const semi = lastTopLevelSemicolon(text);
-  const head = semi === -1 ? text : text.slice(0, semi);
-  let time = semi === -1 ? null : parseMailDate(text.slice(semi + 1));
-  const items = scan(head);
-  if (time === null && semi === -1) {
-    // No ";": some servers put the date last anyway. Try the last few words.
-    const words = items.filter((i) => !i.comment).map((i) => i.text);
-    for (let k = Math.max(0, words.length - 6); k < words.length && time === null; k++) {
-      time = parseMailDate(words.slice(k).join(' '));
-    }
+/** The hop's time: after the last top-level ";", or (no ";") in the last few words, where some servers put it. */
+function hopTime(text: string, semi: number, items: Item[]): number | null {
+  if (semi !== -1) return parseMailDate(text.slice(semi + 1));
+  const words = items.filter((i) => !i.comment).map((i) => i.text);
+  for (let k = Math.max(0, words.length - 6); k < words.length; k++) {
+    const time = parseMailDate(words.slice(k).join(' '));
+    if (time !== null) return time;
   }
+  return null;
+}
 
+/** The items after each clause keyword (RFC 5321 §4.4), and those before the first. */
+function splitClauses(items: Item[]): { clauses: Map<string, Item[]>; prelude: Item[] } {
   const clauses = new Map<string, Item[]>();
   const prelude: Item[] = [];
   let current: Item[] = prelude;
@@ -223,10 +227,16 @@ export function parseReceived(value: string): ReceivedHop {
       current.push(item);
     }
   }
+  return { clauses, prelude };
+}
 
-  const from = clauses.get('from') ?? [];
-  const fromComments = from.filter((i) => i.comment).map((i) => i.text);
-  const fromFirst = from[0] && !from[0].comment ? from[0].text : null;
+const firstWord = (items: Item[]): string | null => (items[0] && !items[0].comment ? items[0].text : null);
+const commentTexts = (items: Item[]): string[] => items.filter((i) => i.comment).map((i) => i.text);
+
+/** The from clause: host, IP, and the HELO name and literal the receiver noted in comments. */
+function fromClause(from: Item[]): Pick<ReceivedHop, 'fromHost' | 'fromIp' | 'helo' | 'heloIp'> {
+  const fromComments = commentTexts(from);
+  const fromFirst = firstWord(from);
   const heloText = heloFromComments(fromComments);
   const helo = heloText === undefined ? null : cleanHost(heloText);
   const heloIp = heloText === undefined ? null : ipLiteral(heloText);
@@ -238,26 +248,38 @@ export function parseReceived(value: string): ReceivedHop {
     ipFromComments(fromComments) ??
     (fromFirst === null ? null : ipLiteral(fromFirst)) ??
     (bracketWord ? ipLiteral(bracketWord.text) : null);
+  return { fromHost, fromIp, helo, heloIp };
+}
 
-  const by = clauses.get('by') ?? [];
-  const byFirst = by[0] && !by[0].comment ? by[0].text : null;
-  const byIp =
-    ipFromComments(by.filter((i) => i.comment).map((i) => i.text)) ??
-    (byFirst === null ? null : ipLiteral(byFirst));
+/** The by clause: the receiving host, or its IP literal when that is all it wrote. */
+function byClause(by: Item[]): Pick<ReceivedHop, 'byHost' | 'byIp'> {
+  const byFirst = firstWord(by);
+  const byIp = ipFromComments(commentTexts(by)) ?? (byFirst === null ? null : ipLiteral(byFirst));
   let byHost = byFirst === null ? null : cleanHost(byFirst);
   if (byHost === null && byFirst !== null && byIp !== null) byHost = byIp.address;
+  return { byHost, byIp };
+}
 
+export function parseReceived(value: string): ReceivedHop {
+  const text = value.slice(0, MAX_VALUE);
+  const semi = lastTopLevelSemicolon(text);
+  const items = scan(semi === -1 ? text : text.slice(0, semi));
+  const time = hopTime(text, semi, items);
+  const { clauses, prelude } = splitClauses(items);
   const withItems = clauses.get('with') ?? [];
   const dateComments = semi === -1 ? [] : scan(text.slice(semi + 1));
-  const tlsText = items
-    .concat(dateComments)
-    .filter((i) => i.comment)
-    .map((i) => i.text)
+  const tlsText = commentTexts(items.concat(dateComments))
     .concat(withItems.map((i) => i.text))
     .join(' ')
     .toLowerCase();
   const [protocol, protocolRaw] = readProtocol(withItems, tlsText);
-
   const recognized = clauses.has('from') || clauses.has('by') || prelude[0]?.comment === true;
-  return { fromHost, fromIp, helo, heloIp, byHost, byIp, protocol, protocolRaw, time, recognized };
+  return {
+    ...fromClause(clauses.get('from') ?? []),
+    ...byClause(clauses.get('by') ?? []),
+    protocol,
+    protocolRaw,
+    time,
+    recognized,
+  };
 }
