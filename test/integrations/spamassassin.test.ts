@@ -127,5 +127,5 @@ describe.skipIf(!available)('SpamAssassin check_rbl rules on the netrep zone', (
     await netrep.delist('192.0.2.10');
     const [after] = await sa.check([message('8', '192.0.2.10')]);
     expect(netrepTests(after?.tests ?? [])).toEqual([]);
-  });
+  }, 60_000);
 });
