@@ -19,63 +19,76 @@ export interface AuthResults {
 const MAX_VALUE = 8192;
 const MAX_PROP = 512;
 
+interface SegmentScan {
+  segments: string[];
+  current: string;
+  depth: number;
+  quoted: boolean;
+}
+
+/** One character outside a quoted string: comments nest and vanish, `;` ends a segment. */
+function segmentChar(scan: SegmentScan, ch: string): void {
+  if (ch === '(') scan.depth++;
+  else if (ch === ')' && scan.depth > 0) scan.depth--;
+  else if (scan.depth > 0) return;
+  else if (ch === ';') {
+    scan.segments.push(scan.current.trim());
+    scan.current = '';
+  } else {
+    scan.quoted = ch === '"';
+    scan.current += ch;
+  }
+}
+
 /**
  * Drops (comments) outside "quoted strings" and splits on `;` outside quotes. Quoted strings
  * keep their quotes, so a result's `reason="..."` stays one token (readResinfo removes them).
  */
 function splitSegments(value: string): string[] {
-  const segments: string[] = [];
-  let current = '';
-  let depth = 0;
-  let quoted = false;
+  const scan: SegmentScan = { segments: [], current: '', depth: 0, quoted: false };
   for (const ch of value.slice(0, MAX_VALUE)) {
-    if (quoted) {
-      current += ch;
-      if (ch === '"') quoted = false;
-    } else if (ch === '(') depth++;
-    else if (ch === ')' && depth > 0) depth--;
-    else if (depth > 0) continue;
-    else if (ch === '"') {
-      quoted = true;
-      current += ch;
-    } else if (ch === ';') {
-      segments.push(current.trim());
-      current = '';
-    } else current += ch;
+    if (!scan.quoted) segmentChar(scan, ch);
+    else {
+      scan.current += ch;
+      if (ch === '"') scan.quoted = false;
+    }
   }
-  segments.push(current.trim());
-  return segments;
+  scan.segments.push(scan.current.trim());
+  return scan.segments;
+}
+
+interface TokenScan {
+  tokens: string[];
+  current: string;
+  quoted: boolean;
+  pendingSpace: boolean;
+}
+
+/** A space seen before `ch` ends the current token, unless an `=` joins the two (`a = b` is `a=b`). */
+function endTokenBefore(scan: TokenScan, ch: string): void {
+  if (scan.pendingSpace && ch !== '=' && !scan.current.endsWith('=')) {
+    scan.tokens.push(scan.current);
+    scan.current = '';
+  }
+  scan.pendingSpace = false;
 }
 
 /** Space-separated tokens outside quotes, quotes removed; `a = b` is read as `a=b`. */
 function tokenize(segment: string): string[] {
-  const tokens: string[] = [];
-  let current = '';
-  let quoted = false;
-  let pendingSpace = false;
+  const scan: TokenScan = { tokens: [], current: '', quoted: false, pendingSpace: false };
   for (const ch of segment) {
-    if (quoted) {
-      if (ch === '"') quoted = false;
-      else current += ch;
-    } else if (ch === '"') {
-      if (pendingSpace && !current.endsWith('=')) {
-        tokens.push(current);
-        current = '';
-      }
-      pendingSpace = false;
-      quoted = true;
-    } else if (ch === ' ') pendingSpace = current.length > 0;
+    if (scan.quoted) {
+      if (ch === '"') scan.quoted = false;
+      else scan.current += ch;
+    } else if (ch === ' ') scan.pendingSpace = scan.current.length > 0;
     else {
-      if (pendingSpace && ch !== '=' && !current.endsWith('=')) {
-        tokens.push(current);
-        current = '';
-      }
-      pendingSpace = false;
-      current += ch;
+      endTokenBefore(scan, ch);
+      if (ch === '"') scan.quoted = true;
+      else scan.current += ch;
     }
   }
-  if (current.length > 0) tokens.push(current);
-  return tokens;
+  if (scan.current.length > 0) scan.tokens.push(scan.current);
+  return scan.tokens;
 }
 
 function readResinfo(segment: string): ResultInfo | null {
