@@ -120,6 +120,46 @@ function resultDomain(r: ResultInfo): string | null {
   return cleanDomain(r.props['header.d'] ?? (r.props['header.i'] ?? '').split('@').pop() ?? '');
 }
 
+/** The SPF verdict: the trusted Authentication-Results' spf=, else the first Received-SPF header's word. */
+function spfOf(fields: readonly HeaderField[], results: ResultInfo[]): ReturnType<typeof spfVerdict> {
+  const fromAr = results
+    .filter((r) => r.method === 'spf')
+    .map((r) => spfVerdict(r.result))
+    .find((v) => v !== null);
+  if (fromAr !== undefined) return fromAr;
+  const receivedSpf = fieldValues(fields, 'received-spf')[0];
+  return receivedSpf === undefined ? null : spfVerdict(receivedSpf.split(' ')[0]);
+}
+
+type SignatureRef = { d: string | null; s: string | null };
+
+/**
+ * The DKIM signature the answer describes: one whose domain passed, else one aligned with From,
+ * else the first. The receiver's record names the signature it checked (RFC 8601 §2.7.1
+ * header.d/i, header.s): it stands in when the pasted header holds no DKIM-Signature, or one without s=.
+ */
+function chosenSignature(
+  signatures: Record<string, string>[],
+  dkimResults: ResultInfo[],
+  verdict: ResultInfo | undefined,
+  fromDomain: string | null,
+): SignatureRef | undefined {
+  const passingDomains = new Set(
+    dkimResults
+      .filter((r) => r.result === 'pass')
+      .map(resultDomain)
+      .filter((d): d is string => d !== null),
+  );
+  const withDomain = signatures.map((t) => ({ d: cleanDomain(t['d'] ?? ''), s: t['s'] || null }));
+  const recorded = verdict ? { d: resultDomain(verdict), s: verdict.props['header.s'] || null } : undefined;
+  const signed =
+    withDomain.find((sig) => sig.d !== null && passingDomains.has(sig.d)) ??
+    withDomain.find((sig) => sig.d !== null && fromDomain !== null && aligned(sig.d, fromDomain)) ??
+    withDomain[0];
+  if (signed && recorded && signed.s === null && signed.d === recorded.d) return { ...signed, s: recorded.s };
+  return signed ?? recorded;
+}
+
 export function readAuthentication(
   fields: readonly HeaderField[],
   receivingHost: string | null,
@@ -129,35 +169,12 @@ export function readAuthentication(
   const { ar, trusted } = chooseAuthResults(fields, receivingHost, trustedIds);
   const results = ar?.results ?? [];
   const byMethod = (m: string) => results.filter((r) => r.method === m);
-
-  const spfFromAr = byMethod('spf')
-    .map((r) => spfVerdict(r.result))
-    .find((v) => v !== null);
-  const receivedSpf = fieldValues(fields, 'received-spf')[0];
-  const spf = spfFromAr ?? (receivedSpf === undefined ? null : spfVerdict(receivedSpf.split(' ')[0]));
-
+  const spf = spfOf(fields, results);
   const dkimResults = byMethod('dkim');
   const verdict = dkimResults.find((r) => r.result === 'pass') ?? dkimResults[0];
   const dkimVerdict = verdict?.result ?? null;
-  const passingDomains = new Set(
-    dkimResults
-      .filter((r) => r.result === 'pass')
-      .map(resultDomain)
-      .filter((d): d is string => d !== null),
-  );
   const signatures = fieldValues(fields, 'dkim-signature').map(parseTags);
-  const withDomain = signatures.map((t) => ({ d: cleanDomain(t['d'] ?? ''), s: t['s'] || null }));
-  // The receiver's record names the signature it checked (RFC 8601 §2.7.1 header.d/i, header.s):
-  // it stands in when the pasted header holds no DKIM-Signature, or one without s=.
-  const recorded = verdict ? { d: resultDomain(verdict), s: verdict.props['header.s'] || null } : undefined;
-  const signed =
-    withDomain.find((sig) => sig.d !== null && passingDomains.has(sig.d)) ??
-    withDomain.find((sig) => sig.d !== null && fromDomain !== null && aligned(sig.d, fromDomain)) ??
-    withDomain[0];
-  const chosen =
-    signed && recorded && signed.s === null && signed.d === recorded.d
-      ? { ...signed, s: recorded.s }
-      : (signed ?? recorded);
+  const chosen = chosenSignature(signatures, dkimResults, verdict, fromDomain);
   // A signature was there if the header carries one or a receiver recorded a DKIM result for one.
   const signaturePresent = signatures.length > 0 || (dkimVerdict !== null && dkimVerdict !== 'none');
 
