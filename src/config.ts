@@ -166,7 +166,7 @@ export const SETTINGS = {
     kind: 'string',
     default: '',
     description:
-      'Unset: /metrics on the main port. `off`: disabled. `host:port`: a separate metrics listener.',
+      'Unset: /metrics on the main port. `off`: disabled. `host:port`: a separate metrics listener (the only one `netrep worker` has).',
   },
   webhookAllowPrivate: {
     env: 'NETREP_WEBHOOK_ALLOW_PRIVATE',
