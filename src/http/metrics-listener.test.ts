@@ -59,6 +59,20 @@ describe('NETREP_METRICS_LISTEN', () => {
     expect((await fetch(`${url}/healthz`)).status).toBe(404);
   });
 
+  it('listenMetrics() alone (netrep worker): /metrics on its own listener, without the API', async () => {
+    t = await createTestApp('sqlite', { config: { metricsListen: '127.0.0.1:0' } });
+    const url = await t.app.listenMetrics();
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(t.app.metricsUrl).toBe(url);
+    expect(await t.app.listenMetrics()).toBe(url);
+    const text = await (await fetch(`${url}/metrics`)).text();
+    expect(text).toContain('netrep_webhook_dead_letters_total 0');
+    expect(text).toContain('netrep_audit_lease_takeovers_total 0');
+    await t.close();
+    t = await createTestApp('sqlite', { config: { metricsListen: '' } });
+    expect(await t.app.listenMetrics()).toBeNull();
+  });
+
   it('a taken metrics port fails listen() loudly', async () => {
     const { app } = await started('127.0.0.1:0');
     const port = Number(new URL(app.metricsUrl ?? '').port);
