@@ -55,41 +55,40 @@ function privateToPublic(hop: ReceivedHop): boolean {
   return orgDomain(hop.fromHost.toLowerCase()) !== orgDomain(hop.byHost.toLowerCase());
 }
 
-/** Short plain sentences, in a stable order: chain first, then message-level findings. */
-export function findAnomalies(f: AnomalyFacts): string[] {
-  const out: string[] = [];
-  const total = f.chain.length;
+/** What is odd about one recognised hop: its date, and private addresses where public ones belong. */
+function hopAnomalies(entry: ChainEntry, n: number, now: number, out: string[]): void {
+  const { hop } = entry;
+  if (hop.time === null) out.push(`${label(n, hop)} has no readable date.`);
+  if (entry.delaySeconds !== null && entry.delaySeconds < 0) {
+    out.push(
+      `${label(n, hop)} is dated ${formatDelay(-entry.delaySeconds)} before the hop that handed it the ` +
+        'message; clocks may disagree or a Received header may be forged.',
+    );
+  }
+  if (hop.time !== null && hop.time > now + FUTURE_TOLERANCE_MS) {
+    out.push(`${label(n, hop)} is dated ${formatDelay((hop.time - now) / 1000)} in the future.`);
+  }
+  if (privateToPublic(hop)) {
+    out.push(
+      `${label(n, hop)}: private address ${hop.fromIp?.address} handed the message to a public relay.`,
+    );
+  }
+  if (hop.fromIp && hop.heloIp && isPublicIp(hop.fromIp) && isPrivateSender(hop.heloIp)) {
+    out.push(
+      `${label(n, hop)}: the sender gave the private address ${hop.heloIp.address} as its name but ` +
+        `connected from ${hop.fromIp.address}.`,
+    );
+  }
+}
+
+/** The chain's findings; unreadable hops are named one by one up to a cap, then counted. */
+function chainAnomalies(chain: readonly ChainEntry[], now: number, out: string[]): void {
+  const total = chain.length;
   let unreadable = 0;
-  f.chain.forEach((entry, index) => {
-    const n = index + 1;
-    const { hop } = entry;
-    if (!hop.recognized) {
-      // Named one by one up to a cap, then counted, so a flood of junk lines stays readable.
-      if (++unreadable <= MAX_NAMED_UNREADABLE) {
-        out.push(`Received header ${n} of ${total} could not be parsed: "${quote(entry.raw)}".`);
-      }
-      return;
-    }
-    if (hop.time === null) out.push(`${label(n, hop)} has no readable date.`);
-    if (entry.delaySeconds !== null && entry.delaySeconds < 0) {
-      out.push(
-        `${label(n, hop)} is dated ${formatDelay(-entry.delaySeconds)} before the hop that handed it the ` +
-          'message; clocks may disagree or a Received header may be forged.',
-      );
-    }
-    if (hop.time !== null && hop.time > f.now + FUTURE_TOLERANCE_MS) {
-      out.push(`${label(n, hop)} is dated ${formatDelay((hop.time - f.now) / 1000)} in the future.`);
-    }
-    if (privateToPublic(hop)) {
-      out.push(
-        `${label(n, hop)}: private address ${hop.fromIp?.address} handed the message to a public relay.`,
-      );
-    }
-    if (hop.fromIp && hop.heloIp && isPublicIp(hop.fromIp) && isPrivateSender(hop.heloIp)) {
-      out.push(
-        `${label(n, hop)}: the sender gave the private address ${hop.heloIp.address} as its name but ` +
-          `connected from ${hop.fromIp.address}.`,
-      );
+  chain.forEach((entry, index) => {
+    if (entry.hop.recognized) hopAnomalies(entry, index + 1, now, out);
+    else if (++unreadable <= MAX_NAMED_UNREADABLE) {
+      out.push(`Received header ${index + 1} of ${total} could not be parsed: "${quote(entry.raw)}".`);
     }
   });
   if (unreadable > MAX_NAMED_UNREADABLE) {
@@ -98,6 +97,12 @@ export function findAnomalies(f: AnomalyFacts): string[] {
   if (total > 20) {
     out.push(`The message has ${total} Received hops; only the 20 nearest the recipient were enriched.`);
   }
+}
+
+/** Short plain sentences, in a stable order: chain first, then message-level findings. */
+export function findAnomalies(f: AnomalyFacts): string[] {
+  const out: string[] = [];
+  chainAnomalies(f.chain, f.now, out);
   if (!f.hasDate) out.push('The message has no Date header.');
   if (!f.hasMessageId) out.push('The message has no Message-ID header.');
   if (f.fromDomain !== null) {
