@@ -96,37 +96,39 @@ function build(year: number, month: number, day: number, t: TimeOfDay, zone: num
   return ms - zone * 60_000;
 }
 
+/** RFC 5322 §3.3: day month year time [zone], the tokens after an optional weekday. */
+function rfc5322Date(t: string[]): number | null {
+  const month = MONTHS[(t[1] ?? '').slice(0, 3).toLowerCase()];
+  if (!/^\d{1,2}$/.test(t[0] ?? '') || month === undefined) return null;
+  const year = readYear(t[2] ?? '');
+  const time = readTime(t[3] ?? '');
+  if (year === null || time === null) return null;
+  return build(year, month, Number(t[0]), time, readZone(t[4]));
+}
+
+/** asctime: month day time [zone] year. */
+function asctimeDate(t: string[]): number | null {
+  const month = MONTHS[(t[0] ?? '').slice(0, 3).toLowerCase()];
+  if (month === undefined || !/^\d{1,2}$/.test(t[1] ?? '')) return null;
+  const time = readTime(t[2] ?? '');
+  const zoned = readYear(t[3] ?? '') === null;
+  const year = readYear((zoned ? t[4] : t[3]) ?? '');
+  if (year === null || time === null) return null;
+  return build(year, month, Number(t[1]), time, readZone(zoned ? t[3] : undefined));
+}
+
 /** Epoch ms of a mail date, or null when the text is not one. */
 export function parseMailDate(text: string): number | null {
   const tokens = stripComments(text.slice(0, MAX_DATE_TEXT))
     .split(/[\s,]+/)
     .filter((t) => t.length > 0);
-  let i = 0;
-  if (tokens[i] !== undefined && WEEKDAYS.has((tokens[i] as string).slice(0, 3).toLowerCase())) i++;
-  const first = tokens[i];
-  if (first === undefined) return null;
-  const rfcMonth = MONTHS[(tokens[i + 1] ?? '').slice(0, 3).toLowerCase()];
-  if (/^\d{1,2}$/.test(first) && rfcMonth !== undefined) {
-    // day month year time [zone]
-    const year = readYear(tokens[i + 2] ?? '');
-    const time = readTime(tokens[i + 3] ?? '');
-    if (year === null || time === null) return null;
-    return build(year, rfcMonth, Number(first), time, readZone(tokens[i + 4]));
-  }
-  const ascMonth = MONTHS[first.slice(0, 3).toLowerCase()];
-  if (ascMonth !== undefined && /^\d{1,2}$/.test(tokens[i + 1] ?? '')) {
-    // asctime: month day time [zone] year
-    const time = readTime(tokens[i + 2] ?? '');
-    let zoneToken: string | undefined;
-    let year = readYear(tokens[i + 3] ?? '');
-    if (year === null) {
-      zoneToken = tokens[i + 3];
-      year = readYear(tokens[i + 4] ?? '');
-    }
-    if (year === null || time === null) return null;
-    return build(year, ascMonth, Number(tokens[i + 1]), time, readZone(zoneToken));
-  }
-  return null;
+  const weekday = tokens[0] !== undefined && WEEKDAYS.has(tokens[0].slice(0, 3).toLowerCase());
+  const rest = weekday ? tokens.slice(1) : tokens;
+  if (rest[0] === undefined) return null;
+  const rfcMonth = MONTHS[(rest[1] ?? '').slice(0, 3).toLowerCase()];
+  // A day and a month name first is RFC 5322's order, whether or not the rest reads.
+  if (/^\d{1,2}$/.test(rest[0]) && rfcMonth !== undefined) return rfc5322Date(rest);
+  return asctimeDate(rest);
 }
 
 /** RFC 3339 UTC with whole seconds: 2016-05-24T12:30:11Z. */
