@@ -205,7 +205,6 @@ const SIZE_ALLOWED: Record<string, string> = {
   'src/limits/index.ts#createLimits': '#33: not split yet (not reached on 2026-11-27)',
   'src/limits/outage.ts#createOutageLedger': '#33: not split yet (not reached on 2026-11-27)',
   'src/reputation/score.ts#scoreCounted': '#33: not split yet (not reached on 2026-11-27)',
-  'src/web/tool-pages.ts': '#33: not split yet (not reached on 2026-11-27)',
   'src/webhooks/webhooks.ts#createWebhooks': '#33: not split yet (not reached on 2026-11-27)',
   'src/worker/dataset-update.ts': '#33: not split yet (not reached on 2026-11-27)',
   'src/worker/dataset-update.ts#startDatasetUpdater': '#33: not split yet (not reached on 2026-11-27)',

@@ -30,14 +30,14 @@ describe('DB-IP coordinates', () => {
   });
 
   it('every coordinate of a sample of the real file is its float32, without the float noise', async () => {
-    const raw = new Reader<{ latitude?: number; longitude?: number }>(fs.readFileSync(V4));
+    const raw = new Reader(fs.readFileSync(V4));
     const city = await openDbipCity({ v4: V4, v6: null });
     let checked = 0;
     let noisy = 0;
     for (let i = 0; i < 3000; i++) {
       const ip = `${((i * 7919) % 223) + 1}.${(i * 31) % 256}.${(i * 17) % 256}.1`;
       const row = city.lookup(ip, 4);
-      const rec = raw.get(ip);
+      const rec = raw.get(ip) as { latitude?: number; longitude?: number } | null;
       if (!row || row.latitude === null || row.longitude === null || rec?.latitude === undefined) continue;
       if (!short(rec.latitude)) noisy++;
       expect(Math.fround(row.latitude), ip).toBe(Math.fround(rec.latitude));

@@ -100,8 +100,12 @@ function parseIpOrThrow(raw: unknown): ParsedIp {
 }
 
 export function ipRoutes(app: HttpApp, services: HttpServices): void {
-  const runtime = services.intel;
+  keyedIpRoutes(app, services.intel);
+  publicIpRoutes(app, services.intel);
+}
 
+/** The keyed lookup (plain or extended) and the batch. */
+function keyedIpRoutes(app: HttpApp, runtime: HttpServices['intel']): void {
   app.get(
     '/v1/ip/:ip',
     {
@@ -177,7 +181,10 @@ export function ipRoutes(app: HttpApp, services: HttpServices): void {
       return { data, meta };
     },
   );
+}
 
+/** The anonymous twins: the extended lookup and the caller's own address. */
+function publicIpRoutes(app: HttpApp, runtime: HttpServices['intel']): void {
   app.get(
     '/v1/public/ip/:ip',
     {

@@ -98,11 +98,21 @@ describe('/tools/ip', () => {
     expectPage(res, 200);
     expect(res.body).toContain('8.8.8.0/24');
     expect(res.body).toContain('AS15169 Google LLC');
-    expect(res.body).toMatch(/Datacenter or hosting: <strong>yes<\/strong>/);
+    expect(res.body).toContain('<dt>Datacenter or hosting</dt><dd>yes (Google)</dd>');
     expect(res.body).toContain('+5 datacenter network');
-    expect(res.body).toContain('<h2 id="geo-h">Geolocation</h2>');
+    expect(res.body).toContain('class="level level-low">Threat level: Low</span>');
+    expect(res.body).toContain('No warning signs.');
+    expect(res.body).toContain('<h2 id="geo-h">Location</h2>');
     expect(res.body).toContain('IP Geolocation by DB-IP');
     expect(res.body).toContain('value="8.8.8.8"');
+  });
+
+  it('a bogon says why it has no network data', async () => {
+    const res = await get('/tools/ip?ip=10.1.2.3');
+    expectPage(res, 200);
+    expect(res.body).toContain('10.1.2.3 is not a public address');
+    expect(res.body).toContain('10.0.0.0/8');
+    expect(res.body).not.toContain('id="threat-h"');
   });
 
   it('bad input: the form again with a message and a 4xx', async () => {
