@@ -1,8 +1,5 @@
 /** Process entry: the `netrep` binary (bin/netrep.js) lands here. */
-
-// lookup and summarize skip loading the server's modules (cli/list-program.ts says why).
-const list = ['lookup', 'summarize'].includes(process.argv[2] ?? '');
-const { runCli } = list ? await import('./cli/list-program.ts') : await import('./cli/program.ts');
+import { runCli } from './cli/program.ts';
 
 try {
   await runCli(process.argv);

@@ -77,7 +77,8 @@ export function startDatasetStage(inputs: {
         resolve();
       };
     });
-    const build = inputs.update?.build ?? createChildBuildRunner();
+    // At the serving process's priority: nothing is served from a dataset yet, ready soonest wins.
+    const build = inputs.update?.build ?? createChildBuildRunner({ lowPriority: false });
     // ensure() sets the runtime's state at once ('loading' or 'building'), then waits for the listener.
     const ensured = runtime.ensure({
       after: listening,

@@ -13,7 +13,7 @@ import {
 } from '../accounts/index.ts';
 import { isAppError } from '../core/errors.ts';
 import { fail, withContext } from './context.ts';
-import { formatTable } from './lookup.ts';
+import { formatTable } from './table.ts';
 
 function list(value: string): string[] {
   return value

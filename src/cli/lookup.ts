@@ -15,6 +15,7 @@ import {
   loadIntel,
   readList,
 } from './ip-list.ts';
+import { formatTable } from './table.ts';
 
 type Format = 'table' | 'json' | 'csv';
 
@@ -103,22 +104,6 @@ function tableRow(ip: string, a: IpAnswer | null): string[] {
     flagWords(a),
     `${a.threat.score} ${a.threat.level}`,
   ];
-}
-
-export function formatTable(rows: string[][]): string {
-  const widths = rows.reduce<number[]>(
-    (w, row) => row.map((cell, i) => Math.max(w[i] ?? 0, cell.length)),
-    [],
-  );
-  return rows
-    .map(
-      (row) =>
-        `${row
-          .map((c, i) => c.padEnd(widths[i] ?? 0))
-          .join('  ')
-          .trimEnd()}\n`,
-    )
-    .join('');
 }
 
 interface LookupOptions {

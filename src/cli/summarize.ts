@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import type { IpAnswer } from '../intel/index.ts';
 import { createOutput, EXIT_USAGE, hasInput, invalidLine, loadIntel, readList } from './ip-list.ts';
-import { formatTable } from './lookup.ts';
+import { formatTable } from './table.ts';
 
 const FLAGS = [
   'is_datacenter',

@@ -14,7 +14,8 @@ interface MigrationModule {
 }
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
-const NAME = /^\d{4}-[a-z0-9-]+\.ts$/;
+// `.js` where the tree was compiled to dist/ (bin/build.js); the recorded name has no extension.
+const NAME = /^\d{4}-[a-z0-9-]+\.[tj]s$/;
 
 export function migrationNames(): string[] {
   return fs
@@ -42,7 +43,7 @@ export async function migrate<DB>(database: Kysely<DB>, dialect: DialectName): P
     const have = new Set(done.rows.map((r) => r.name));
     const applied: string[] = [];
     for (const file of migrationNames()) {
-      const name = file.replace(/\.ts$/, '');
+      const name = file.replace(/\.[tj]s$/, '');
       if (have.has(name)) continue;
       const mod = (await import(pathToFileURL(path.join(MIGRATIONS_DIR, file)).href)) as MigrationModule;
       await mod.up(trx, dialect);

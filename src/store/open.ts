@@ -3,16 +3,27 @@
  * for `postgres://` URLs. Kysely and the drivers live only in store/ and the modules' store.ts.
  */
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { DialectName } from './dialect.ts';
 import type { Database } from './schema.ts';
 
-// PostgreSQL int8 arrives as text by default; our int8 columns hold epoch ms and counters,
-// all far below 2^53.
-pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
+/**
+ * pg, loaded by the first PostgreSQL store: a process on SQLite (a CLI command's start among
+ * them, issue #36 item 2) does not pay for its modules.
+ */
+let pgModule: typeof pg | null = null;
+function loadPg(): typeof pg {
+  if (pgModule) return pgModule;
+  pgModule = createRequire(import.meta.url)('pg') as typeof pg;
+  // PostgreSQL int8 arrives as text by default; our int8 columns hold epoch ms and counters,
+  // all far below 2^53.
+  pgModule.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
+  return pgModule;
+}
 
 export interface Store {
   db: Kysely<Database>;
@@ -39,7 +50,7 @@ export interface OpenStoreOptions {
 export function openStore(options: OpenStoreOptions): Store {
   const url = options.databaseUrl.trim();
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    const pool = new pg.Pool({
+    const pool = new (loadPg().Pool)({
       connectionString: url,
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: 5000,

@@ -27,12 +27,18 @@ export type BuildRunner = (request: BuildRequest) => Promise<number>;
 
 const CHILD = new URL('./dataset-build-child.ts', import.meta.url);
 
-export function createChildBuildRunner(options: { timeoutMs?: number } = {}): BuildRunner {
+/**
+ * `lowPriority: false`: the child runs at the serving process's priority (a first start, which
+ * has no dataset to keep serving and should be ready soonest; issue #36 item 1).
+ */
+export function createChildBuildRunner(
+  options: { timeoutMs?: number; lowPriority?: boolean } = {},
+): BuildRunner {
   const timeoutMs = options.timeoutMs ?? 30 * 60_000;
   return (request) =>
     new Promise<number>((resolve, reject) => {
       const args = { dataDir: request.dataDir, from: request.from, npmDir: request.npmDir, now: request.now };
-      const child = spawnBuildChild(CHILD, args);
+      const child = spawnBuildChild(CHILD, args, { lowPriority: options.lowPriority !== false });
       let stdout = '';
       let partial = '';
       // The last step reached says how far the build got (past "write", a temp dir existed).
