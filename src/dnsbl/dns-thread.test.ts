@@ -104,8 +104,14 @@ describe('DNSBL server thread', () => {
     expect(await rcode(port, '192.0.2.10')).toBe('NOERROR');
     expect((await dig(port, qn('203.0.113.5'), 'A', ['+tcp'])).status).toBe('NOERROR');
     // Logged; a restart that finds the port not yet free (the kernel closing the old sockets) says so and tries again.
-    expect(logger.lines[0]).toEqual({ level: 'error', msg: 'dnsbl: the DNS thread exited with code 1; restarting it' });
-    expect(logger.lines.at(-1)).toEqual({ level: 'warn', msg: 'dnsbl: the DNS thread was restarted and answers again' });
+    expect(logger.lines[0]).toEqual({
+      level: 'error',
+      msg: 'dnsbl: the DNS thread exited with code 1; restarting it',
+    });
+    expect(logger.lines.at(-1)).toEqual({
+      level: 'warn',
+      msg: 'dnsbl: the DNS thread was restarted and answers again',
+    });
   });
 
   it('close ends the thread and frees the port; a taken port fails the start with its code', async () => {

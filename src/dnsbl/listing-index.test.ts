@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../core/errors.ts';
 import { intToIpv4 } from '../core/ip.ts';
-import { createListingIndex, ipv4TextToInt } from './listing-index.ts';
+import { createListingIndex, ipv4TextToInt, snapshotTransferList } from './listing-index.ts';
 
 describe('createListingIndex', () => {
   it('stores IPv4 and IPv6 listings under their normalized form', () => {
@@ -69,5 +69,34 @@ describe('createListingIndex', () => {
     for (const bad of ['1.2.3', '1.2.3.4.5', '01.2.3.4', '1.2.3.256', '1..2.3', '', '1.2.3.4 ']) {
       expect(ipv4TextToInt(bad), bad).toBe(-1);
     }
+  });
+
+  it('a snapshot (as a thread receives it) answers the same and keeps taking changes', () => {
+    const index = createListingIndex();
+    for (let n = 0; n < 3000; n++) {
+      index.set(intToIpv4(0x0a000000 + n * 7), { returnCode: `127.0.0.${2 + (n % 3)}`, reason: `r${n % 5}` });
+    }
+    index.set('2001:db8::1', { returnCode: '127.0.0.4', reason: 'v6', type: 'phishing' });
+    for (let n = 0; n < 3000; n += 2) index.delete(intToIpv4(0x0a000000 + n * 7));
+    const snapshot = index.snapshot();
+    const copy = createListingIndex(structuredClone(snapshot, { transfer: snapshotTransferList(snapshot) }));
+    expect(copy.size).toBe(index.size);
+    for (let n = 0; n < 3000; n++) {
+      const ip = intToIpv4(0x0a000000 + n * 7);
+      expect(copy.get(ip), ip).toEqual(index.get(ip));
+    }
+    expect(copy.get('2001:db8::1')).toEqual(index.get('2001:db8::1'));
+    // Interned values and their counts came along: changes after the copy still add up.
+    copy.set('192.0.2.1', { returnCode: '127.0.0.3', reason: 'r1' });
+    for (let n = 1; n < 3000; n += 2) copy.delete(intToIpv4(0x0a000000 + n * 7));
+    copy.set('192.0.2.2', { returnCode: '127.0.0.9', reason: 'new' });
+    expect(copy.size).toBe(3);
+    expect(copy.get('192.0.2.1')).toMatchObject({
+      returnCode: '127.0.0.3',
+      reason: 'r1',
+      returnCodeInt: 0x7f000003,
+    });
+    expect(copy.get('192.0.2.2')?.returnCodeInt).toBe(0x7f000009);
+    expect(copy.getIpv6('20010db8000000000000000000000001')?.type).toBe('phishing');
   });
 });

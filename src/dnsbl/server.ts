@@ -97,13 +97,24 @@ export async function startDnsblServer(options: DnsblServerOptions): Promise<Dns
   }
 }
 
+/** dgram calls it with the socket's family (4 for udp4, 6 for udp6). */
+function ipAsIs(
+  address: string,
+  family: unknown,
+  callback: (err: NodeJS.ErrnoException | null, address: string, family: number) => void,
+): void {
+  callback(null, address, family === 6 ? 6 : 4);
+}
+
 function bindUdp(
   host: string,
   port: number,
   responder: Responder,
   logger?: DnsblLogger,
 ): Promise<dgram.Socket> {
-  const socket = dgram.createSocket({ type: net.isIPv6(host) ? 'udp6' : 'udp4' });
+  // Answers go to the address a query came from, always an IP: no resolver call and no
+  // nextTick per send (dgram's default lookup defers even for an IP).
+  const socket = dgram.createSocket({ type: net.isIPv6(host) ? 'udp6' : 'udp4', lookup: ipAsIs });
   socket.on('message', (msg, rinfo) => {
     const out = responder.respond(msg, false);
     if (out) socket.send(out, rinfo.port, rinfo.address);

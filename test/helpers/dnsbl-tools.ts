@@ -77,6 +77,7 @@ export async function freePort(): Promise<number> {
 
 export interface Rbldnsd {
   port: number;
+  pid: number | undefined;
   /** Milliseconds from spawn until it answered its first query. */
   startMs: number;
   stop(): Promise<void>;
@@ -106,7 +107,7 @@ export async function startRbldnsd(zone: string, dataFile: string, timeoutMs = 3
     if (child.exitCode !== null) throw new Error(`rbldnsd exited: ${log}`);
     const answer = await queryUdp(port, [{ name: zone, type: 'SOA' }], 200).catch(() => []);
     if (answer[0]?.rcode === 'NOERROR' && (answer[0]?.answers.length ?? 0) > 0) {
-      return { port, startMs: performance.now() - started, stop };
+      return { port, pid: child.pid, startMs: performance.now() - started, stop };
     }
     await new Promise((r) => setTimeout(r, 50));
   }
