@@ -57,6 +57,7 @@ function plan(total: number): [FeedName, number, number][] {
 
 async function runCase(kind: string, total: number, dir: string): Promise<void> {
   const start = performance.now();
+  const cpuStart = process.cpuUsage();
   if (kind === 'build') {
     for (const [feed, count, seed] of plan(total)) {
       await writeFeedSnapshot({
@@ -75,11 +76,25 @@ async function runCase(kind: string, total: number, dir: string): Promise<void> 
     await writeFile(path.join(dir, 'reference.txt'), `${lines.join('\n')}\n`);
   }
   const seconds = (performance.now() - start) / 1000;
+  const cpu = process.cpuUsage(cpuStart);
   // ru_maxrss is in kilobytes on Linux.
-  process.stdout.write(JSON.stringify({ seconds, peakRssMb: process.resourceUsage().maxRSS / 1024 }));
+  process.stdout.write(
+    JSON.stringify({
+      seconds,
+      cpuSeconds: (cpu.user + cpu.system) / 1e6,
+      peakRssMb: process.resourceUsage().maxRSS / 1024,
+    }),
+  );
 }
 
-function measure(kind: string, total: number): { seconds: number; peakRssMb: number } {
+/** Wall time, CPU time (user + system, all threads) and RSS high-water mark of one case. */
+interface Measure {
+  seconds: number;
+  cpuSeconds: number;
+  peakRssMb: number;
+}
+
+function measure(kind: string, total: number): Measure {
   const dir = mkdtempSync(path.join(tmpdir(), 'netrep-bench-feeds-'));
   try {
     const self = fileURLToPath(import.meta.url);
@@ -88,14 +103,14 @@ function measure(kind: string, total: number): { seconds: number; peakRssMb: num
       maxBuffer: 1 << 20,
     });
     if (r.status !== 0) throw new Error(`bench case ${kind} failed: ${r.stderr}`);
-    return JSON.parse(r.stdout) as { seconds: number; peakRssMb: number };
+    return JSON.parse(r.stdout) as Measure;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-const fmt = (m: { seconds: number; peakRssMb: number }) =>
-  `time ${m.seconds.toFixed(2)} s, peak RSS ${m.peakRssMb.toFixed(0)} MB`;
+const fmt = (m: Measure) =>
+  `time ${m.seconds.toFixed(2)} s (CPU ${m.cpuSeconds.toFixed(2)} s), peak RSS ${m.peakRssMb.toFixed(0)} MB`;
 
 async function main(): Promise<void> {
   const at = process.argv.indexOf('--case');

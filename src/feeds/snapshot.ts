@@ -13,10 +13,10 @@ import {
 import path from 'node:path';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { FEED_INCLUDES, feedDefinition, feedDownloadPath, feedFileName, isFeedName } from './catalog.ts';
-import { CHUNK_CHARS } from './encode.ts';
 import type { EncodeContext, FeedEncoder } from './encoders/encoder.ts';
 import { ENCODERS } from './encoders/registry.ts';
-import { type RowSource, sortFeedRows } from './sort-rows.ts';
+import type { CanonicalRow } from './row.ts';
+import { type RowSource, sortFeedRowBatches } from './sort-rows.ts';
 import {
   FEED_FORMATS,
   type FeedFile,
@@ -69,16 +69,42 @@ interface OpenFile {
   fh: FileHandle;
   hash: Hash;
   bytes: number;
-  pending: string;
+  /** Encoded, hashed, not yet written. */
+  queued: Buffer[];
+  queuedBytes: number;
 }
 
-async function flush(f: OpenFile): Promise<void> {
-  if (!f.pending) return;
-  const buf = Buffer.from(f.pending, 'utf8');
-  f.pending = '';
+/** Encoded bytes are written once this many are queued for a file. */
+const WRITE_BYTES = 1 << 20;
+
+/** Queues encoded text (hashed now, written by drain). */
+function queue(f: OpenFile, text: string): void {
+  if (!text) return;
+  const buf = Buffer.from(text, 'utf8');
   f.hash.update(buf);
   f.bytes += buf.length;
-  await f.fh.write(buf);
+  f.queued.push(buf);
+  f.queuedBytes += buf.length;
+}
+
+/**
+ * Encodes a batch of rows into one file. The batch's text becomes bytes at once: no
+ * concatenation chain outlives the batch (their pieces, kept alive across batches, cost the GC
+ * more than the encoding).
+ */
+function encodeBatch(f: OpenFile, rows: readonly CanonicalRow[]): void {
+  if (rows.length === 0) return;
+  let text = '';
+  for (const c of rows) text += f.encoder.row(c);
+  queue(f, text);
+}
+
+async function drain(f: OpenFile, all = false): Promise<void> {
+  if (f.queuedBytes === 0 || (!all && f.queuedBytes < WRITE_BYTES)) return;
+  const bufs = f.queued;
+  f.queued = [];
+  f.queuedBytes = 0;
+  await f.fh.writev(bufs);
 }
 
 async function fsyncPath(p: string): Promise<void> {
@@ -117,63 +143,60 @@ export async function writeFeedSnapshot(input: WriteSnapshotInput): Promise<Writ
   const files: OpenFile[] = [];
   const side = new Map<string, OpenFile>();
   try {
-    for (const format of FEED_FORMATS) {
-      const fh = await open(path.join(tmp, feedFileName(feed, format)), 'wx');
-      files.push({
+    const openFile = async (name: string, format: FeedFormat): Promise<OpenFile> => {
+      const encoder = ENCODERS[format](ctx);
+      const fh = await open(path.join(tmp, name), 'wx');
+      const f: OpenFile = {
         format,
-        encoder: ENCODERS[format](ctx),
-        fh,
-        hash: createHash('sha256'),
-        bytes: 0,
-        pending: '',
-      });
-    }
-    for (const f of files) f.pending = f.encoder.header();
-    // Rows of an include kind go to their own csv beside the files (catalog.ts FEED_INCLUDES).
-    for (const inc of Object.values(FEED_INCLUDES[feed] ?? {})) {
-      const encoder = ENCODERS.csv(ctx);
-      const fh = await open(path.join(tmp, inc.file), 'wx');
-      side.set(inc.kind, {
-        format: 'csv',
         encoder,
         fh,
         hash: createHash('sha256'),
         bytes: 0,
-        pending: encoder.header(),
-      });
-    }
+        queued: [],
+        queuedBytes: 0,
+      };
+      queue(f, encoder.header());
+      return f;
+    };
+    for (const format of FEED_FORMATS) files.push(await openFile(feedFileName(feed, format), format));
+    // Rows of an include kind go to their own csv beside the files (catalog.ts FEED_INCLUDES).
+    for (const inc of Object.values(FEED_INCLUDES[feed] ?? {}))
+      side.set(inc.kind, await openFile(inc.file, 'csv'));
     let rowCount = 0;
-    for await (const c of sortFeedRows(input.rows, {
+    for await (const batch of sortFeedRowBatches(input.rows, {
       spillDir: feedDir,
       runSize: input.runSize,
       ...(input.onInvalidRow ? { onInvalid: input.onInvalidRow } : {}),
     })) {
-      const extra = side.get(c.row.kind);
-      if (extra) {
-        extra.pending += extra.encoder.row(c);
-        if (extra.pending.length >= CHUNK_CHARS) await flush(extra);
-        continue;
+      let main = batch;
+      if (side.size > 0) {
+        main = [];
+        const extra = new Map<OpenFile, CanonicalRow[]>();
+        for (const c of batch) {
+          const f = side.get(c.row.kind);
+          if (!f) main.push(c);
+          else {
+            const list = extra.get(f);
+            if (list) list.push(c);
+            else extra.set(f, [c]);
+          }
+        }
+        for (const [f, rows] of extra) encodeBatch(f, rows);
       }
-      rowCount++;
-      let full = false;
-      for (const f of files) {
-        f.pending += f.encoder.row(c);
-        if (f.pending.length >= CHUNK_CHARS) full = true;
-      }
-      // One await for all eight files: their writes overlap instead of queueing one by one.
-      if (full) await Promise.all(files.map(flush));
+      rowCount += main.length;
+      for (const f of files) encodeBatch(f, main);
+      // One await for all files: their writes overlap instead of queueing one by one.
+      await Promise.all([...files, ...side.values()].map((f) => drain(f)));
     }
-    for (const f of side.values()) {
-      f.pending += f.encoder.footer();
-      await flush(f);
+    const finish = async (f: OpenFile) => {
+      queue(f, f.encoder.footer());
+      await drain(f, true);
       await f.fh.sync();
-      await f.fh.close();
-    }
+    };
+    await Promise.all([...files, ...side.values()].map(finish));
+    for (const f of side.values()) await f.fh.close();
     const entries = {} as Record<FeedFormat, FeedFile>;
     for (const f of files) {
-      f.pending += f.encoder.footer();
-      await flush(f);
-      await f.fh.sync();
       entries[f.format] = {
         path: feedDownloadPath(feed, f.format),
         sha256: f.hash.digest('hex'),

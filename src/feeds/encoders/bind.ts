@@ -6,8 +6,14 @@ import { commentHeader, type EncoderFactory } from './encoder.ts';
  * reversed (IPv4 octets; IPv6 16-bit words with the compressed zero run written as `zz`), then `rpz-ip`.
  */
 export function rpzIpName(c: Pick<CanonicalRow, 'family' | 'address' | 'prefixLength'>): string {
-  if (c.family === 4) return `${c.prefixLength}.${c.address.split('.').reverse().join('.')}.rpz-ip`;
-  const [left = '', right] = c.address.split('::');
+  const a = c.address;
+  if (c.family === 4) {
+    const i = a.indexOf('.');
+    const j = a.indexOf('.', i + 1);
+    const k = a.indexOf('.', j + 1);
+    return `${c.prefixLength}.${a.slice(k + 1)}.${a.slice(j + 1, k)}.${a.slice(i + 1, j)}.${a.slice(0, i)}.rpz-ip`;
+  }
+  const [left = '', right] = a.split('::');
   const words =
     right === undefined
       ? left.split(':')
