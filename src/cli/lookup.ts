@@ -15,6 +15,12 @@ import {
   loadIntel,
   readList,
 } from './ip-list.ts';
+import {
+  EXTENDED_CSV_COLUMNS,
+  EXTENDED_TABLE_HEAD,
+  extendedCsvValues,
+  extendedTableCells,
+} from './lookup-extended.ts';
 import { formatTable } from './table.ts';
 
 type Format = 'table' | 'json' | 'csv';
@@ -47,8 +53,9 @@ function csvField(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-function csvRow(ip: string, a: IpAnswer | null): string {
-  if (!a) return `${csvField(ip)}${','.repeat(CSV_COLUMNS.length - 1)}\n`;
+function csvRow(ip: string, a: IpAnswer | IpAnswerExtended | null, extended = false): string {
+  const columns = CSV_COLUMNS.length + (extended ? EXTENDED_CSV_COLUMNS.length : 0);
+  if (!a) return `${csvField(ip)}${','.repeat(columns - 1)}\n`;
   const n = a.netrep;
   const values = [
     a.ip,
@@ -70,6 +77,7 @@ function csvRow(ip: string, a: IpAnswer | null): string {
     n.cloud_provider,
     a.threat.score,
     a.threat.level,
+    ...(extended ? extendedCsvValues(a) : []),
   ];
   return `${values.map(csvField).join(',')}\n`;
 }
@@ -127,9 +135,12 @@ async function runLookup(args: string[], opts: LookupOptions): Promise<void> {
   const format: Format = opts.format ?? (process.stdout.isTTY ? 'table' : 'json');
   const meta = `"meta":{"dataset_version":${intel.datasetVersion}}`;
   const out = createOutput();
-  const table: string[][] = [TABLE_HEAD];
+  const table: string[][] = [[...TABLE_HEAD]];
   let invalid = 0;
-  if (format === 'csv') out.write(`${CSV_COLUMNS.join(',')}\n`);
+  const extended = opts.extended === true;
+  const columns = extended ? [...CSV_COLUMNS, ...EXTENDED_CSV_COLUMNS] : CSV_COLUMNS;
+  if (format === 'csv') out.write(`${columns.join(',')}\n`);
+  if (extended) table[0]?.push(...EXTENDED_TABLE_HEAD);
   for await (const entry of readList(source)) {
     if (!entry.ip) {
       invalid++;
@@ -148,8 +159,8 @@ async function runLookup(args: string[], opts: LookupOptions): Promise<void> {
         ? `{"data":${JSON.stringify(answer)},${meta}}`
         : errorLine(entry, 'NOT_FOUND', `no data found for ${entry.ip.address}`, meta);
       out.write(`${line}\n`);
-    } else if (format === 'csv') out.write(csvRow(entry.ip.address, answer));
-    else table.push(tableRow(entry.ip.address, answer));
+    } else if (format === 'csv') out.write(csvRow(entry.ip.address, answer, extended));
+    else table.push([...tableRow(entry.ip.address, answer), ...(extended ? extendedTableCells(answer) : [])]);
   }
   if (format === 'table') out.write(formatTable(table));
   await out.flush();
@@ -176,7 +187,10 @@ export function registerLookupCommand(program: Command): void {
         'table, json (one object a line) or csv; default: table on a terminal, else json',
       ).choices(['table', 'json', 'csv']),
     )
-    .option('--extended', 'json: the extended answer (geolocation, RPKI, ownership timeline); slower')
+    .option(
+      '--extended',
+      'the extended answer (geolocation, RPKI, ownership, reputation lists): json gives it whole, csv and table add columns; slower',
+    )
     .action(async (ips: string[], opts: LookupOptions) => {
       await runLookup(ips, opts);
     });
