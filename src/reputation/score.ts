@@ -77,63 +77,54 @@ export function scoreReputation(evidence: EvidenceRecord, now: number): ScoreRes
   return scoreCounted(evidence, countSignals(evidence, now), now);
 }
 
-/**
- * The model over window counts: the rollup path counts from daily buckets, the from-scratch
- * path from event times (countSignals); both end here, so they cannot drift apart.
- */
-export function scoreCounted(evidence: CountedEvidence, counts: SignalCounts, now: number): ScoreResult {
-  const factors: Factor[] = [];
-  const add = (name: FactorName, impact: number, detail: string) => {
-    factors.push({ name, impact, detail });
-  };
-  // The six negative signal types of CONTRACT §7 (cross-signal corroboration).
-  let signalTypes = 0;
+type AddFactor = (name: FactorName, impact: number, detail: string) => void;
 
+/** The evidence signals of CONTRACT §7 (listing, traps, honeypot); returns how many types are present. */
+function evidenceSignals(evidence: CountedEvidence, counts: SignalCounts, add: AddFactor): number {
+  let types = 0;
   if (evidence.activeListing !== null) {
-    signalTypes++;
+    types++;
     add('blocklist_listing', -40, `active ${evidence.activeListing} listing on the blocklist`);
   }
-
   const pristine = counts.pristine;
   if (pristine > 0) {
-    signalTypes++;
+    types++;
     add(
       'pristine_trap_hits',
       -Math.min(15 * pristine, 45),
       `${pristine} pristine trap hit(s) in the last 30 days (-15 each, capped at -45)`,
     );
   }
-
   const { recycled, typo } = counts;
   if (recycled + typo > 0) {
-    signalTypes++;
+    types++;
     add(
       'recycled_trap_hits',
       -Math.min(5 * (recycled + typo), 20),
       `${recycled} recycled and ${typo} typo trap hit(s) in the last 30 days (-5 each, capped at -20)`,
     );
   }
-
-  const honeypot = counts.honeypot;
-  if (honeypot > 0) {
-    signalTypes++;
-    add('smtp_honeypot', -15, `${honeypot} SMTP honeypot event(s) in the last 30 days`);
+  if (counts.honeypot > 0) {
+    types++;
+    add('smtp_honeypot', -15, `${counts.honeypot} SMTP honeypot event(s) in the last 30 days`);
   }
+  return types;
+}
 
+/** Bounce and complaint rates; the two high ones count as signal types for corroboration. */
+function telemetryFactors(evidence: CountedEvidence, signalTypes: number, add: AddFactor): void {
   const telemetry = evidence.telemetry;
   const bounceHigh = telemetry?.bounceRate != null && telemetry.bounceRate > BOUNCE_THRESHOLD;
   const complaintHigh = telemetry?.complaintRate != null && telemetry.complaintRate > COMPLAINT_THRESHOLD;
-  if (bounceHigh) signalTypes++;
-  if (complaintHigh) signalTypes++;
-
-  if (signalTypes >= 2) {
+  // The six negative signal types of CONTRACT §7 (cross-signal corroboration).
+  const types = signalTypes + (bounceHigh ? 1 : 0) + (complaintHigh ? 1 : 0);
+  if (types >= 2) {
     add(
       'signal_corroboration',
-      -Math.min(10 * (signalTypes - 1), 30),
-      `${signalTypes} independent negative signal types corroborate each other (-10 per additional type, capped at -30)`,
+      -Math.min(10 * (types - 1), 30),
+      `${types} independent negative signal types corroborate each other (-10 per additional type, capped at -30)`,
     );
   }
-
   if (telemetry?.bounceRate != null) {
     add(
       'telemetry_bounce_rate',
@@ -148,7 +139,10 @@ export function scoreCounted(evidence: CountedEvidence, counts: SignalCounts, no
       `latest complaint rate ${percent(telemetry.complaintRate)} (${complaintHigh ? 'above' : 'not above'} 0.1 %)`,
     );
   }
+}
 
+/** The neighbourhood, the listing history and geolocation stability. */
+function contextFactors(evidence: CountedEvidence, counts: SignalCounts, add: AddFactor): void {
   if (evidence.subnetActiveListings !== null) {
     const level = contaminationLevel(evidence.subnetActiveListings);
     add(
@@ -157,7 +151,6 @@ export function scoreCounted(evidence: CountedEvidence, counts: SignalCounts, no
       `/24 is ${level}: ${evidence.subnetActiveListings} active listing(s) in the /24`,
     );
   }
-
   const listedEvents = counts.listed;
   if (listedEvents > 0) {
     add(
@@ -166,16 +159,19 @@ export function scoreCounted(evidence: CountedEvidence, counts: SignalCounts, no
       `${listedEvents} listing event(s) in the last 30 days (three or more: -10)`,
     );
   }
-
   if (evidence.geoChangeCount !== null) {
     const changes = evidence.geoChangeCount;
+    const impact = changes >= 3 ? -20 : changes >= 1 ? -10 : 0;
     add(
       'geo_instability',
-      changes >= 3 ? -20 : changes >= 1 ? -10 : 0,
+      impact,
       `${changes} geolocation change(s) over the last 90 days of dataset versions`,
     );
   }
+}
 
+/** FCrDNS, the address's age and the datacenter bonus (withheld when any factor so far is negative). */
+function identityFactors(evidence: CountedEvidence, now: number, factors: Factor[], add: AddFactor): void {
   if (evidence.fcrdns !== 'unknown') {
     const failed = evidence.fcrdns === 'fail';
     add(
@@ -184,7 +180,6 @@ export function scoreCounted(evidence: CountedEvidence, counts: SignalCounts, no
       `latest forward-confirmed reverse DNS check ${failed ? 'failed' : 'passed'}`,
     );
   }
-
   if (evidence.firstObservedAt !== null) {
     const days = ageDays(evidence.firstObservedAt, now);
     add(
@@ -193,21 +188,35 @@ export function scoreCounted(evidence: CountedEvidence, counts: SignalCounts, no
       `first production observation ${days} day(s) ago (+2 per 30 full days, capped at +20)`,
     );
   }
-
-  if (evidence.datacenter !== null) {
-    // "Negative reputation signal" = any factor above with a negative impact.
-    const negative = factors.some((f) => f.impact < 0);
-    let impact = 0;
-    let detail = 'not classified as a datacenter address';
-    if (evidence.datacenter) {
-      impact = negative ? 0 : 5;
-      detail = negative
-        ? 'datacenter address; bonus withheld because a negative reputation signal is present'
-        : 'datacenter address with no negative reputation signal';
-    }
-    add('datacenter_type', impact, detail);
+  if (evidence.datacenter === null) return;
+  if (!evidence.datacenter) {
+    add('datacenter_type', 0, 'not classified as a datacenter address');
+    return;
   }
+  // "Negative reputation signal" = any factor above with a negative impact.
+  const negative = factors.some((f) => f.impact < 0);
+  add(
+    'datacenter_type',
+    negative ? 0 : 5,
+    negative
+      ? 'datacenter address; bonus withheld because a negative reputation signal is present'
+      : 'datacenter address with no negative reputation signal',
+  );
+}
 
+/**
+ * The model over window counts: the rollup path counts from daily buckets, the from-scratch
+ * path from event times (countSignals); both end here, so they cannot drift apart.
+ */
+export function scoreCounted(evidence: CountedEvidence, counts: SignalCounts, now: number): ScoreResult {
+  const factors: Factor[] = [];
+  const add: AddFactor = (name, impact, detail) => {
+    factors.push({ name, impact, detail });
+  };
+  const signalTypes = evidenceSignals(evidence, counts, add);
+  telemetryFactors(evidence, signalTypes, add);
+  contextFactors(evidence, counts, add);
+  identityFactors(evidence, now, factors, add);
   const raw = BASE_SCORE + factors.reduce((sum, f) => sum + f.impact, 0);
   const score = Math.min(100, Math.max(0, raw));
   return { score, level: levelForScore(score), factors };
