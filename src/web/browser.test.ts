@@ -109,7 +109,7 @@ describe.skipIf(skip)('public pages and dashboard in Chromium, with axe-core', (
       await Promise.all([p.waitForURL(/\/tools\/ip\?ip=8\.8\.8\.8$/), p.press('#ip', 'Enter')]);
     });
     await expect(page.locator('main').textContent()).resolves.toContain('AS15169 Google LLC');
-    await expect(page.locator('#threat-h + p').textContent()).resolves.toContain('/100');
+    await expect(page.locator('#threat-h + .verdict').textContent()).resolves.toContain('/100');
     expect(await page.locator('a[href="https://db-ip.com"]').textContent()).toBe('IP Geolocation by DB-IP');
     await page.close();
     // Bad input: the form again with the message, announced as an alert.
