@@ -45,13 +45,14 @@ export async function startListenersStage(inputs: {
   blocklistMirror: BlocklistMirror;
 }): Promise<ListenersStage> {
   const { config, settings, http } = inputs;
-  // TXT answers point at the lookup route; without NETREP_PUBLIC_URL, at the bound HTTP address.
+  // TXT answers point at the blocklist page, where a rejected sender reads why in a browser;
+  // without NETREP_PUBLIC_URL, at the bound HTTP address.
   let publicBase = (config.publicUrl || `http://${config.listen}`).replace(/\/+$/, '');
   // A taken DNSBL port (an mDNS responder on 5353, a second instance) must not take the HTTP API
   // down with it: the DNS server stays off, loudly, and `dnsblError` says why.
   let dnsblError: string | null = null;
   let dnsbl: DnsblThread | null = null;
-  const lookupPrefix = () => `${publicBase}/v1/public/blocklist/ip/`;
+  const lookupPrefix = () => `${publicBase}/tools/blocklist?ip=`;
   if (config.dnsblListen) {
     try {
       // Its own thread (#35), fed the mirror's changes: its answers do not wait for this loop.

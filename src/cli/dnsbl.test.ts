@@ -108,7 +108,7 @@ describe('netrep dnsbl export', () => {
     const expired = view(ours)[2 * listed.length];
     expect(expired?.rcode).toBe('NXDOMAIN');
     expect(view(ours)[0]).toEqual({ rcode: 'NOERROR', data: ['127.0.0.2'] });
-    expect(view(ours)[1]?.data[0]).toContain(`r$0 "q"; ${PUBLIC_URL}/v1/public/blocklist/ip/${listed[0]}`);
+    expect(view(ours)[1]?.data[0]).toContain(`r$0 "q"; ${PUBLIC_URL}/tools/blocklist?ip=${listed[0]}`);
   });
 
   it('writes a BIND zone that named-checkzone accepts, and refuses an unknown format', async () => {

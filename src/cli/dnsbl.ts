@@ -32,7 +32,7 @@ export function registerDnsblCommands(program: Command): void {
         const options = {
           format,
           zone: config.dnsblZone,
-          lookupUrl: (ip: string) => `${base}/v1/public/blocklist/ip/${ip}`,
+          lookupUrl: (ip: string) => `${base}/tools/blocklist?ip=${ip}`,
           now: systemClock(),
         };
         if (!opts.out) {

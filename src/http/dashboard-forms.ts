@@ -1,5 +1,5 @@
 /**
- * The dashboard's form posts (routes/dashboard.ts): the fields each form posts, read as text or a
+ * The dashboard's form posts (routes/dashboard.ts, routes/dashboard-audit.ts): the fields each form posts, read as text or a
  * 400 that names the field; key ids as the dashboard's links write them.
  */
 import { Type } from '@sinclair/typebox';
@@ -22,6 +22,8 @@ export const FORM_FIELDS = {
   list: ['_csrf', 'ip', 'type', 'reason', 'expires_days'],
   delist: ['_csrf', 'ip'],
   unlock: ['_csrf', 'email'],
+  createAudit: ['_csrf', 'targets', 'dataset_version', 'seed', 'max_samples', 'acceptance'],
+  cancelAudit: ['_csrf'],
 } as const;
 export type FormName = keyof typeof FORM_FIELDS;
 

@@ -122,6 +122,7 @@ function routeCases(keyId: number, datasetVersion: number): Case[] {
     }),
     keyed('DELETE', '/v1/admin/keys/:key_id', '/v1/admin/keys/999999'),
     open('GET', '/v1/public/blocklist/ip/:ip', `/v1/public/blocklist/ip/${IP}`, 'STORE_UNAVAILABLE'),
+    open('GET', '/v1/public/blocklists/ip/:ip', `/v1/public/blocklists/ip/${IP}`, 'STORE_UNAVAILABLE'),
     keyed('GET', '/v1/blocklist/ip/:ip', `/v1/blocklist/ip/${IP}`),
     keyed('POST', '/v1/blocklist/check', '/v1/blocklist/check', { ips: [IP, '8.8.8.8'] }),
     keyed('GET', '/v1/blocklist/stats', '/v1/blocklist/stats'),
@@ -213,6 +214,11 @@ function routeCases(keyId: number, datasetVersion: number): Case[] {
     open('GET', '/tools/blocklist', `/tools/blocklist?ip=${IP}`, 'HTML_503'),
     // Issue 19 and 17: dashboard pages (no session: the sign-in page, as before).
     open('GET', '/dashboard/audit', '/dashboard/audit', 'same'),
+    open('POST', '/dashboard/audit', '/dashboard/audit', 'same', {}),
+    open('GET', '/dashboard/audit/:id', '/dashboard/audit/1', 'same'),
+    open('POST', '/dashboard/audit/:id/cancel', '/dashboard/audit/1/cancel', 'same', {}),
+    open('GET', '/dashboard/saved-ips', '/dashboard/saved-ips', 'same'),
+    open('GET', '/feeds', '/feeds', 'same'),
     open('GET', '/dashboard/password', '/dashboard/password', 'same'),
     open('POST', '/dashboard/password', '/dashboard/password', 'same', {}),
     open('GET', '/dashboard/keys/:id/revoke', '/dashboard/keys/1/revoke', 'same'),
@@ -451,7 +457,12 @@ describe.skipIf(skipStore('postgres'))('store outage on PostgreSQL: the signed-i
 
   it('every dashboard page of a signed-in user answers a 503 page (Retry-After) while cut, and as before after', async () => {
     const user = { email: 'outage-admin@example.test', password: 'outage-password-1' };
-    await t.app.services.accounts.createUser({ ...user, role: 'admin' });
+    const { user: owner } = await t.app.services.accounts.createUser({ ...user, role: 'admin' });
+    // A job of the user's own, so that the job page has one to show.
+    const { job } = await t.app.services.audit.create(
+      { ips: ['192.0.2.1'], dataset_version: t.app.services.datasetVersion() ?? 1, seed: 'outage' },
+      { ownerId: owner.id, keyId: null },
+    );
     const login = await t.app.http.inject({
       method: 'POST',
       url: '/dashboard/login',
@@ -467,7 +478,7 @@ describe.skipIf(skipStore('postgres'))('store outage on PostgreSQL: the signed-i
     // sign-in form, which reads nothing.
     const pages = t.app.http.routeList
       .filter((r) => r.method === 'GET' && r.url.startsWith('/dashboard') && r.url !== '/dashboard/login')
-      .map((r) => r.url.replace(':id', String(keyId)));
+      .map((r) => r.url.replace(':id', String(r.url.startsWith('/dashboard/audit') ? job.id : keyId)));
     expect(pages.length).toBeGreaterThanOrEqual(6);
     const problems: string[] = [];
     for (const url of pages) {

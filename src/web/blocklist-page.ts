@@ -53,12 +53,15 @@ function publicListsHtml(a: BlocklistsAnswer): string {
   }
   const s = a.summary;
   const asked = a.zones.length - s.not_checked;
+  const silent = s.refused + s.unavailable;
   const headline =
     s.listed > 0
       ? `<p class="status-listed"><strong>Listed on ${s.listed} of ${asked} public lists.</strong></p>`
-      : `<p class="status-not_listed"><strong>Not listed on any of the ${asked} public lists that were asked</strong>${
-          s.refused + s.unavailable > 0 ? `, though ${s.refused + s.unavailable} gave no verdict` : ''
-        }.</p>`;
+      : s.not_listed > 0
+        ? `<p class="status-not_listed"><strong>Not listed on any of the ${s.not_listed} public lists that answered</strong>${
+            silent > 0 ? `; ${silent} gave no verdict` : ''
+          }.</p>`
+        : `<p><strong>No public list gave a verdict</strong> (${s.refused} refused the query, ${s.unavailable} did not answer).</p>`;
   return `<section aria-labelledby="pub-h"><h2 id="pub-h">Public lists</h2>${headline}
 <table class="stack zones"><thead><tr><th scope="col">List</th><th scope="col">Result</th><th scope="col">Details</th><th scope="col">Delisting</th></tr></thead><tbody>${a.zones
     .map(zoneRow)

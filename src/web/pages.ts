@@ -57,9 +57,9 @@ export function keysPage(options: {
 ${options.features
   .map(
     (f) =>
-      `<label class="muted"><input type="checkbox" name="features" value="${esc(f)}"${info.features.includes(f) ? ' checked' : ''}> ${esc(f)}</label>`,
+      `<label class="check"><input type="checkbox" name="features" value="${esc(f)}"${info.features.includes(f) ? ' checked' : ''}> ${esc(f)}</label>`,
   )
-  .join('')}<button type="submit">Save features</button></form>`
+  .join('')}<button type="submit" class="secondary">Save features</button></form>`
           : esc(info.features.join(', ') || '—');
       const when = (iso: string | null, none: string) => esc(iso ? iso.slice(0, 16).replace('T', ' ') : none);
       return `<tr data-key-id="${info.id}"><td data-label="Key"><strong>${esc(info.name)}</strong><br><code>${esc(info.prefix)}…</code>${
@@ -78,14 +78,17 @@ ${created}
 <label>Name <input type="text" name="name" maxlength="100" required></label>
 <label>Rate-limit tier <select name="tier">${options.tiers.map((t) => `<option value="${esc(t)}">${esc(t)}</option>`).join('')}</select></label>
 <fieldset><legend>Permissions</legend>${options.permissions
-    .map((p) => `<label><input type="checkbox" name="permissions" value="${esc(p)}"> ${esc(p)}</label>`)
+    .map(
+      (p) =>
+        `<label class="check"><input type="checkbox" name="permissions" value="${esc(p)}"> ${esc(p)}</label>`,
+    )
     .join('')}</fieldset>
-<p><button type="submit">Create key</button></p></form></section>
+<div class="actions"><button type="submit">Create key</button></div></form></section>
 <section><h2>${admin ? 'All active keys' : 'Your active keys'}</h2>
 ${keys.length === 0 ? '<p class="muted">No active keys.</p>' : `<table class="keys stack"><thead><tr><th scope="col">Key</th><th scope="col">Tier</th><th scope="col">Permissions</th><th scope="col">Features</th><th scope="col">Created (UTC)</th><th scope="col">Last used (UTC)</th><th scope="col">Usage, 30 days</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table>`}
 </section>
 ${options.dataset ? datasetSection(options.dataset) : ''}`;
-  return page('API keys', body, viewer);
+  return page('API keys', body, { ...viewer, current: '/dashboard/keys' });
 }
 
 export interface ListingView {
@@ -115,7 +118,7 @@ export function blocklistPage(options: {
     .join('\n');
   const body = `<h1>Blocklist</h1>
 ${options.error ? `<p class="error" role="alert">${esc(options.error)}</p>` : ''}
-${options.notice ? `<p class="secret" role="status">${esc(options.notice)}</p>` : ''}
+${options.notice ? `<p class="notice" role="status">${esc(options.notice)}</p>` : ''}
 <section><h2>List an address</h2><form method="post" action="/dashboard/blocklist/list">${csrf}
 <label>IP address <input type="text" name="ip" required></label>
 <label>Type <select name="type"><option>spam</option><option>malware</option><option>phishing</option></select></label>
@@ -123,7 +126,7 @@ ${options.notice ? `<p class="secret" role="status">${esc(options.notice)}</p>` 
 <label>Expires in days (empty: permanent) <input type="text" name="expires_days" inputmode="numeric"></label>
 <button type="submit">List</button></form></section>
 <section><h2>Active listings (newest 200)</h2>${options.listings.length === 0 ? '<p class="muted">Nothing is listed.</p>' : `<table class="stack"><thead><tr><th scope="col">IP</th><th scope="col">Type</th><th scope="col">Reason</th><th scope="col">Code</th><th scope="col">Listed (UTC)</th><th scope="col">Expires</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table>`}</section>`;
-  return page('Blocklist', body, options.viewer);
+  return page('Blocklist', body, { ...options.viewer, current: '/dashboard/blocklist' });
 }
 
 /** The step before a revoke: what will stop working, a Revoke button and a way back. */
@@ -132,8 +135,8 @@ export function revokeConfirmPage(options: { viewer: Viewer; key: ApiKeyInfo }):
   const body = `<h1>Revoke key "${esc(k.name)}"?</h1>
 <section><p>Requests with <code>${esc(k.prefix)}…</code> (${esc(k.tier)} tier, ${esc(k.permissions.join(', ') || 'no permissions')}) will be refused with 401 at once. This cannot be undone.</p>
 <form method="post" action="/dashboard/keys/${k.id}/revoke"><input type="hidden" name="_csrf" value="${esc(options.viewer.csrf)}">
-<button class="danger" type="submit">Revoke key</button> <a href="/dashboard/keys">Cancel, keep the key</a></form></section>`;
-  return page(`Revoke key ${k.name}`, body, options.viewer);
+<div class="actions"><button class="danger" type="submit">Revoke key</button> <a href="/dashboard/keys">Cancel, keep the key</a></div></form></section>`;
+  return page(`Revoke key ${k.name}`, body, { ...options.viewer, current: '/dashboard/keys' });
 }
 
 /** Change password; `forced` when the user still has a password they did not choose. */
@@ -146,7 +149,7 @@ ${options.error ? `<p class="error" role="alert" id="pw-error">${esc(options.err
 <label>New password (at least 12 characters, not a common password) <input type="password" name="password" autocomplete="new-password" minlength="12" maxlength="200" required></label>
 <label>New password again <input type="password" name="confirm" autocomplete="new-password" minlength="12" maxlength="200" required></label>
 <button type="submit">Change password</button></form></section>`;
-  return page('Change password', body, options.viewer);
+  return page('Change password', body, { ...options.viewer, current: '/dashboard/password' });
 }
 
 /** A dashboard request that could not be served now (the store out of reach): says to retry. */

@@ -55,7 +55,7 @@ sending-IP reputation, email authentication checks and threat feeds. The tools b
 <section aria-labelledby="more-h"><h2 id="more-h">For programs and operators</h2><ul>
 <li><a href="/dashboard">Dashboard</a>: sign in to create and revoke API keys and see their usage.</li>
 <li><a href="/docs">API documentation</a> (<a href="/openapi.json">OpenAPI document</a>).</li>
-<li><a href="/v1/feeds">Threat feeds</a> as plain lists.</li></ul>
+<li><a href="/feeds">Threat feeds</a>: daily lists for firewalls and filters, downloaded with an API key.</li></ul>
 <p class="muted">${options.datasetVersion === null ? 'No IP dataset is loaded yet.' : `Serving IP dataset version ${esc(options.datasetVersion)}.`}</p></section>`;
   return page('Home', body);
 }

@@ -35,5 +35,5 @@ ${options.notice ? `<p role="status">${esc(options.notice)}</p>` : ''}
 ${options.error ? `<p class="error" role="alert">${esc(options.error)}</p>` : ''}
 <p class="muted">Ten failed sign-ins to one account within 15 minutes, from any addresses, lock it for 15 minutes. Create users with <code>netrep users create</code>.</p>
 <section><h2>All users</h2><table class="stack"><thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Created (UTC)</th><th scope="col">Sign-in</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table></section>`;
-  return page('Users', body, viewer);
+  return page('Users', body, { ...viewer, current: '/dashboard/users' });
 }

@@ -1,4 +1,4 @@
-/** Settings → Webhooks and Saved IPs (CONTRACT §11): create with the secret shown once, delivery log, test, saved addresses with their state. */
+/** Settings → Webhooks (CONTRACT §11): create with the secret shown once, delivery log, test ping, delete. */
 import { esc, page } from './html.ts';
 
 export interface WebhooksViewer {
@@ -21,14 +21,6 @@ export interface HookView {
   }[];
 }
 
-export interface SavedIpView {
-  ip: string;
-  label: string | null;
-  created_at: string;
-  listed: string | null;
-  threat_level: string | null;
-}
-
 const time = (iso: string) => iso.slice(0, 19).replace('T', ' ');
 
 function hookRow(h: HookView, csrf: string): string {
@@ -43,15 +35,14 @@ function hookRow(h: HookView, csrf: string): string {
           .join('')}</tbody></table>`;
   return `<section data-hook-id="${h.id}"><h2><code>${esc(h.url)}</code></h2>
 <p class="muted">Created ${esc(time(h.created_at))} UTC · id ${h.id}</p>
-<form method="post" action="/dashboard/webhooks/${h.id}/test" style="display:inline">${csrf}<button type="submit">Send test ping</button></form>
-<form method="post" action="/dashboard/webhooks/${h.id}/delete" style="display:inline" onsubmit="return confirm('Delete this webhook and its delivery log?')">${csrf}<button class="danger" type="submit">Delete</button></form>
+<div class="actions"><form method="post" action="/dashboard/webhooks/${h.id}/test" class="inline">${csrf}<button type="submit" class="secondary">Send test ping</button></form>
+<form method="post" action="/dashboard/webhooks/${h.id}/delete" class="inline">${csrf}<button class="danger" type="submit">Delete<span class="visually-hidden"> webhook ${esc(h.url)}</span></button></form></div>
 <h3>Recent deliveries</h3>${log}</section>`;
 }
 
 export function webhooksPage(options: {
   viewer: WebhooksViewer;
   hooks: HookView[];
-  savedIps: SavedIpView[];
   created?: { url: string; secret: string };
   error?: string;
   notice?: string;
@@ -62,28 +53,15 @@ export function webhooksPage(options: {
 <p>Copy the signing secret now: it is shown only once. Verify <code>X-Netrep-Signature</code> with it.</p>
 <p class="secret" id="new-secret">${esc(options.created.secret)}</p></section>`
     : '';
-  const saved = options.savedIps
-    .map(
-      (s) =>
-        `<tr><td><code>${esc(s.ip)}</code></td><td>${esc(s.label ?? '')}</td><td>${esc(s.listed ?? 'not listed')}</td><td>${esc(s.threat_level ?? '—')}</td><td class="muted">${esc(time(s.created_at))}</td>
-<td><form method="post" action="/dashboard/saved-ips/remove">${csrf}<input type="hidden" name="ip" value="${esc(s.ip)}"><button class="danger" type="submit">Remove</button></form></td></tr>`,
-    )
-    .join('\n');
   const body = `<h1>Settings → Webhooks</h1>
 ${options.error ? `<p class="error" role="alert">${esc(options.error)}</p>` : ''}
-${options.notice ? `<p class="secret" role="status">${esc(options.notice)}</p>` : ''}
+${options.notice ? `<p class="notice" role="status">${esc(options.notice)}</p>` : ''}
 ${created}
 <section><h2>Add a webhook</h2><form method="post" action="/dashboard/webhooks">${csrf}
 <label>URL <input type="text" name="url" maxlength="2048" required placeholder="https://hooks.example.com/netrep"></label>
 <label>Secret (empty: a random one) <input type="text" name="secret" maxlength="256" autocomplete="off"></label>
-<button type="submit">Create webhook</button></form>
-<p class="muted">Events: <code>saved_ip</code> (listing, delisting, threat level or flags after a dataset update) and <code>email_pool</code> (pool graduations). Loopback and private targets are refused.</p></section>
-${options.hooks.map((h) => hookRow(h, csrf)).join('\n')}
-<h1>Saved IPs</h1>
-<section><h2>Watch an address</h2><form method="post" action="/dashboard/saved-ips">${csrf}
-<label>IP address <input type="text" name="ip" required></label>
-<label>Label <input type="text" name="label" maxlength="100"></label>
-<button type="submit">Save</button></form></section>
-<section><h2>Saved addresses</h2>${options.savedIps.length === 0 ? '<p class="muted">No saved addresses.</p>' : `<table><thead><tr><th>IP</th><th>Label</th><th>Blocklist</th><th>Threat level</th><th>Saved (UTC)</th><th></th></tr></thead><tbody>${saved}</tbody></table>`}</section>`;
-  return page('Webhooks', body, options.viewer);
+<div class="actions"><button type="submit">Create webhook</button></div></form>
+<p class="muted">Events: <code>saved_ip</code> (listing, delisting, threat level or flags after a dataset update of an address on your <a href="/dashboard/saved-ips">Saved IPs</a> page) and <code>email_pool</code> (pool graduations). Loopback and private targets are refused.</p></section>
+${options.hooks.map((h) => hookRow(h, csrf)).join('\n')}`;
+  return page('Webhooks', body, { ...options.viewer, current: '/dashboard/webhooks' });
 }

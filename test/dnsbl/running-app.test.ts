@@ -67,13 +67,13 @@ describe('DNSBL zone of the running app (SQLite)', () => {
       const txt = await dig(port, name('192.0.2.10'), 'TXT', transport);
       expect(txt.answers).toHaveLength(1);
       expect(txt.answers[0]?.data).toContain('snowshoe \\"spam\\" run');
-      expect(txt.answers[0]?.data).toContain(`${address}/v1/public/blocklist/ip/192.0.2.10`);
+      expect(txt.answers[0]?.data).toContain(`${address}/tools/blocklist?ip=192.0.2.10`);
 
       expect((await dig(port, name('203.0.113.9'), 'A', transport)).answers[0]?.data).toBe('127.0.0.42');
       const v6 = await dig(port, name('2001:db8::5'), 'A', transport);
       expect(v6.answers.map((x) => x.data)).toEqual(['127.0.0.3']);
       expect((await dig(port, name('2001:db8::5'), 'TXT', transport)).answers[0]?.data).toContain(
-        '/v1/public/blocklist/ip/2001:db8::5',
+        '/tools/blocklist?ip=2001:db8::5',
       );
       const unlisted = await dig(port, name('192.0.2.11'), 'A', transport);
       expect(unlisted.status).toBe('NXDOMAIN');
@@ -91,9 +91,10 @@ describe('DNSBL zone of the running app (SQLite)', () => {
       expect((await dig(port, 'example.org', 'A', transport)).status).toBe('REFUSED');
     }
 
-    // The TXT link answers the same over HTTP.
-    const res = await fetch(`${address}/v1/public/blocklist/ip/192.0.2.10`);
-    expect(((await res.json()) as { data: { listed: boolean } }).data.listed).toBe(true);
+    // The TXT link is the blocklist page, which says the same to a rejected sender's browser.
+    const res = await fetch(`${address}/tools/blocklist?ip=192.0.2.10`);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    expect(await res.text()).toContain('<strong>Listed</strong> for spam');
 
     // Expiry: the listing leaves DNS within a second of its expires_at, without any read or worker.
     expect((await dig(port, name('198.51.100.77'), 'A')).answers[0]?.data).toBe('127.0.0.4');
@@ -141,7 +142,11 @@ describe('DNSBL zone of the running app (SQLite)', () => {
         const txt = (await dig(port, c.qname, 'TXT')).answers[0]?.data ?? '';
         const link = /https?:\/\/[^\s"]+/.exec(txt)?.[0];
         expect(link, txt).toBeDefined();
-        url = link as string;
+        // The link is the blocklist page of that address, which a browser reads; the routes agree.
+        const page = new URL(link as string);
+        expect(page.pathname).toBe('/tools/blocklist');
+        expect(await (await fetch(page)).text()).toContain('<strong>Listed</strong>');
+        url = `${address}/v1/public/blocklist/ip/${encodeURIComponent(page.searchParams.get('ip') ?? '')}`;
       }
       const pub = (await (await fetch(url)).json()) as { data: { listed: boolean; listing?: unknown } };
       expect(pub.data.listed, url).toBe(c.listed);

@@ -3,12 +3,15 @@
  * Fastify's own parse/validation errors mapped to INVALID_BODY / INVALID_PARAMETER /
  * PAYLOAD_TOO_LARGE, unknown routes 404, known paths with the wrong method 405, a driver error
  * that means the store is out of reach 503 STORE_UNAVAILABLE, anything else 500 INTERNAL with a fixed sentence (the cause is logged with the request id).
+ * A browser (Accept: text/html) outside the API paths gets the same status as an HTML page.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { AppError, ERRORS, type ErrorCode } from '../../core/errors.ts';
 import { isStoreUnavailable } from '../../store/index.ts';
+import { errorPage } from '../../web/error-page.ts';
 import type { Access } from '../context.ts';
+import { sendHtml } from '../html-reply.ts';
 import { elapsedMs, rateLimitHeaders } from './envelope.ts';
 
 /** Every registered route, for 405 detection and the shared route contract tests. */
@@ -136,9 +139,22 @@ export function errorBody(err: AppError, processingMs: number, requestId: string
   });
 }
 
+/** Paths programs call: their errors stay the JSON envelope whatever the client accepts. */
+const API_PATH = /^\/(v1(\/|$)|openapi\.json|healthz|readyz|metrics)/;
+
+/** A browser asking for a page (Accept: text/html) outside the API paths. */
+function wantsPage(request: FastifyRequest): boolean {
+  const path = request.url.split('?')[0] ?? '/';
+  return !API_PATH.test(path) && /\btext\/html\b/i.test(String(request.headers.accept ?? ''));
+}
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
   rateLimitHeaders(request, reply);
   for (const [k, v] of Object.entries(err.headers ?? {})) reply.header(k, v);
+  if (wantsPage(request)) {
+    const path = shownPath(request.url.split('?')[0] ?? '/');
+    return sendHtml(reply, errorPage({ status: err.status, message: err.message, path }), err.status);
+  }
   return reply
     .code(err.status)
     .type('application/json; charset=utf-8')

@@ -1,4 +1,4 @@
-/** Settings → Webhooks and Saved IPs as a person uses them: Debian Chromium, real server, real store, a receiver on 127.0.0.1. */
+/** Settings → Webhooks and Settings → Saved IPs as a person uses them: Debian Chromium, real server, real store, a receiver on 127.0.0.1. */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
@@ -65,14 +65,19 @@ describe.skipIf(!hasChromium())('dashboard webhooks in Chromium', () => {
     await page.close();
   });
 
-  it('saves an address with its current state, refuses a bad one, removes it', async () => {
+  it('Saved IPs is a page of its own in the menu: saves an address with its state, refuses a bad one, removes it', async () => {
     const page = await browser.newPage();
     await signIn(page);
+    await Promise.all([
+      page.waitForURL(`${base}/dashboard/saved-ips`),
+      page.click('nav a:text-is("Saved IPs")'),
+    ]);
+    await expect(page.locator('nav a[aria-current=page]').textContent()).resolves.toBe('Saved IPs');
     await t.app.services.blocklist.list({ ip: '45.33.32.156', type: 'spam', reason: 'test' });
     await page.fill('form[action="/dashboard/saved-ips"] input[name=ip]', '45.33.32.156');
     await page.fill('form[action="/dashboard/saved-ips"] input[name=label]', 'relay <b>1</b>');
     await Promise.all([
-      page.waitForURL(`${base}/dashboard/webhooks`),
+      page.waitForURL(`${base}/dashboard/saved-ips`),
       page.click('form[action="/dashboard/saved-ips"] button'),
     ]);
     const row = page.locator('tr', { hasText: '45.33.32.156' });
@@ -82,7 +87,7 @@ describe.skipIf(!hasChromium())('dashboard webhooks in Chromium', () => {
     await page.click('form[action="/dashboard/saved-ips"] button');
     await expect(page.locator('[role=alert]').textContent()).resolves.toContain('invalid IP address');
     await page.click('form[action="/dashboard/saved-ips/remove"] button');
-    await page.waitForURL(`${base}/dashboard/webhooks`);
+    await page.waitForURL(`${base}/dashboard/saved-ips`);
     await expect(page.locator('main').textContent()).resolves.toContain('No saved addresses');
     await page.close();
   });
@@ -102,6 +107,14 @@ describe('dashboard webhooks without a browser', () => {
         payload: `email=${encodeURIComponent(MEMBER.email)}&password=${MEMBER.password}`,
       });
       const cookie = String(login.headers['set-cookie']).split(';')[0] ?? '';
+      // GET /dashboard/saved-ips is a page (it answered 405 before issue 36), signed out a sign-in.
+      const saved = await app.app.http.inject({ url: '/dashboard/saved-ips', headers: { cookie } });
+      expect(saved.statusCode).toBe(200);
+      expect(saved.headers['content-type']).toContain('text/html');
+      expect(saved.body).toContain('<h1>Settings → Saved IPs</h1>');
+      expect(saved.body).toContain('<a href="/dashboard/saved-ips" aria-current="page">Saved IPs</a>');
+      const out = await app.app.http.inject({ url: '/dashboard/saved-ips' });
+      expect([out.statusCode, out.headers.location]).toEqual([303, '/dashboard/login']);
       const forged = await app.app.http.inject({
         method: 'POST',
         url: '/dashboard/saved-ips',

@@ -1,7 +1,7 @@
 /**
- * Dashboard Settings → Webhooks and Saved IPs (CONTRACT §11) for the signed-in user: the same
- * session cookie and per-session CSRF token as the rest of /dashboard, in its own scope so the
- * API stays JSON-only. The saved-IP cap is that of the user's highest key tier.
+ * Dashboard Settings → Webhooks and Settings → Saved IPs (CONTRACT §11) for the signed-in user:
+ * the same session cookie and per-session CSRF token as the rest of /dashboard, in its own scope
+ * so the API stays JSON-only. The saved-IP cap is that of the user's highest key tier.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -9,7 +9,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TIER_NAMES, type TierName, type User } from '../../accounts/index.ts';
 import { isAppError } from '../../core/errors.ts';
 import { parseIp } from '../../core/ip.ts';
-import { type SavedIpView, webhooksPage } from '../../web/webhooks-page.ts';
+import { type SavedIpView, savedIpsPage } from '../../web/saved-ips-page.ts';
+import { webhooksPage } from '../../web/webhooks-page.ts';
+import { SAVED_IP_CAPS } from '../../webhooks/index.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
 import { dashboardPlugins, sameToken, sessionOf, toPasswordChange, toSignIn } from '../dashboard-session.ts';
 import { sendHtml } from '../html-reply.ts';
@@ -44,10 +46,13 @@ export function dashboardWebhookRoutes(app: HttpApp, services: HttpServices): vo
     return { listed: services.listingFor(ip)?.type ?? null, threat_level: answer?.threat.level ?? null };
   };
 
+  type Extra = { error?: string; notice?: string };
+  const viewerOf = (s: Session) => ({ email: s.user.email, role: s.user.role, csrf: s.csrf });
+
   const render = async (
     reply: FastifyReply,
     s: Session,
-    extra: { created?: { url: string; secret: string }; error?: string; notice?: string } = {},
+    extra: { created?: { url: string; secret: string } } & Extra = {},
     status = 200,
   ) => {
     const owner = s.user.id;
@@ -57,19 +62,32 @@ export function dashboardWebhookRoutes(app: HttpApp, services: HttpServices): vo
         attempts: (await webhooks.deliveries(owner, h.id, LOG_ROWS, 0)) ?? [],
       })),
     );
-    const saved = (await webhooks.savedIps(owner, 1000, 0)).items.map((i) => ({ ...i, ...savedState(i.ip) }));
-    const viewer = { email: s.user.email, role: s.user.role, csrf: s.csrf };
-    return sendHtml(reply, webhooksPage({ viewer, hooks, savedIps: saved, ...extra }), status);
+    return sendHtml(reply, webhooksPage({ viewer: viewerOf(s), hooks, ...extra }), status);
+  };
+
+  const renderSaved = async (reply: FastifyReply, s: Session, extra: Extra = {}, status = 200) => {
+    const saved = (await webhooks.savedIps(s.user.id, 1000, 0)).items.map((i) => ({
+      ...i,
+      ...savedState(i.ip),
+    }));
+    const cap = SAVED_IP_CAPS[await tierOf(s.user)];
+    return sendHtml(reply, savedIpsPage({ viewer: viewerOf(s), savedIps: saved, cap, ...extra }), status);
   };
 
   const denied = toSignIn;
-  const back = (reply: FastifyReply) => reply.code(303).header('location', '/dashboard/webhooks').send();
-  /** Runs a form action; a domain refusal is shown on the page, anything else is a bug. */
-  const attempt = async (reply: FastifyReply, s: Session, work: () => Promise<FastifyReply>) => {
+  const back = (reply: FastifyReply, to = '/dashboard/webhooks') =>
+    reply.code(303).header('location', to).send();
+  /** Runs a form action; a domain refusal is shown on the page (`again`), anything else is a bug. */
+  const attempt = async (
+    reply: FastifyReply,
+    s: Session,
+    work: () => Promise<FastifyReply>,
+    again: typeof render | typeof renderSaved = render,
+  ) => {
     try {
       return await work();
     } catch (err) {
-      if (isAppError(err)) return render(reply, s, { error: err.message }, err.status);
+      if (isAppError(err)) return again(reply, s, { error: err.message }, err.status);
       throw err;
     }
   };
@@ -126,11 +144,18 @@ export function dashboardWebhookRoutes(app: HttpApp, services: HttpServices): vo
       });
     });
 
+    scope.get('/dashboard/saved-ips', route, async (request, reply) => {
+      const s = await session(request, false);
+      if (!s) return denied(reply);
+      if (s.user.mustChangePassword) return toPasswordChange(reply);
+      return renderSaved(reply, s);
+    });
+
     scope.post('/dashboard/saved-ips', route, async (request, reply) => {
       const s = await session(request, true);
       if (!s) return denied(reply);
       if (s.user.mustChangePassword) return toPasswordChange(reply);
-      return attempt(reply, s, async () => {
+      const work = async () => {
         const tier = await tierOf(s.user);
         await webhooks.saveIp(
           s.user.id,
@@ -138,19 +163,21 @@ export function dashboardWebhookRoutes(app: HttpApp, services: HttpServices): vo
           formField(request.body, 'ip'),
           formField(request.body, 'label'),
         );
-        return back(reply);
-      });
+        return back(reply, '/dashboard/saved-ips');
+      };
+      return attempt(reply, s, work, renderSaved);
     });
 
     scope.post('/dashboard/saved-ips/remove', route, async (request, reply) => {
       const s = await session(request, true);
       if (!s) return denied(reply);
       if (s.user.mustChangePassword) return toPasswordChange(reply);
-      return attempt(reply, s, async () => {
+      const work = async () => {
         if (!(await webhooks.removeSavedIp(s.user.id, formField(request.body, 'ip'))))
-          return render(reply, s, { error: 'That address is not saved.' }, 404);
-        return back(reply);
-      });
+          return renderSaved(reply, s, { error: 'That address is not saved.' }, 404);
+        return back(reply, '/dashboard/saved-ips');
+      };
+      return attempt(reply, s, work, renderSaved);
     });
   });
 }

@@ -19,7 +19,6 @@ import {
 import { listingAnswer } from '../../blocklist/index.ts';
 import { DAY_MS } from '../../core/clock.ts';
 import { isAppError } from '../../core/errors.ts';
-import { auditPage } from '../../web/audit-page.ts';
 import {
   blocklistPage,
   keysPage,
@@ -200,7 +199,7 @@ function sessionPages(scope: HttpApp, services: HttpServices, kit: Kit): void {
   });
 }
 
-/** Settings → API Keys (create, revoke, features) and the audit jobs page. */
+/** Settings → API Keys (create, revoke, features). */
 function keyPages(scope: HttpApp, services: HttpServices, kit: Kit): void {
   const { accounts } = services;
   const { current, formUser, viewerOf, renderKeys } = kit;
@@ -216,14 +215,6 @@ function keyPages(scope: HttpApp, services: HttpServices, kit: Kit): void {
         ? `Key "${revoked.name}" (${revoked.prefix}…) was revoked; requests with it are refused from now on.`
         : undefined;
     return renderKeys(reply, s, notice ? { notice } : {});
-  });
-
-  scope.get('/dashboard/audit', { config: none, schema: hidden }, async (request, reply) => {
-    const s = await current(request);
-    if (!s) return denied(reply);
-    if (s.user.mustChangePassword) return toPassword(reply);
-    const jobs = await services.audit.list(s.user.id, 50, 0);
-    return html(reply, auditPage({ viewer: viewerOf(s), jobs }));
   });
 
   scope.post('/dashboard/keys', { config: none, schema: hidden }, async (request, reply) => {

@@ -12,6 +12,7 @@ import { auditRoutes } from './audit.ts';
 import { blocklistRoutes } from './blocklist.ts';
 import { blocklistsCheckRoutes } from './blocklists-check.ts';
 import { dashboardRoutes } from './dashboard.ts';
+import { dashboardAuditRoutes } from './dashboard-audit.ts';
 import { dashboardWebhookRoutes } from './dashboard-webhooks.ts';
 import { emailDomainRoutes } from './email-domain.ts';
 import { emailReputationRoutes } from './email-reputation.ts';
@@ -45,4 +46,5 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   savedIpRoutes,
   webhookRoutes,
   dashboardWebhookRoutes,
+  dashboardAuditRoutes,
 ];

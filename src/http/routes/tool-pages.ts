@@ -12,6 +12,7 @@ import { checkDomain, describeResolvers, dnsUnavailable, lookupDmarcPolicy } fro
 import { analyzeHeaders, checkHeadersInput } from '../../headers/index.ts';
 import { isStoreUnavailable } from '../../store/index.ts';
 import { blocklistToolPage } from '../../web/blocklist-page.ts';
+import { feedsPage } from '../../web/feeds-page.ts';
 import { ipToolPage } from '../../web/ip-page.ts';
 import { domainToolPage, headersToolPage, homePage, toolErrorPage } from '../../web/tool-pages.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
@@ -94,6 +95,16 @@ export function toolPageRoutes(app: HttpApp, services: HttpServices): void {
       sendHtml(
         reply,
         homePage({ datasetVersion: services.datasetVersion(), perMinute: limits.buckets.public.points }),
+      ),
+    );
+
+    // What the feeds are and how a key downloads them (the keyed catalog answers 401 to a browser).
+    scope.get('/feeds', { config: none, schema: hidden }, async (request, reply) =>
+      sendHtml(
+        reply,
+        feedsPage({
+          baseUrl: services.config.publicUrl.replace(/\/+$/, '') || `${request.protocol}://${request.host}`,
+        }),
       ),
     );
 
