@@ -139,6 +139,10 @@ describe.each(STORE_KINDS)('kept facts (%s)', (kind) => {
       telemetry,
       listings: listingFactsOf(createBlocklist({ store, clock })),
       intel,
+      // No computation is written during the test: a write raises the /24's stamp (a new member,
+      // or a changed score), which drops the kept facts, and the write-behind timer runs on real
+      // time, so on a loaded machine it could land between `kept` and `again` below.
+      writeBehindMs: 3_600_000,
     });
     instances.push({ reputation });
     const ip = '45.10.21.30';
