@@ -22,22 +22,19 @@ export function registerDatasetMetrics(
   };
   new Gauge({
     name: 'netrep_dataset_version',
-    help: 'Version of the dataset snapshot this instance serves (absent before one is loaded)',
+    help: 'Version of the dataset snapshot this instance serves (0 before one is loaded)',
     registers: [registry],
     collect() {
-      this.reset();
-      const s = snapshot();
-      if (s) this.set(s.version);
+      this.set(snapshot()?.version ?? 0);
     },
   });
   new Gauge({
     name: 'netrep_dataset_age_seconds',
-    help: 'Seconds since the served dataset snapshot was built (absent before one is loaded)',
+    help: 'Seconds since the served dataset snapshot was built (0 before one is loaded: see netrep_dataset_version)',
     registers: [registry],
     collect() {
-      this.reset();
       const s = snapshot();
-      if (s) this.set(Math.max(0, (source.clock() - Date.parse(s.createdAt)) / 1000));
+      this.set(s ? Math.max(0, (source.clock() - Date.parse(s.createdAt)) / 1000) : 0);
     },
   });
   const updater = source.updater;

@@ -116,7 +116,7 @@ describe.skipIf(skip)('Prometheus reads netrep', () => {
 
   it('the rules pass promtool check rules and their unit tests', () => {
     const check = promtool(['check', 'rules', RULES]);
-    expect(check.output).toContain('SUCCESS: 9 rules found');
+    expect(check.output).toContain('SUCCESS: 10 rules found');
     expect(check.status).toBe(0);
     const tests = promtool(['test', 'rules', 'netrep.rules.test.yml']);
     expect(tests.output).toContain('SUCCESS');
@@ -196,7 +196,7 @@ describe.skipIf(skip)('Prometheus reads netrep', () => {
       data: { groups: { rules: { name: string; health: string; lastError?: string }[] }[] };
     };
     const all = rules.data.groups.flatMap((g) => g.rules);
-    expect(all).toHaveLength(9);
+    expect(all).toHaveLength(10);
     expect(all.filter((r) => r.health !== 'ok')).toEqual([]);
     expect(await query('ALERTS{alertstate="firing"}')).toEqual([]);
   }, 90_000);
