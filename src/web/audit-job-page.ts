@@ -87,7 +87,7 @@ ${options.notice ? `<p class="notice" role="status">${esc(options.notice)}</p>` 
     ['Error', job.error_detail],
   ])}${reasons.length > 0 ? `<h3>Why this gate</h3><ul>${reasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>` : ''}${zonesTable(fi)}${cancel}</section>
 <section aria-labelledby="obs-h"><h2 id="obs-h">Observations (${observations.length})</h2>${observationsHtml(observations)}</section>
-<section aria-labelledby="ev-h"><h2 id="ev-h">Events</h2><ol>${events
+<section aria-labelledby="ev-h"><h2 id="ev-h">Events</h2><ol class="events">${events
     .map(
       (e) =>
         `<li>${esc(e.created_at.slice(0, 19).replace('T', ' '))} UTC: <strong>${esc(e.event_type)}</strong> by <code>${esc(e.actor)}</code>${

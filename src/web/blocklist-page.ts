@@ -41,7 +41,7 @@ function zoneRow(z: ZoneAnswer): string {
   const delist = z.delist_url
     ? `<a href="${esc(z.delist_url)}" rel="noopener noreferrer">Lookup and removal<span class="visually-hidden"> at ${esc(z.name)}</span></a>`
     : '—';
-  return `<tr data-zone="${esc(z.zone)}"><td data-label="List"><strong>${esc(z.name)}</strong><br><code>${esc(z.zone)}</code></td>
+  return `<tr data-zone="${esc(z.zone)}"><td data-label="List"><strong>${esc(z.name)}</strong>${z.name === z.zone ? '' : `<br><code>${esc(z.zone)}</code>`}</td>
 <td data-label="Result" class="status-${esc(z.status)}">${esc(STATUS_WORDS[z.status])}</td>
 <td data-label="Details">${notes.length === 0 ? '—' : notes.map((n) => `<p class="note">${esc(n)}</p>`).join('')}</td>
 <td data-label="Delisting">${delist}</td></tr>`;

@@ -50,7 +50,7 @@ ul.flags{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.4rem}ul.flag
 ol.timeline{padding-left:1.4rem}ol.timeline li{border-left:3px solid #1f6feb;padding:.1rem .8rem;margin-bottom:.6rem}ol.timeline p{margin:.15rem 0;overflow-wrap:anywhere}.delay{background:#eef1f5;border-radius:4px;padding:0 .3rem}
 code.record{display:block;white-space:pre-wrap;overflow-wrap:anywhere;padding:.4rem}
 a.button{display:inline-block;background:#1f6feb;color:#fff;border-radius:5px;padding:.45rem .9rem;text-decoration:none}a.button.danger{background:#c62828}
-.status-listed{color:#b42318;font-weight:600}.status-not_listed{color:#116329}.status-refused,.status-unavailable,.status-not_checked{color:#57606a}p.note{margin:0 0 .2rem;overflow-wrap:anywhere}
+.status-listed{color:#b42318;font-weight:600}.status-not_listed{color:#116329}.status-refused,.status-unavailable,.status-not_checked{color:#57606a}p.note{margin:0 0 .2rem;overflow-wrap:anywhere}ol.events li{overflow-wrap:anywhere}
 .notice{background:#e6f4ea;border:1px solid #8cc59a;padding:.6rem;border-radius:6px}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .chart{margin:0;min-width:14rem;max-width:20rem}.chart svg{width:100%;height:auto;display:block}.chart text{font-size:11px;fill:#4a535c}.chart .axis{stroke:#4a535c}.chart .grid{stroke:#e3e6ea}.chart .bars rect{fill:#1f6feb}
