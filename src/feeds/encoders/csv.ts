@@ -1,4 +1,5 @@
-import { type EncoderFactory, lastValueMemo } from './encoder.ts';
+import { sharedFieldsMemo } from '../row.ts';
+import type { EncoderFactory } from './encoder.ts';
 
 /** RFC 4180: a field with a comma, quote, CR or LF is quoted, and quotes inside are doubled. */
 export function csvField(value: string): string {
@@ -11,19 +12,17 @@ export function csvField(value: string): string {
  */
 export const createCsvEncoder: EncoderFactory = (ctx) => {
   const hasBrand = ctx.feed.has_brand;
-  const kind = lastValueMemo(csvField);
-  const source = lastValueMemo(csvField);
-  const firstSeen = lastValueMemo(csvField);
-  const lastSeen = lastValueMemo(csvField);
-  const brand = lastValueMemo(csvField);
+  const shared = sharedFieldsMemo(
+    (r) => `${csvField(r.kind)},${csvField(r.source)},${csvField(r.first_seen)},${csvField(r.last_seen)}`,
+  );
   return {
     header: () =>
       hasBrand
         ? 'network,kind,source,first_seen,last_seen,brand,asn\n'
         : 'network,kind,source,first_seen,last_seen,asn\n',
     row: ({ row }) => {
-      const b = hasBrand ? `,${row.brand === undefined ? '' : brand(row.brand)}` : '';
-      return `${row.network},${kind(row.kind)},${source(row.source)},${firstSeen(row.first_seen)},${lastSeen(row.last_seen)}${b},${row.asn ?? ''}\n`;
+      const b = hasBrand ? `,${row.brand === undefined ? '' : csvField(row.brand)}` : '';
+      return `${row.network},${shared(row)}${b},${row.asn ?? ''}\n`;
     },
     footer: () => '',
   };

@@ -32,19 +32,3 @@ export function commentHeader(ctx: EncodeContext, mark: string, usage: string[])
   ];
   return lines.map((l) => `${mark} ${l.replace(/[\r\n]+/g, ' ')}\n`).join('');
 }
-
-/**
- * A field encoder that remembers its last input and output: kind, source and the seen dates
- * mostly repeat from one row to the next, so most rows skip the escaping check.
- */
-export function lastValueMemo(encode: (value: string) => string): (value: string) => string {
-  let last: string | undefined;
-  let out = '';
-  return (value) => {
-    if (value !== last) {
-      last = value;
-      out = encode(value);
-    }
-    return out;
-  };
-}

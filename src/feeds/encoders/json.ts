@@ -1,4 +1,5 @@
-import { type EncoderFactory, lastValueMemo } from './encoder.ts';
+import { sharedFieldsMemo } from '../row.ts';
+import type { EncoderFactory } from './encoder.ts';
 
 /** Strings JSON.stringify writes as they are, between quotes (it escapes controls, quote, backslash, lone surrogates). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters JSON escapes
@@ -16,19 +17,18 @@ function jsonString(value: string): string {
 export const createJsonEncoder: EncoderFactory = (ctx) => {
   let first = true;
   const hasBrand = ctx.feed.has_brand;
-  const kind = lastValueMemo(jsonString);
-  const source = lastValueMemo(jsonString);
-  const firstSeen = lastValueMemo(jsonString);
-  const lastSeen = lastValueMemo(jsonString);
-  const brand = lastValueMemo(jsonString);
+  const shared = sharedFieldsMemo(
+    (r) =>
+      `"kind":${jsonString(r.kind)},"source":${jsonString(r.source)},"first_seen":${jsonString(r.first_seen)},"last_seen":${jsonString(r.last_seen)}`,
+  );
   return {
     header: () => '[',
     row: ({ row }) => {
       const lead = first ? '\n' : ',\n';
       first = false;
-      const b = hasBrand && row.brand !== undefined ? `,"brand":${brand(row.brand)}` : '';
+      const b = hasBrand && row.brand !== undefined ? `,"brand":${jsonString(row.brand)}` : '';
       const asn = row.asn === undefined ? '' : `,"asn":${row.asn}`;
-      return `${lead}{"network":"${row.network}","kind":${kind(row.kind)},"source":${source(row.source)},"first_seen":${firstSeen(row.first_seen)},"last_seen":${lastSeen(row.last_seen)}${b}${asn}}`;
+      return `${lead}{"network":"${row.network}",${shared(row)}${b}${asn}}`;
     },
     footer: () => (first ? ']\n' : '\n]\n'),
   };
