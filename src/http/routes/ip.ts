@@ -59,11 +59,13 @@ function batchAnswerOf(a: IpAnswer | null): BatchAnswer | null {
 }
 
 const ExtendedQuery = Type.Object({
-  extended: Type.Boolean({
-    default: false,
-    description:
-      'true: add the fields GET /v1/public/ip/{ip} answers (organization, provider, hostname, rpki_status, geolocation, geo_consensus, geo_stability, ownership_timeline, asn_reputation, crawler, proxy, provenance); still one request of the daily quota. Only true or false',
-  }),
+  extended: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description:
+        'true: add the fields GET /v1/public/ip/{ip} answers (organization, provider, hostname, rpki_status, geolocation, geo_consensus, geo_stability, ownership_timeline, asn_reputation, crawler, proxy, provenance); still one request of the daily quota. Only true or false',
+    }),
+  ),
 });
 
 /** Hostnames (PTR, 1 s deadline each) of a batch looked up this many at a time. */
