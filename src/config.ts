@@ -261,6 +261,13 @@ export const SETTINGS = {
     description:
       'Open DNSBL TCP connections allowed from one client address (an IPv6 client: its /64); more are closed at once. UDP is not limited. 0: no cap.',
   },
+  dnsblThreadNice: {
+    env: 'NETREP_DNSBL_THREAD_NICE',
+    kind: 'int',
+    default: '0',
+    description:
+      "Scheduling priority (nice, -20 to 19) of the DNSBL server's thread; 0 leaves it at the process's. Below the process's value needs CAP_SYS_NICE (root); when refused, logged and left as is. A negative value keeps DNS answers prompt while the HTTP API takes the CPU.",
+  },
   webhookRetryBaseMs: {
     env: 'NETREP_WEBHOOK_RETRY_BASE_MS',
     kind: 'int',

@@ -61,6 +61,7 @@ export async function startListenersStage(inputs: {
         listen: config.dnsblListen,
         feed: inputs.blocklistMirror,
         lookupPrefix: lookupPrefix(),
+        nice: config.dnsblThreadNice,
         logger: inputs.log,
         clock: inputs.clock,
         tcp: {

@@ -17,6 +17,8 @@ export interface DnsThreadData {
   lookupPrefix: string;
   /** Epoch ms of the default SOA serial (the host's clock). */
   nowMs: number;
+  /** Nice value for the thread (Linux); 0 leaves it as the process's. */
+  nice: number;
   snapshot: ListingIndexSnapshot;
   /** Listing changes after the snapshot, in batches (`ChangeBatch`). */
   changes: MessagePort;

@@ -4,6 +4,8 @@
  * closed with the app. A listing feed here is a real index with change listeners, as the mirror is.
  */
 import dgram from 'node:dgram';
+import fs from 'node:fs';
+import os from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dig, queryUdp } from '../../test/helpers/dnsbl-tools.ts';
 import { TEST_ENTRY_REASON } from '../blocklist/index.ts';
@@ -113,6 +115,27 @@ describe('DNSBL server thread', () => {
       msg: 'dnsbl: the DNS thread was restarted and answers again',
     });
   });
+
+  it.skipIf(process.platform !== 'linux')(
+    'gives the thread, and only it, the nice value asked for',
+    async () => {
+      const niceOf = (tid: string) =>
+        Number(fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]?.split(' ')[16]);
+      const before = new Set(fs.readdirSync('/proc/self/task'));
+      server = await startDnsblThread({
+        zone: ZONE,
+        listen: '127.0.0.1:0',
+        feed: createFeed(),
+        lookupPrefix: 'x/',
+        nice: 7,
+      });
+      const niced = fs.readdirSync('/proc/self/task').filter((tid) => niceOf(tid) === 7);
+      expect(niced).toHaveLength(1);
+      expect(before.has(niced[0] as string)).toBe(false);
+      expect(niceOf(String(process.pid))).toBe(os.getPriority());
+      expect(await rcode(server.udpPort, '192.0.2.10')).toBe('NOERROR');
+    },
+  );
 
   it('close ends the thread and frees the port; a taken port fails the start with its code', async () => {
     const feed = createFeed();

@@ -35,6 +35,8 @@ export interface DnsblThreadOptions extends DnsThreadServerSettings {
   lookupPrefix: string;
   logger?: DnsblLogger;
   clock?: Clock;
+  /** The thread's nice value (NETREP_DNSBL_THREAD_NICE); default 0, the process's. */
+  nice?: number;
 }
 
 export interface DnsblThread extends DnsblServer {
@@ -189,6 +191,7 @@ class ThreadHost implements DnsblThread {
       listen,
       lookupPrefix: this.lookupPrefix,
       nowMs: this.clock(),
+      nice: this.options.nice ?? 0,
       snapshot,
       changes: port2,
       counters: shared,

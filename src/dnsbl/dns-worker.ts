@@ -4,6 +4,8 @@
  * equal to it by the change batches the host posts. Nothing else runs on this event loop and
  * heap, so the answers' latency does not follow the HTTP API, the workers or dataset swaps.
  */
+import fs from 'node:fs';
+import os from 'node:os';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import {
   ANSWER_ERRORS,
@@ -99,6 +101,24 @@ async function close(running: DnsblServer | null): Promise<void> {
   host?.close();
 }
 
+/**
+ * Linux keeps a nice value per thread: setpriority on this thread's id (from /proc/thread-self)
+ * changes this thread only, so DNS can be put ahead of the HTTP API on a busy machine.
+ */
+function setThreadNice(nice: number): void {
+  if (nice === 0) return;
+  try {
+    const tid = Number(fs.readlinkSync('/proc/thread-self').split('/').at(-1));
+    os.setPriority(tid, nice);
+  } catch (err) {
+    logger.warn(
+      { err },
+      `dnsbl: cannot set the DNS thread's nice value to ${nice}; it stays as the process's`,
+    );
+  }
+}
+
+setThreadNice(data.nice);
 try {
   server = await startDnsblServer({
     ...data.server,
