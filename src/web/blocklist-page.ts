@@ -82,5 +82,10 @@ export function blocklistToolPage(options: {
 <input type="text" id="ip" name="ip" value="${esc(options.ip)}" required maxlength="100" autocomplete="off" spellcheck="false"${describedBy(options.error)}>
 <button type="submit">Check</button></form>
 ${a ? `<p class="answer-ip">Results for <strong>${esc(a.ip)}</strong></p>${ownZoneHtml(a.netrep)}${publicListsHtml(a)}` : ''}`;
-  return page(options.ip ? `Blocklist check ${options.ip}` : 'Blocklist check', body);
+  return page(
+    options.ip ? `Blocklist check ${options.ip}` : 'Blocklist check',
+    body,
+    undefined,
+    '/tools/blocklist',
+  );
 }
