@@ -96,7 +96,7 @@ describe.skipIf(!available)('Postfix reject_rbl_client on the netrep zone', () =
     // 127.0.0.42 is outside the line's =127.0.0.[2..4]: the README says to widen it for custom codes.
     expect((await postfix.rcptFrom('127.0.0.5')).code).toBe(250);
     await netrep.delist('127.0.0.3');
-    // The C library keeps no answer cache, and this session's smtpd is a fresh process.
+    // The C library keeps no answer cache, and each SMTP connection gets a fresh smtpd process.
     expect((await postfix.rcptFrom('127.0.0.3')).code).toBe(250);
   });
 });
