@@ -1,13 +1,13 @@
 /**
  * How long the first dataset of a `netrep serve` start takes, expected and recorded (issue #36
  * item 1: /readyz says what the start does and when it expects to serve). Each start that gets
- * its dataset serving records how long that took in `<dataDir>/datasets/start-times.json`; the
+ * its dataset serving records how long that took in `<dataDir>/dataset-start-times.json`; the
  * next start expects the same (scaled by the input's size), or, with nothing recorded, the size
- * of its input at the rate measured on a 2-core machine (README "Start").
+ * of its input at the rate measured on an idle machine (README "Start").
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { datasetsDir, npmDataDir } from '../dataset/index.ts';
+import { npmDataDir } from '../dataset/index.ts';
 import type { DatasetStart } from '../http/readiness.ts';
 
 type Kind = 'build' | 'load';
@@ -21,16 +21,17 @@ interface Recorded {
 type StartTimes = Partial<Record<Kind, Recorded>>;
 
 /**
- * Milliseconds per MB of input, measured on 2026-11-27 on a 2-core machine shared with other
- * work (docs/operations.md "First start"): a build from the npm CSVs (in a child process at a
- * lower priority) and the load of the snapshot it wrote; a load of a snapshot on disk.
+ * Milliseconds per MB of input on an otherwise idle machine: the CPU time measured on 2026-11-27
+ * (a build from the npm CSVs, 63.6 MB, took 24.5 s of CPU in its child process, and the load of
+ * the 55.8 MB snapshot it wrote a few more; one core each). A busy machine takes longer: the next
+ * start expects what this one took.
  */
-const MS_PER_MB: Record<Kind, number> = { build: 1000, load: 120 };
+const MS_PER_MB: Record<Kind, number> = { build: 450, load: 100 };
 
 /** The CSV files a build reads from the npm packages (dataset/inputs.ts readNpm). */
 const NPM_PACKAGES = ['asn', 'geo-whois-asn-country', 'asn-country'];
 
-const timesFile = (dataDir: string): string => path.join(datasetsDir(dataDir), 'start-times.json');
+const timesFile = (dataDir: string): string => path.join(dataDir, 'dataset-start-times.json');
 
 function readTimes(dataDir: string): StartTimes {
   try {

@@ -45,12 +45,18 @@ export function serveBanner(
       text: `netrep metrics on ${app.metricsUrl}/metrics`,
       fields: { metrics: `${app.metricsUrl}/metrics` },
     });
-  if (start.progress)
+  if (start.progress) {
+    const updating = config.datasetUpdate !== 'off' && config.workers;
+    // Built from the npm packages only, the first snapshot has none of the upstream lists.
+    const npmOnly =
+      start.progress.activity === 'building'
+        ? `; it will hold no upstream source, so the flags from upstream lists (Tor, VPN, proxies, cloud, crawlers, DROP) are false ${updating ? 'until the first dataset update, which runs once it is loaded' : 'until `netrep dataset update` or `dataset build --from DIR` brings them'}`
+        : '';
     facts.push({
-      text: `netrep dataset: ${start.text}; /readyz answers 503 NOT_READY with the ETA until it is loaded`,
+      text: `netrep dataset: ${start.text}; /readyz answers 503 NOT_READY with the ETA until it is loaded${npmOnly}`,
       fields: { dataset_start: start.progress },
     });
-  else facts.push(...datasetFacts(app, config));
+  } else facts.push(...datasetFacts(app, config));
   if (app.dnsbl)
     facts.push({
       text: `netrep DNSBL ${config.dnsblZone} on ${app.dnsbl.address}:${app.dnsbl.udpPort} (UDP and TCP)`,

@@ -31,7 +31,7 @@ const DatasetStartSchema = Type.Object(
       ],
       {
         description:
-          'Where the expectation comes from: the duration recorded for the last build or load in this data dir, or, with none recorded, the size of the npm data (a build) or of the snapshot (a load) at the rate measured on a 2-core machine.',
+          'Where the expectation comes from: the duration recorded for the last build or load in this data dir, or, with none recorded, the size of the npm data (a build) or of the snapshot (a load) at the rate of an otherwise idle machine.',
       },
     ),
   },

@@ -95,7 +95,8 @@ describe('first start with dataset updates on', () => {
       NETREP_DATASET_SOURCES: sourcesFile,
     };
     const started = Date.now();
-    const server: NetrepProcess = await startNetrep(env, 120_000);
+    // Not waiting for the dataset: the update's downloads overlap the first build.
+    const server: NetrepProcess = await startNetrep(env, 120_000, 'serve', { waitForDataset: false });
     cleanups.push(() => server.stop());
     const readyz = async () => {
       const res = await fetch(`${server.url}/readyz`);

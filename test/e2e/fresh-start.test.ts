@@ -1,6 +1,7 @@
 /**
- * A fresh install with no network: the real binary on an empty data dir builds its first
- * dataset snapshot from the npm packages and answers real questions; after
+ * A fresh install with no network: the real binary on an empty data dir listens at once, answers
+ * /readyz 503 with what it does and the ETA while it builds its first dataset snapshot from the
+ * npm packages (in a child process), then ready, and answers real questions; after
  * `netrep dataset build --from ../shared/data` and a reload, Tor exits from the shared data
  * are flagged.
  */
@@ -33,8 +34,32 @@ describe('fresh start', () => {
     return { status: res.status, body: (await res.json()) as Answer };
   };
 
-  it('builds the first snapshot itself and answers AS15169 for 8.8.8.8', { timeout: 240_000 }, async () => {
-    server = await startNetrep(env, 120_000);
+  it('listens at once, says what it builds and when, then answers AS15169 for 8.8.8.8', {
+    timeout: 480_000,
+  }, async () => {
+    const spawned = Date.now();
+    // info: the log lines that show the order (Fastify's "Server listening", the runtime's "loaded").
+    server = await startNetrep({ ...env, NETREP_LOG_LEVEL: 'info' }, 120_000, 'serve', {
+      waitForDataset: false,
+    });
+    const listening = Date.now() - spawned;
+    // Listening before the dataset is there (issue #36 item 1): 503 with the start's progress.
+    const early = await fetch(`${server.url}/readyz`);
+    expect(early.status, server.output()).toBe(503);
+    expect(Number(early.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const earlyBody = (await early.json()) as Answer;
+    expect(earlyBody.data).toMatchObject({ code: 'NOT_READY' });
+    expect(String(earlyBody.data.error)).toContain(
+      'building the first dataset snapshot from the npm data packages',
+    );
+    expect(earlyBody.meta.dataset_start).toMatchObject({
+      activity: 'building',
+      version: null,
+      eta_basis: 'input sizes',
+      expected_seconds: expect.any(Number),
+      remaining_seconds: expect.any(Number),
+    });
+    expect(server.output()).toMatch(/netrep dataset: building the first dataset snapshot .*about \d+ s left/);
     const made = runNetrep(
       ['keys', 'create', '--name', 'fresh', '--tier', 'enterprise', '--permissions', 'ip:read,admin'],
       env,
@@ -48,13 +73,21 @@ describe('fresh start', () => {
       const early = await get('/v1/ip/8.8.8.8');
       if (early.status !== 200) expect(early.body.data).toMatchObject({ code: 'NOT_READY' });
     }
-    const deadline = Date.now() + 180_000;
+    // A build on a busy 2-core machine took 37-93 s (#30), 241 s under a load average of 19.
+    const deadline = Date.now() + 330_000;
     while (ready.status !== 200 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 500));
       ready = await get('/readyz');
     }
     expect(ready.status, server.output()).toBe(200);
     expect(ready.body.meta.dataset_version).toBe(1);
+    const out = server.output();
+    expect(out.indexOf('Server listening')).toBeGreaterThanOrEqual(0);
+    expect(out.indexOf('Server listening')).toBeLessThan(out.indexOf('dataset v1 loaded'));
+    const expected = (earlyBody.meta.dataset_start as { expected_seconds: number }).expected_seconds;
+    process.stdout.write(
+      `fresh start: listening ${(listening / 1000).toFixed(1)} s after the spawn, ready after ${((Date.now() - spawned) / 1000).toFixed(0)} s (${expected} s expected)\n`,
+    );
 
     const google = await get('/v1/ip/8.8.8.8');
     expect(google.status).toBe(200);

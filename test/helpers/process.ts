@@ -13,10 +13,17 @@ export interface NetrepProcess {
   stop(): Promise<void>;
 }
 
+/**
+ * `serve` listens before it reads its dataset (issue #36 item 1): unless `waitForDataset` is
+ * false, this also waits until /readyz no longer says the start is building or loading it (its
+ * 503 carries meta.dataset_start meanwhile), so the process it returns serves its dataset (or
+ * says why not).
+ */
 export async function startNetrep(
   env: Record<string, string>,
   timeoutMs = 60_000,
   command: 'serve' | 'worker' = 'serve',
+  options: { waitForDataset?: boolean } = {},
 ): Promise<NetrepProcess> {
   const child = spawn(process.execPath, ['--expose-gc', BIN, command], {
     cwd: env.NETREP_DATA_DIR ?? REPO,
@@ -50,6 +57,8 @@ export async function startNetrep(
       reject(new Error(`netrep exited with ${code}:\n${out}`));
     });
   });
+  if (command === 'serve' && options.waitForDataset !== false)
+    await datasetStarted(url, timeoutMs, () => out);
   return {
     child,
     url,
@@ -62,6 +71,19 @@ export async function startNetrep(
       if (child.exitCode === null) child.kill('SIGKILL');
     },
   };
+}
+
+/** Polls /readyz until the start has read or built its dataset (no meta.dataset_start). */
+async function datasetStarted(url: string, timeoutMs: number, output: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await fetch(`${url}/readyz`);
+    const body = (await res.json()) as { meta?: { dataset_start?: unknown } };
+    if (!body.meta?.dataset_start) return;
+    if (Date.now() > deadline)
+      throw new Error(`netrep did not load its dataset in ${timeoutMs} ms:\n${output()}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 /** Runs a CLI command to completion; returns stdout, stderr and the exit code. */

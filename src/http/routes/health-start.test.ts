@@ -91,7 +91,7 @@ describe('/readyz during a start', () => {
     expect(after.status).toBe(200);
     expect(after.body.meta.dataset_version).toBe(1);
     expect(after.body.meta.dataset_start).toBeUndefined();
-    const times = JSON.parse(fs.readFileSync(path.join(dir, 'datasets/start-times.json'), 'utf8'));
+    const times = JSON.parse(fs.readFileSync(path.join(dir, 'dataset-start-times.json'), 'utf8'));
     expect(times.build).toMatchObject({ ms: expect.any(Number), bytes: expect.any(Number) });
     expect(times.build.bytes).toBeGreaterThan(0);
   });
@@ -132,7 +132,7 @@ describe('/readyz during a start', () => {
     dirs.push(dir);
     fs.mkdirSync(path.join(dir, 'datasets'), { recursive: true });
     fs.writeFileSync(
-      path.join(dir, 'datasets/start-times.json'),
+      path.join(dir, 'dataset-start-times.json'),
       JSON.stringify({ build: { ms: 40_000, bytes: 1, at: '2026-11-27T00:00:00Z' } }),
     );
     const runner = gatedRunner();
