@@ -30,6 +30,19 @@ export function oldestEvidenceTime(now: number): number {
 }
 
 /**
+ * An event's observed_at as epoch ms, or the reason it is refused: required, RFC 3339 with a
+ * zone, at most 10 years back, not in the future beyond the 60 s clock skew.
+ */
+function observedAtOf(at: unknown, now: number): number | string {
+  if (typeof at !== 'string') return 'observed_at is required (ISO 8601 date-time)';
+  const t = parseTimestamp(at.trim());
+  if (t === null) return 'observed_at must be an ISO 8601 date-time with a time zone';
+  if (t > now + CLOCK_SKEW_MS) return 'observed_at is in the future';
+  if (t < oldestEvidenceTime(now)) return 'observed_at is more than 10 years old';
+  return t;
+}
+
+/**
  * One event of POST /v1/admin/evidence, checked on its own: ip, kind, observed_at (required,
  * RFC 3339 with a zone, at most 10 years back, not in the future beyond the 60 s clock skew,
  * which is stored as now), synthetic (boolean, default false), source (string up to 128
@@ -46,12 +59,8 @@ export function validateEvidenceEvent(raw: unknown, index: number, now: number):
   if (typeof kind !== 'string' || !(EVIDENCE_KINDS as readonly string[]).includes(kind)) {
     return `${prefix}kind must be one of ${EVIDENCE_KINDS.join(', ')}`;
   }
-  const at = obj['observed_at'];
-  if (typeof at !== 'string') return `${prefix}observed_at is required (ISO 8601 date-time)`;
-  const t = parseTimestamp(at.trim());
-  if (t === null) return `${prefix}observed_at must be an ISO 8601 date-time with a time zone`;
-  if (t > now + CLOCK_SKEW_MS) return `${prefix}observed_at is in the future`;
-  if (t < oldestEvidenceTime(now)) return `${prefix}observed_at is more than 10 years old`;
+  const t = observedAtOf(obj['observed_at'], now);
+  if (typeof t === 'string') return `${prefix}${t}`;
   const synthetic = obj['synthetic'] ?? false;
   if (typeof synthetic !== 'boolean') return `${prefix}synthetic must be a boolean`;
   const given = obj['source'] ?? null;

@@ -35,31 +35,32 @@ export interface EvidenceFacts {
   subnetActiveListings: number | null;
 }
 
-/**
- * Turns stored rows into the record the model scores. Spec §2.5: synthetic observations are
- * excluded from the age anchor and from all production evidence. CONTRACT §7: telemetry signals
- * use the most recent production observation; the age anchor is the earliest production
- * observation of any kind (telemetry or evidence). Rows may come in any order.
- */
-export function deriveEvidence(facts: EvidenceFacts): EvidenceRecord {
+const earlier = (a: number | null, b: number | null): number | null =>
+  a === null ? b : b === null ? a : Math.min(a, b);
+
+/** The production (non-synthetic) evidence events by kind, and the earliest of them. */
+function productionEvidence(evidence: readonly EvidenceEvent[]) {
   const trapHits: EvidenceRecord['trapHits'] = { pristine: [], recycled: [], typo: [] };
   const honeypotEvents: number[] = [];
   let first: number | null = null;
-  const anchor = (t: number) => {
-    first = first === null ? t : Math.min(first, t);
-  };
-  for (const e of facts.evidence) {
+  for (const e of evidence) {
     if (e.synthetic) continue;
-    anchor(e.observedAt);
+    first = first === null ? e.observedAt : Math.min(first, e.observedAt);
     if (e.kind === 'pristine_trap') trapHits.pristine.push(e.observedAt);
     else if (e.kind === 'recycled_trap') trapHits.recycled.push(e.observedAt);
     else if (e.kind === 'typo_trap') trapHits.typo.push(e.observedAt);
     else honeypotEvents.push(e.observedAt);
   }
+  return { trapHits, honeypotEvents, first };
+}
+
+/** The latest production telemetry observation (on equal times the later row), and the earliest one's time. */
+function productionTelemetry(telemetry: readonly TelemetryRow[]) {
   let latest: TelemetrySnapshot | null = null;
-  for (const t of facts.telemetry) {
+  let first: number | null = null;
+  for (const t of telemetry) {
     if (t.synthetic) continue;
-    anchor(t.observedAt);
+    first = first === null ? t.observedAt : Math.min(first, t.observedAt);
     // On equal times the later row wins: it was written last.
     if (latest === null || t.observedAt >= latest.observedAt) {
       latest = {
@@ -70,16 +71,28 @@ export function deriveEvidence(facts: EvidenceFacts): EvidenceRecord {
       };
     }
   }
+  return { latest, first };
+}
+
+/**
+ * Turns stored rows into the record the model scores. Spec §2.5: synthetic observations are
+ * excluded from the age anchor and from all production evidence. CONTRACT §7: telemetry signals
+ * use the most recent production observation; the age anchor is the earliest production
+ * observation of any kind (telemetry or evidence). Rows may come in any order.
+ */
+export function deriveEvidence(facts: EvidenceFacts): EvidenceRecord {
+  const events = productionEvidence(facts.evidence);
+  const telemetry = productionTelemetry(facts.telemetry);
   return {
     ip: facts.ip,
     activeListing: facts.activeListing,
-    trapHits,
-    honeypotEvents,
-    telemetry: latest,
+    trapHits: events.trapHits,
+    honeypotEvents: events.honeypotEvents,
+    telemetry: telemetry.latest,
     listedEvents: [...facts.listedEvents],
     geoChangeCount: facts.geoChangeCount,
     fcrdns: facts.fcrdns,
-    firstObservedAt: first,
+    firstObservedAt: earlier(events.first, telemetry.first),
     datacenter: facts.datacenter,
     subnetActiveListings: facts.subnetActiveListings,
   };

@@ -14,6 +14,25 @@ import type { FcrdnsRecord } from './store.ts';
 /** RFC 8601 §3 suggests bounding the names checked; Haraka uses the first few too. */
 export const MAX_PTR_NAMES = 5;
 
+/** The PTR names of an address (lower case, no trailing dot): [] when absent, null when undecided. */
+async function ptrNames(dns: DnsClient, address: string): Promise<string[] | null> {
+  try {
+    return (await dns.ptr(address)).map((n) => n.replace(/\.$/, '').toLowerCase());
+  } catch (err) {
+    return isAbsent(err) ? [] : null;
+  }
+}
+
+/** The A (IPv4) or AAAA (IPv6) addresses of a name, normalized: [] when absent, null when undecided. */
+async function forwardAddresses(dns: DnsClient, family: 4 | 6, name: string): Promise<string[] | null> {
+  try {
+    const addrs = family === 4 ? await dns.a(name) : await dns.aaaa(name);
+    return addrs.map((a) => parseIp(a)?.address ?? a);
+  } catch (err) {
+    return isAbsent(err) ? [] : null;
+  }
+}
+
 export async function checkFcrdns(
   ip: string,
   dns: DnsClient,
@@ -31,26 +50,18 @@ export async function checkFcrdns(
     lastObservedAt,
   });
 
-  let names: string[];
-  try {
-    names = (await dns.ptr(parsed.address)).map((n) => n.replace(/\.$/, '').toLowerCase());
-  } catch (err) {
-    if (isAbsent(err)) return record(null, false, []);
-    return null;
-  }
+  const names = await ptrNames(dns, parsed.address);
+  if (names === null) return null;
   if (names.length === 0) return record(null, false, []);
 
   const forward = new Set<string>();
   let undecided = false;
   for (const name of names.slice(0, MAX_PTR_NAMES)) {
-    let addrs: string[];
-    try {
-      addrs = parsed.family === 4 ? await dns.a(name) : await dns.aaaa(name);
-    } catch (err) {
-      if (!isAbsent(err)) undecided = true;
+    const normalized = await forwardAddresses(dns, parsed.family, name);
+    if (normalized === null) {
+      undecided = true;
       continue;
     }
-    const normalized = addrs.map((a) => parseIp(a)?.address ?? a);
     for (const a of normalized) forward.add(a);
     if (normalized.includes(parsed.address)) return record(name, true, [...forward].sort());
   }

@@ -15,6 +15,7 @@ import { createManualClock, DAY_MS, type ManualClock, toIso } from '../core/cloc
 import { createTelemetry } from '../telemetry/index.ts';
 import { createReputation, type Reputation } from './reputation.ts';
 import { type IntelFacts, listingFactsOf } from './sources.ts';
+import type { ReputationData } from './types.ts';
 
 const HOUR = 3_600_000;
 const KINDS = ['pristine_trap', 'recycled_trap', 'typo_trap', 'smtp_honeypot'] as const;
@@ -90,6 +91,122 @@ function build(handle: TestStoreHandle): Setup {
   return { handle, clock, reputation: another(), another, blocklist, telemetry };
 }
 
+type Op = typeof op extends fc.Arbitrary<infer T> ? T : never;
+
+/** Each run gets its own addresses: two /24s (one shared by three addresses) and an IPv6 one. */
+function runAddresses(run: number): { ips: string[]; listable: string[] } {
+  const ips = [
+    `45.${run % 200}.${Math.floor(run / 200)}.1`,
+    `45.${run % 200}.${Math.floor(run / 200)}.2`,
+    `45.${run % 200}.${Math.floor(run / 200)}.3`,
+    `46.${run % 200}.${Math.floor(run / 200)}.9`,
+    `2001:db8:${run.toString(16)}::1`,
+  ];
+  const neighbours = [`45.${run % 200}.${Math.floor(run / 200)}.77`, `46.${run % 200}.0.78`];
+  return { ips, listable: [...ips, ...neighbours] };
+}
+
+/** The batch assessment of the addresses is the from-scratch model's. */
+async function checkBatch(s: Setup, ips: string[]): Promise<void> {
+  const fast = await s.reputation.assessMany(ips);
+  for (const [i, ip] of ips.entries()) {
+    const slow = await s.reputation.assessFromScratch(ip);
+    const a = fast[i];
+    expect(a && { ...a, computedAt: 0 }, `${ip} at ${toIso(s.clock())}`).toEqual({
+      ...slow,
+      computedAt: 0,
+    });
+  }
+}
+
+/**
+ * Single answers and warm-up assessments that arrive together are read and saved as one batch:
+ * each must still be the model's answer, and its /24 and history what the stored rows say right
+ * after. Returns the answers.
+ */
+async function checkCoalesced(s: Setup, ips: string[]): Promise<ReputationData[]> {
+  const [answers, assessed] = await Promise.all([
+    Promise.all(ips.map((ip) => s.reputation.forIp(ip))),
+    Promise.all(ips.map((ip) => s.reputation.assess(ip))),
+  ]);
+  for (const [i, ip] of ips.entries()) {
+    const slow = await s.reputation.assessFromScratch(ip);
+    const one = answers[i];
+    expect(one && [one.score, one.level, one.factors, one.blocklist.listed], ip).toEqual([
+      slow.score,
+      slow.level,
+      slow.factors,
+      slow.listed,
+    ]);
+    expect(assessed[i] && { ...assessed[i], computedAt: 0 }, ip).toEqual({
+      ...slow,
+      computedAt: 0,
+    });
+    if (!ip.includes(':')) expect(one?.subnet, ip).toEqual(await s.reputation.neighbors(ip));
+    expect(one?.history, ip).toEqual((await s.reputation.forIp(ip)).history);
+  }
+  return answers;
+}
+
+/**
+ * The computations are written behind the answers (write-behind.ts): once written, an instance
+ * that keeps nothing reads the same /24s and histories from the rows.
+ */
+async function checkAsWritten(s: Setup, ips: string[], answers: ReputationData[]): Promise<void> {
+  await s.reputation.flush();
+  const fresh = s.another();
+  for (const [i, ip] of ips.entries()) {
+    const one = answers[i];
+    if (!ip.includes(':')) expect(one?.subnet, `${ip} as written`).toEqual(await fresh.neighbors(ip));
+    expect(one?.history, `${ip} as written`).toEqual((await fresh.forIp(ip)).history);
+  }
+  await fresh.close();
+}
+
+async function check(s: Setup, ips: string[]): Promise<void> {
+  await checkBatch(s, ips);
+  await checkAsWritten(s, ips, await checkCoalesced(s, ips));
+}
+
+/** Writes one operation's rows through the real services (or moves the clock, or checks). */
+async function applyOp(s: Setup, o: Op, ips: string[], listable: string[]): Promise<void> {
+  const now = s.clock();
+  if (o.kind === 'evidence') {
+    const events = o.events.map((e) => ({
+      ip: ips[e.ip],
+      kind: e.kind,
+      observed_at: toIso(now + e.at),
+      synthetic: e.synthetic,
+    }));
+    const res = await s.reputation.recordEvidence({ events });
+    expect(res.rejected, res.errors.join('; ')).toBe(0);
+  } else if (o.kind === 'telemetry') {
+    const observations = o.observations.map((t) => ({
+      ip: ips[t.ip],
+      observed_at: toIso(now + t.at),
+      bounce_rate: t.bounce,
+      complaint_rate: t.complaint,
+      volume_24h: t.volume ?? 1,
+    }));
+    await s.telemetry.ingest({ observations }, { keyId: 1, ownerId: 1 });
+  } else if (o.kind === 'list') {
+    await s.blocklist.list({
+      ip: listable[o.ip] as string,
+      type: 'spam',
+      reason: 'property test',
+      ...(o.expiresIn === null ? {} : { expiresAt: now + o.expiresIn }),
+    });
+  } else if (o.kind === 'delist') {
+    await s.blocklist.delist(listable[o.ip] as string);
+  } else if (o.kind === 'advance') {
+    s.clock.advance(o.by);
+  } else if (o.kind === 'toMidnight') {
+    s.clock.set((Math.floor(now / DAY_MS) + 1) * DAY_MS - o.minus);
+  } else {
+    await check(s, ips);
+  }
+}
+
 describe.each(STORE_KINDS)('rollup path = from-scratch model (%s)', (kind) => {
   const skip = skipStore(kind);
   let setup: Setup | undefined;
@@ -108,99 +225,9 @@ describe.each(STORE_KINDS)('rollup path = from-scratch model (%s)', (kind) => {
       const s = setup as Setup;
       await fc.assert(
         fc.asyncProperty(fc.array(op, { minLength: 3, maxLength: 14 }), async (ops) => {
-          // Each run gets its own addresses: two /24s (one shared by three addresses) and an IPv6 one.
           run++;
-          const ips = [
-            `45.${run % 200}.${Math.floor(run / 200)}.1`,
-            `45.${run % 200}.${Math.floor(run / 200)}.2`,
-            `45.${run % 200}.${Math.floor(run / 200)}.3`,
-            `46.${run % 200}.${Math.floor(run / 200)}.9`,
-            `2001:db8:${run.toString(16)}::1`,
-          ];
-          const neighbours = [`45.${run % 200}.${Math.floor(run / 200)}.77`, `46.${run % 200}.0.78`];
-          const listable = [...ips, ...neighbours];
-          const check = async () => {
-            const fast = await s.reputation.assessMany(ips);
-            for (const [i, ip] of ips.entries()) {
-              const slow = await s.reputation.assessFromScratch(ip);
-              const a = fast[i];
-              expect(a && { ...a, computedAt: 0 }, `${ip} at ${toIso(s.clock())}`).toEqual({
-                ...slow,
-                computedAt: 0,
-              });
-            }
-            // Single answers and warm-up assessments that arrive together are read and saved as
-            // one batch: each must still be the model's answer, and its /24 and history what
-            // the stored rows say right after.
-            const [answers, assessed] = await Promise.all([
-              Promise.all(ips.map((ip) => s.reputation.forIp(ip))),
-              Promise.all(ips.map((ip) => s.reputation.assess(ip))),
-            ]);
-            for (const [i, ip] of ips.entries()) {
-              const slow = await s.reputation.assessFromScratch(ip);
-              const one = answers[i];
-              expect(one && [one.score, one.level, one.factors, one.blocklist.listed], ip).toEqual([
-                slow.score,
-                slow.level,
-                slow.factors,
-                slow.listed,
-              ]);
-              expect(assessed[i] && { ...assessed[i], computedAt: 0 }, ip).toEqual({
-                ...slow,
-                computedAt: 0,
-              });
-              if (!ip.includes(':')) expect(one?.subnet, ip).toEqual(await s.reputation.neighbors(ip));
-              expect(one?.history, ip).toEqual((await s.reputation.forIp(ip)).history);
-            }
-            // The computations are written behind the answers (write-behind.ts): once written,
-            // an instance that keeps nothing reads the same /24s and histories from the rows.
-            await s.reputation.flush();
-            const fresh = s.another();
-            for (const [i, ip] of ips.entries()) {
-              const one = answers[i];
-              if (!ip.includes(':'))
-                expect(one?.subnet, `${ip} as written`).toEqual(await fresh.neighbors(ip));
-              expect(one?.history, `${ip} as written`).toEqual((await fresh.forIp(ip)).history);
-            }
-            await fresh.close();
-          };
-          for (const o of [...ops, { kind: 'check' as const }]) {
-            const now = s.clock();
-            if (o.kind === 'evidence') {
-              const events = o.events.map((e) => ({
-                ip: ips[e.ip],
-                kind: e.kind,
-                observed_at: toIso(now + e.at),
-                synthetic: e.synthetic,
-              }));
-              const res = await s.reputation.recordEvidence({ events });
-              expect(res.rejected, res.errors.join('; ')).toBe(0);
-            } else if (o.kind === 'telemetry') {
-              const observations = o.observations.map((t) => ({
-                ip: ips[t.ip],
-                observed_at: toIso(now + t.at),
-                bounce_rate: t.bounce,
-                complaint_rate: t.complaint,
-                volume_24h: t.volume ?? 1,
-              }));
-              await s.telemetry.ingest({ observations }, { keyId: 1, ownerId: 1 });
-            } else if (o.kind === 'list') {
-              await s.blocklist.list({
-                ip: listable[o.ip] as string,
-                type: 'spam',
-                reason: 'property test',
-                ...(o.expiresIn === null ? {} : { expiresAt: now + o.expiresIn }),
-              });
-            } else if (o.kind === 'delist') {
-              await s.blocklist.delist(listable[o.ip] as string);
-            } else if (o.kind === 'advance') {
-              s.clock.advance(o.by);
-            } else if (o.kind === 'toMidnight') {
-              s.clock.set((Math.floor(now / DAY_MS) + 1) * DAY_MS - o.minus);
-            } else {
-              await check();
-            }
-          }
+          const { ips, listable } = runAddresses(run);
+          for (const o of [...ops, { kind: 'check' as const }]) await applyOp(s, o, ips, listable);
           expect(await s.reputation.checkRollups()).toEqual([]);
         }),
         { numRuns: kind === 'sqlite' ? 60 : 25 },
