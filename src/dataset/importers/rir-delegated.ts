@@ -65,64 +65,62 @@ export function parseRirDelegated(input: TextInput): RirDelegated {
       serial = f[2] || null;
       continue;
     }
-    if (f[5] === 'summary') continue;
-    if (f.length < 7) {
-      rejected.push({ line: i + 1, text: line, reason: `expected at least 7 fields, got ${f.length}` });
-      continue;
-    }
-    const [reg = '', ccRaw = '', type = '', startText = '', valueText = '', dateText = '', status = ''] = f;
-    const rir = REGISTRIES[reg.toLowerCase()];
-    if (!rir) {
-      // IANA pool records (registry "iana") describe no RIR delegation.
-      if (reg.toLowerCase() !== 'iana')
-        rejected.push({ line: i + 1, text: line, reason: 'unknown registry' });
-      continue;
-    }
-    const cc = /^[A-Z]{2}$/.test(ccRaw.toUpperCase()) && ccRaw !== 'ZZ' ? ccRaw.toUpperCase() : null;
-    const value = Number(valueText);
-    if (!/^\d+$/.test(valueText) || value < 1) {
-      rejected.push({ line: i + 1, text: line, reason: 'invalid value' });
-      continue;
-    }
-    const date = toDate(dateText);
-    if (type === 'asn') {
-      const first = Number(startText);
-      if (!/^\d+$/.test(startText) || first > 4294967295 || first + value - 1 > 4294967295) {
-        rejected.push({ line: i + 1, text: line, reason: 'invalid ASN' });
-        continue;
-      }
-      asns.push({ rir, firstAsn: first, count: value, country: cc, date, status });
-      continue;
-    }
-    if (type !== 'ipv4' && type !== 'ipv6') {
-      rejected.push({ line: i + 1, text: line, reason: 'unknown type' });
-      continue;
-    }
-    const addr = parseAddr(startText);
-    if (!addr || (type === 'ipv4') !== (addr.family === 4)) {
-      rejected.push({ line: i + 1, text: line, reason: 'invalid start address' });
-      continue;
-    }
-    let end: bigint;
-    if (type === 'ipv4') {
-      end = addr.value + BigInt(value) - 1n;
-      if (end > 0xffffffffn) {
-        rejected.push({ line: i + 1, text: line, reason: 'range runs past the address space' });
-        continue;
-      }
-    } else {
-      if (value > 128) {
-        rejected.push({ line: i + 1, text: line, reason: 'invalid prefix length' });
-        continue;
-      }
-      const host = BigInt(128 - value);
-      if ((addr.value >> host) << host !== addr.value) {
-        rejected.push({ line: i + 1, text: line, reason: 'host bits set below the prefix' });
-        continue;
-      }
-      end = addr.value + (1n << host) - 1n;
-    }
-    rows.push({ family: addr.family, start: addr.value, end, rir, country: cc, date, status });
+    const reason = readRecord(f, rows, asns);
+    if (reason !== null) rejected.push({ line: i + 1, text: line, reason });
   }
   return { rows, rejected, asns, registry, serial };
+}
+
+/**
+ * Reads one record line's fields into rows or asns; returns why it is rejected, or null when
+ * it is taken or skipped (summary lines, IANA pool records).
+ */
+function readRecord(f: string[], rows: RirRangeRow[], asns: RirAsnRow[]): string | null {
+  if (f[5] === 'summary') return null;
+  if (f.length < 7) return `expected at least 7 fields, got ${f.length}`;
+  const [reg = '', ccRaw = '', type = '', startText = '', valueText = '', dateText = '', status = ''] = f;
+  const rir = REGISTRIES[reg.toLowerCase()];
+  // IANA pool records (registry "iana") describe no RIR delegation.
+  if (!rir) return reg.toLowerCase() !== 'iana' ? 'unknown registry' : null;
+  const cc = countryCode(ccRaw);
+  const value = Number(valueText);
+  if (!/^\d+$/.test(valueText) || value < 1) return 'invalid value';
+  const date = toDate(dateText);
+  if (type === 'asn')
+    return readAsns(startText, value, { rir, firstAsn: 0, count: value, country: cc, date, status }, asns);
+  if (type !== 'ipv4' && type !== 'ipv6') return 'unknown type';
+  const addr = parseAddr(startText);
+  if (!addr || (type === 'ipv4') !== (addr.family === 4)) return 'invalid start address';
+  const end = type === 'ipv4' ? ipv4End(addr.value, value) : ipv6End(addr.value, value);
+  if (typeof end === 'string') return end;
+  rows.push({ family: addr.family, start: addr.value, end, rir, country: cc, date, status });
+  return null;
+}
+
+/** The two-letter country code, upper-cased; null for none or ZZ (unknown). */
+function countryCode(ccRaw: string): string | null {
+  return /^[A-Z]{2}$/.test(ccRaw.toUpperCase()) && ccRaw !== 'ZZ' ? ccRaw.toUpperCase() : null;
+}
+
+/** Pushes the ASN record (its first ASN read from startText), or says why it is invalid. */
+function readAsns(startText: string, count: number, row: RirAsnRow, asns: RirAsnRow[]): string | null {
+  const first = Number(startText);
+  if (!/^\d+$/.test(startText) || first > 4294967295 || first + count - 1 > 4294967295) return 'invalid ASN';
+  row.firstAsn = first;
+  asns.push(row);
+  return null;
+}
+
+/** The last address of `count` IPv4 addresses from start, or why there is none. */
+function ipv4End(start: bigint, count: number): bigint | string {
+  const end = start + BigInt(count) - 1n;
+  return end > 0xffffffffn ? 'range runs past the address space' : end;
+}
+
+/** The last address of the IPv6 prefix start/length, or why it is no prefix. */
+function ipv6End(start: bigint, length: number): bigint | string {
+  if (length > 128) return 'invalid prefix length';
+  const host = BigInt(128 - length);
+  if ((start >> host) << host !== start) return 'host bits set below the prefix';
+  return start + (1n << host) - 1n;
 }
