@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalizeRow, compareRows } from './row.ts';
+import { canonicalizeRow, compareRows, rowFromLine, rowLine } from './row.ts';
 
 const base = {
   kind: 'k',
@@ -61,5 +62,54 @@ describe('canonicalizeRow', () => {
     ];
     const shuffled = [...order].reverse().map((n) => canonicalizeRow({ ...base, network: n }));
     expect(shuffled.sort(compareRows).map((c) => c.row.network)).toEqual(order);
+  });
+});
+
+describe('rowLine and rowFromLine (the sort’s line form)', () => {
+  const octet = fc.oneof(
+    fc.integer({ min: 0, max: 300 }).map(String),
+    fc.constantFrom('00', '01', '010', '255', '256', '1000', ''),
+  );
+  const prefix = fc.oneof(
+    fc.constant(''),
+    fc.integer({ min: 0, max: 40 }).map((n) => `/${n}`),
+    fc.constantFrom('/032', '/00', '/', '/1000', '/-1', '/8 '),
+  );
+  const v4ish = fc
+    .tuple(octet, octet, octet, octet, prefix)
+    .map(([a, b, c, d, p]) => `${a}.${b}.${c}.${d}${p}`);
+  const text = fc.oneof(
+    fc.string({ minLength: 1, maxLength: 8 }),
+    fc.constantFrom('"q', 'a\tb', 'a\nb', 'x\\y', '\ud800', '🛰'),
+  );
+
+  it('reads every network as canonicalizeRow does (the IPv4 fast path included)', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(v4ish, fc.constantFrom('2001:DB8::1/64', '::ffff:1.2.3.4', ' 1.2.3.4', '1.2.3.4 ')),
+        (network) => {
+          const row = { ...base, network };
+          let expected: ReturnType<typeof canonicalizeRow> | Error;
+          try {
+            expected = canonicalizeRow(row);
+          } catch (err) {
+            expected = err as Error;
+          }
+          if (expected instanceof Error) expect(() => rowLine(row)).toThrow(expected.message);
+          else expect(rowFromLine(rowLine(row).line)).toEqual(expected);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('carries any field text through the line unchanged', () => {
+    fc.assert(
+      fc.property(text, text, text, fc.option(text, { nil: undefined }), (kind, source, seen, brand) => {
+        const row = { network: '10.0.0.0/8', kind, source, first_seen: seen, last_seen: seen, brand, asn: 7 };
+        if (brand === undefined) delete row.brand;
+        expect(rowFromLine(rowLine(row).line)).toEqual(canonicalizeRow(row));
+      }),
+    );
   });
 });

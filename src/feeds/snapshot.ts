@@ -72,6 +72,8 @@ interface OpenFile {
   /** Encoded, hashed, not yet written. */
   queued: Buffer[];
   queuedBytes: number;
+  /** The write in flight (one per file), awaited before the next one and at the end. */
+  writing: Promise<unknown>;
 }
 
 /** Encoded bytes are written once this many are queued for a file. */
@@ -99,12 +101,19 @@ function encodeBatch(f: OpenFile, rows: readonly CanonicalRow[]): void {
   queue(f, text);
 }
 
+/**
+ * Starts writing a file's queued bytes once enough are queued (or `all`), after its previous write:
+ * encoding goes on while the bytes are written.
+ */
 async function drain(f: OpenFile, all = false): Promise<void> {
   if (f.queuedBytes === 0 || (!all && f.queuedBytes < WRITE_BYTES)) return;
   const bufs = f.queued;
   f.queued = [];
   f.queuedBytes = 0;
-  await f.fh.writev(bufs);
+  await f.writing;
+  f.writing = f.fh.writev(bufs);
+  // Handled here so a failure waits, unreported, for the next await of f.writing, which throws it.
+  f.writing.catch(() => {});
 }
 
 async function fsyncPath(p: string): Promise<void> {
@@ -154,6 +163,7 @@ export async function writeFeedSnapshot(input: WriteSnapshotInput): Promise<Writ
         bytes: 0,
         queued: [],
         queuedBytes: 0,
+        writing: Promise.resolve(),
       };
       queue(f, encoder.header());
       return f;
@@ -185,12 +195,13 @@ export async function writeFeedSnapshot(input: WriteSnapshotInput): Promise<Writ
       }
       rowCount += main.length;
       for (const f of files) encodeBatch(f, main);
-      // One await for all files: their writes overlap instead of queueing one by one.
+      // One await for all files: their writes overlap each other and the next batch's encoding.
       await Promise.all([...files, ...side.values()].map((f) => drain(f)));
     }
     const finish = async (f: OpenFile) => {
       queue(f, f.encoder.footer());
       await drain(f, true);
+      await f.writing;
       await f.fh.sync();
     };
     await Promise.all([...files, ...side.values()].map(finish));
