@@ -3,7 +3,7 @@
  * `ExitNode <fp>` / `Published` / `LastStatus` / one or more `ExitAddress <ip> <date> <time>`.
  */
 import { decodeText, parseAddr, splitLines } from './addr.ts';
-import type { AddrRange, ParseResult, RejectedLine, TextInput } from './types.ts';
+import type { AddrRange, Family, ParseResult, RejectedLine, TextInput } from './types.ts';
 
 export interface TorExitRow extends AddrRange {
   fingerprint: string;
@@ -13,58 +13,76 @@ export interface TorExitRow extends AddrRange {
 
 const DATE_TIME = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})$/;
 
+/** The parse so far: rows, the row of each address, and the fingerprint of the open ExitNode block. */
+interface TorParse {
+  rows: TorExitRow[];
+  byAddr: Map<string, TorExitRow>;
+  fingerprint: string | null;
+}
+
+/** Reads the rest of a line after its keyword; returns why the line is rejected, or null. */
+type KeywordReader = (st: TorParse, rest: string) => string | null;
+
+const KEYWORDS = new Map<string, KeywordReader>([
+  ['ExitNode', readExitNode],
+  ['Published', checkTimestamp],
+  ['LastStatus', checkTimestamp],
+  ['ExitAddress', readExitAddress],
+]);
+
 export function parseTorExitAddresses(input: TextInput): ParseResult<TorExitRow> {
-  const rows: TorExitRow[] = [];
+  const st: TorParse = { rows: [], byAddr: new Map(), fingerprint: null };
   const rejected: RejectedLine[] = [];
-  const byAddr = new Map<string, TorExitRow>();
-  let fingerprint: string | null = null;
   const lines = splitLines(decodeText(input));
   for (let i = 0; i < lines.length; i++) {
     const line = (lines[i] as string).trim();
     if (line === '' || line.startsWith('@') || line.startsWith('Downloaded')) continue;
     const sp = line.indexOf(' ');
     const keyword = sp === -1 ? line : line.slice(0, sp);
-    const rest = sp === -1 ? '' : line.slice(sp + 1).trim();
-    if (keyword === 'ExitNode') {
-      fingerprint = /^[0-9A-F]{40}$/i.test(rest) ? rest.toUpperCase() : null;
-      if (!fingerprint) rejected.push({ line: i + 1, text: line, reason: 'invalid fingerprint' });
-    } else if (keyword === 'Published' || keyword === 'LastStatus') {
-      if (!DATE_TIME.test(rest)) rejected.push({ line: i + 1, text: line, reason: 'invalid timestamp' });
-    } else if (keyword === 'ExitAddress') {
-      const sp2 = rest.indexOf(' ');
-      const addrText = sp2 === -1 ? rest : rest.slice(0, sp2);
-      const when = sp2 === -1 ? '' : rest.slice(sp2 + 1).trim();
-      const addr = parseAddr(addrText);
-      const m = DATE_TIME.exec(when);
-      if (!fingerprint)
-        rejected.push({ line: i + 1, text: line, reason: 'ExitAddress outside an ExitNode block' });
-      else if (!addr) rejected.push({ line: i + 1, text: line, reason: 'invalid address' });
-      else if (!m) rejected.push({ line: i + 1, text: line, reason: 'invalid timestamp' });
-      else {
-        const seenAt = `${m[1]}T${m[2]}Z`;
-        const key = `${addr.family}:${addr.value}`;
-        const prev = byAddr.get(key);
-        // The same address under two relays: keep the most recent sighting.
-        if (prev) {
-          if (seenAt > prev.seenAt) {
-            prev.seenAt = seenAt;
-            prev.fingerprint = fingerprint;
-          }
-          continue;
-        }
-        const row: TorExitRow = {
-          family: addr.family,
-          start: addr.value,
-          end: addr.value,
-          fingerprint,
-          seenAt,
-        };
-        byAddr.set(key, row);
-        rows.push(row);
-      }
-    } else {
-      rejected.push({ line: i + 1, text: line, reason: 'unknown keyword' });
-    }
+    const read = KEYWORDS.get(keyword);
+    const reason = read ? read(st, sp === -1 ? '' : line.slice(sp + 1).trim()) : 'unknown keyword';
+    if (reason !== null) rejected.push({ line: i + 1, text: line, reason });
   }
-  return { rows, rejected };
+  return { rows: st.rows, rejected };
+}
+
+/** `ExitNode <fp>` opens a relay's block; a bad fingerprint closes it (its addresses are rejected). */
+function readExitNode(st: TorParse, rest: string): string | null {
+  st.fingerprint = /^[0-9A-F]{40}$/i.test(rest) ? rest.toUpperCase() : null;
+  return st.fingerprint ? null : 'invalid fingerprint';
+}
+
+/** `Published` and `LastStatus` carry a timestamp that is checked, not kept. */
+function checkTimestamp(_st: TorParse, rest: string): string | null {
+  return DATE_TIME.test(rest) ? null : 'invalid timestamp';
+}
+
+/** `ExitAddress <ip> <date> <time>`: a row of the open block's relay. */
+function readExitAddress(st: TorParse, rest: string): string | null {
+  const sp2 = rest.indexOf(' ');
+  const addrText = sp2 === -1 ? rest : rest.slice(0, sp2);
+  const when = sp2 === -1 ? '' : rest.slice(sp2 + 1).trim();
+  const addr = parseAddr(addrText);
+  const m = DATE_TIME.exec(when);
+  if (!st.fingerprint) return 'ExitAddress outside an ExitNode block';
+  if (!addr) return 'invalid address';
+  if (!m) return 'invalid timestamp';
+  addExit(st, addr.family, addr.value, st.fingerprint, `${m[1]}T${m[2]}Z`);
+  return null;
+}
+
+/** Adds the exit; the same address under two relays keeps the most recent sighting. */
+function addExit(st: TorParse, family: Family, value: bigint, fingerprint: string, seenAt: string): void {
+  const key = `${family}:${value}`;
+  const prev = st.byAddr.get(key);
+  if (prev) {
+    if (seenAt > prev.seenAt) {
+      prev.seenAt = seenAt;
+      prev.fingerprint = fingerprint;
+    }
+    return;
+  }
+  const row: TorExitRow = { family, start: value, end: value, fingerprint, seenAt };
+  st.byAddr.set(key, row);
+  st.rows.push(row);
 }
