@@ -116,6 +116,9 @@ function routeCases(keyId: number, datasetVersion: number): Case[] {
     open('GET', '/metrics', '/metrics', 'same'),
     open('GET', '/healthz', '/healthz', 'same'),
     open('GET', '/openapi.json', '/openapi.json', 'same'),
+    // #36 item 3: the API guide drawn from the OpenAPI document needs no store.
+    open('GET', '/docs', '/docs', 'same'),
+    open('GET', '/docs/:tag', '/docs/ip', 'same'),
     open('GET', '/readyz', '/readyz', 'NOT_READY'),
     keyed('POST', '/v1/admin/keys/:key_id/features', `/v1/admin/keys/${keyId}/features`, {
       telemetry_ingest: true,
