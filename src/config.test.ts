@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, parseDotEnv, SETTINGS, settingsTable } from './config.ts';
+import { loadConfig, SETTINGS, settingsTable } from './config.ts';
+import { parseDotEnv } from './core/dotenv.ts';
 
 describe('config', () => {
   it('defaults match the contract', () => {

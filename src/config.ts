@@ -5,8 +5,8 @@
  * (docs/configuration.md) is generated from SETTINGS (`netrep config --defaults` prints it) and
  * checked by a test.
  */
-import fs from 'node:fs';
 import path from 'node:path';
+import { readDotEnvFile } from './core/dotenv.ts';
 
 type Kind = 'string' | 'int' | 'bool' | 'list';
 
@@ -293,27 +293,6 @@ type ValueOf<K extends Kind> = K extends 'int'
       : string;
 export type Config = { [K in keyof Settings]: ValueOf<Settings[K]['kind']> };
 
-/** Parses `KEY=value` lines; `#` comments and blank lines are skipped, quotes around values removed. */
-export function parseDotEnv(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (!line || line.startsWith('#')) continue;
-    const eq = line.indexOf('=');
-    if (eq <= 0) continue;
-    const key = line
-      .slice(0, eq)
-      .trim()
-      .replace(/^export\s+/, '');
-    let value = line.slice(eq + 1).trim();
-    if (value.length >= 2 && (value[0] === '"' || value[0] === "'") && value.at(-1) === value[0]) {
-      value = value.slice(1, -1);
-    }
-    out[key] = value;
-  }
-  return out;
-}
-
 function convert(setting: Setting, raw: string): unknown {
   switch (setting.kind) {
     case 'int': {
@@ -354,13 +333,8 @@ export function loadConfig(
   return { ...(config as Config), ...overrides };
 }
 
-function readDotEnvFile(): Record<string, string> {
-  const file = path.resolve('.env');
-  return fs.existsSync(file) ? parseDotEnv(fs.readFileSync(file, 'utf8')) : {};
-}
-
 function readEnvironment(): Record<string, string | undefined> {
-  return { ...readDotEnvFile(), ...process.env };
+  return { ...readDotEnvFile(path.resolve('.env')), ...process.env };
 }
 
 /** The table of settings in docs/configuration.md. */
@@ -391,7 +365,7 @@ function maskUrlPassword(value: string): string {
  */
 export function settingsInEffect(
   env: Record<string, string | undefined> = process.env,
-  dotEnv: Record<string, string> = readDotEnvFile(),
+  dotEnv: Record<string, string> = readDotEnvFile(path.resolve('.env')),
 ): SettingInEffect[] {
   const config = loadConfig({}, { ...dotEnv, ...env }) as Record<string, unknown>;
   return (Object.entries(SETTINGS) as [string, Setting][]).map(([key, s]) => {
