@@ -178,7 +178,6 @@ const DATA_TABLE = /data table/i;
  */
 const SIZE_ALLOWED: Record<string, string> = {
   'src/audit/runner.ts#createAuditRunner': '#33: not split yet (not reached on 2026-11-27)',
-  'src/audit/runner.ts#run': '#33: not split yet (not reached on 2026-11-27)',
   'src/blocklist/blocklist.ts#createBlocklist': '#33: not split yet (not reached on 2026-11-27)',
   'src/cli/accounts.ts#registerAccountCommands': '#33: not split yet (not reached on 2026-11-27)',
   'src/cli/dataset.ts#registerDatasetCommands':
@@ -203,7 +202,6 @@ const SIZE_ALLOWED: Record<string, string> = {
     '#33: being changed for #32 on 2026-11-27; split after that lands',
   'src/limits/index.ts#createLimits': '#33: not split yet (not reached on 2026-11-27)',
   'src/limits/outage.ts#createOutageLedger': '#33: not split yet (not reached on 2026-11-27)',
-  'src/reputation/score.ts#scoreCounted': '#33: not split yet (not reached on 2026-11-27)',
   'src/webhooks/webhooks.ts#createWebhooks': '#33: not split yet (not reached on 2026-11-27)',
   'src/worker/dataset-update.ts': '#33: not split yet (not reached on 2026-11-27)',
   'src/worker/dataset-update.ts#startDatasetUpdater': '#33: not split yet (not reached on 2026-11-27)',

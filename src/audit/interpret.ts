@@ -29,6 +29,61 @@ export interface Interpretation {
 
 const pct = (n: number, d: number) => (d === 0 ? 0 : (100 * n) / d);
 
+type ZoneCounts = Interpretation['zones'][string];
+
+/** The counts of a job's observations, before the gate. */
+interface Tally {
+  zones: Interpretation['zones'];
+  fcrdns: Interpretation['fcrdns'];
+  listedAnywhere: Set<string>;
+  listedOwn: Set<string>;
+  errored: number;
+}
+
+const isZoneOutcome = (o: string): o is keyof ZoneCounts =>
+  o === 'listed' || o === 'not_listed' || o === 'error' || o === 'timeout';
+const isFcrdnsOutcome = (o: string): o is keyof Interpretation['fcrdns'] =>
+  o === 'pass' || o === 'fail' || o === 'unknown';
+
+/** A DNSBL probe: counted in its zone; a listing noted (on the own zone too), an error or timeout is an errored probe. */
+function countDnsbl(tally: Tally, o: ObservationFact, ownZone: string): void {
+  const z = tally.zones[o.sourceKey] ?? { listed: 0, not_listed: 0, error: 0, timeout: 0 };
+  tally.zones[o.sourceKey] = z;
+  if (isZoneOutcome(o.outcome)) z[o.outcome]++;
+  if (o.outcome === 'listed') {
+    tally.listedAnywhere.add(o.address);
+    if (o.sourceKey === ownZone) tally.listedOwn.add(o.address);
+  }
+  if (o.outcome === 'error' || o.outcome === 'timeout') tally.errored++;
+}
+
+/** An FCrDNS probe: counted; `unknown` is an errored probe. */
+function countFcrdns(tally: Tally, o: ObservationFact): void {
+  if (isFcrdnsOutcome(o.outcome)) tally.fcrdns[o.outcome]++;
+  if (o.outcome === 'unknown') tally.errored++;
+}
+
+/** The gate and its reasons (the rules at the top of this file). */
+function acceptanceOf(
+  tally: Tally,
+  options: { addresses: number; ownZone: string; probes: number; partial: boolean },
+): { gate: Gate; reasons: string[] } {
+  const listedPct = pct(tally.listedAnywhere.size, options.addresses);
+  const erroredPct = pct(tally.errored, options.probes);
+  const fail: string[] = [];
+  const review: string[] = [];
+  if (tally.listedOwn.size > 0)
+    fail.push(`${tally.listedOwn.size} address(es) listed on the service's own zone ${options.ownZone}`);
+  if (listedPct > 5) fail.push(`${listedPct.toFixed(1)} % of addresses are listed (over 5 %)`);
+  if (tally.listedAnywhere.size > 0)
+    review.push(`${tally.listedAnywhere.size} address(es) listed on at least one zone`);
+  if (erroredPct > 2) review.push(`${erroredPct.toFixed(1)} % of probes errored (over 2 %)`);
+  if (options.partial) review.push('the job did not complete every probe');
+  if (fail.length > 0) return { gate: 'fail', reasons: [...fail, ...review] };
+  if (review.length > 0) return { gate: 'review', reasons: review };
+  return { gate: 'pass', reasons: [`no address is listed and ${erroredPct.toFixed(1)} % of probes errored`] };
+}
+
 export function interpret(options: {
   addresses: number;
   ownZone: string;
@@ -37,62 +92,28 @@ export function interpret(options: {
   acceptance: boolean;
   partial: boolean;
 }): Interpretation {
-  const zones: Interpretation['zones'] = {};
-  for (const z of options.zones) zones[z] = { listed: 0, not_listed: 0, error: 0, timeout: 0 };
-  const fcrdns = { pass: 0, fail: 0, unknown: 0 };
-  const listedAnywhere = new Set<string>();
-  const listedOwn = new Set<string>();
-  let errored = 0;
+  const tally: Tally = {
+    zones: {},
+    fcrdns: { pass: 0, fail: 0, unknown: 0 },
+    listedAnywhere: new Set<string>(),
+    listedOwn: new Set<string>(),
+    errored: 0,
+  };
+  for (const z of options.zones) tally.zones[z] = { listed: 0, not_listed: 0, error: 0, timeout: 0 };
   for (const o of options.observations) {
-    if (o.kind === 'dnsbl') {
-      const z = zones[o.sourceKey] ?? { listed: 0, not_listed: 0, error: 0, timeout: 0 };
-      zones[o.sourceKey] = z;
-      if (
-        o.outcome === 'listed' ||
-        o.outcome === 'not_listed' ||
-        o.outcome === 'error' ||
-        o.outcome === 'timeout'
-      ) {
-        z[o.outcome]++;
-      }
-      if (o.outcome === 'listed') {
-        listedAnywhere.add(o.address);
-        if (o.sourceKey === options.ownZone) listedOwn.add(o.address);
-      }
-      if (o.outcome === 'error' || o.outcome === 'timeout') errored++;
-    } else if (o.kind === 'fcrdns') {
-      if (o.outcome === 'pass' || o.outcome === 'fail' || o.outcome === 'unknown') fcrdns[o.outcome]++;
-      if (o.outcome === 'unknown') errored++;
-    }
+    if (o.kind === 'dnsbl') countDnsbl(tally, o, options.ownZone);
+    else if (o.kind === 'fcrdns') countFcrdns(tally, o);
   }
   const out: Interpretation = {
     addresses: options.addresses,
     probes: options.observations.length,
-    zones,
-    fcrdns,
-    listed_addresses: listedAnywhere.size,
-    errored_probes: errored,
+    zones: tally.zones,
+    fcrdns: tally.fcrdns,
+    listed_addresses: tally.listedAnywhere.size,
+    errored_probes: tally.errored,
     partial: options.partial,
   };
   if (!options.acceptance) return out;
-  const listedPct = pct(listedAnywhere.size, options.addresses);
-  const erroredPct = pct(errored, options.observations.length);
-  const fail: string[] = [];
-  const review: string[] = [];
-  if (listedOwn.size > 0)
-    fail.push(`${listedOwn.size} address(es) listed on the service's own zone ${options.ownZone}`);
-  if (listedPct > 5) fail.push(`${listedPct.toFixed(1)} % of addresses are listed (over 5 %)`);
-  if (listedAnywhere.size > 0) review.push(`${listedAnywhere.size} address(es) listed on at least one zone`);
-  if (erroredPct > 2) review.push(`${erroredPct.toFixed(1)} % of probes errored (over 2 %)`);
-  if (options.partial) review.push('the job did not complete every probe');
-  out.acceptance =
-    fail.length > 0
-      ? { gate: 'fail', reasons: [...fail, ...review] }
-      : review.length > 0
-        ? { gate: 'review', reasons: review }
-        : {
-            gate: 'pass',
-            reasons: [`no address is listed and ${erroredPct.toFixed(1)} % of probes errored`],
-          };
+  out.acceptance = acceptanceOf(tally, { ...options, probes: options.observations.length });
   return out;
 }

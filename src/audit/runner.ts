@@ -53,6 +53,56 @@ interface Probe {
   zone: string;
 }
 
+/** Mutable state of a running job, shared by its lanes, heartbeat and cancel poll. */
+interface RunState {
+  cancel: boolean;
+  lost: boolean;
+  progress: { done: number; planned: number };
+}
+
+const probeKey = (targetId: number, kind: string, source: string) => `${targetId}|${kind}|${source}`;
+
+/** Every probe of a job (each zone, then FCrDNS, per target) and those whose observation is not stored yet. */
+function plannedProbes(
+  targets: readonly TargetRow[],
+  zones: readonly string[],
+  stored: readonly { target_id: number; observation_kind: string; source_key: string }[],
+): { all: Probe[]; todo: Probe[] } {
+  const done = new Set(stored.map((o) => probeKey(o.target_id, o.observation_kind, o.source_key)));
+  const all: Probe[] = [];
+  for (const target of targets) {
+    for (const zone of zones) all.push({ target, kind: 'dnsbl', zone });
+    all.push({ target, kind: 'fcrdns', zone: 'fcrdns' });
+  }
+  return { all, todo: all.filter((p) => !done.has(probeKey(p.target.id, p.kind, p.zone))) };
+}
+
+/** The zones whose RFC 5782 test points fail, with the reason (their probes are not sent). */
+async function untrustedZones(dns: DnsClient, zones: readonly string[]): Promise<Map<string, string>> {
+  const untrusted = new Map<string, string>();
+  const checks = await Promise.all(zones.map(async (z) => [z, await zoneTestPointFailure(dns, z)] as const));
+  for (const [z, failure] of checks) if (failure) untrusted.set(z, failure);
+  return untrusted;
+}
+
+/** An FCrDNS observation's outcome and raw response; null (resolver trouble) is `unknown`. */
+function fcrdnsFacts(record: FcrdnsRecord | null): Pick<NewObservation, 'outcome' | 'rawProviderResponse'> {
+  if (record === null) {
+    return {
+      outcome: 'unknown',
+      rawProviderResponse: { reason: 'resolver trouble left the answer open; nothing stored' },
+    };
+  }
+  return {
+    outcome: record.forwardMatch ? 'pass' : 'fail',
+    rawProviderResponse: {
+      ptr_hostname: record.ptrHostname,
+      forward_match: record.forwardMatch,
+      forward_ips: record.forwardIps,
+    },
+  };
+}
+
 export function createAuditRunner(options: AuditRunnerOptions): AuditRunner {
   const { store, dns, clock, worker } = options;
   const zones = [...new Set([options.ownZone, ...options.extraZones].map((z) => z.toLowerCase()))];
@@ -65,18 +115,13 @@ export function createAuditRunner(options: AuditRunnerOptions): AuditRunner {
       const record = await checkFcrdns(p.target.target, dns, clock(), null);
       if (record) await options.recordFcrdns(record);
       const now = clock();
+      const { outcome, rawProviderResponse } = fcrdnsFacts(record);
       return {
         ...base,
         sourceKey: 'fcrdns',
-        outcome: record === null ? 'unknown' : record.forwardMatch ? 'pass' : 'fail',
+        outcome,
         rawCodes: [],
-        rawProviderResponse: record
-          ? {
-              ptr_hostname: record.ptrHostname,
-              forward_match: record.forwardMatch,
-              forward_ips: record.forwardIps,
-            }
-          : { reason: 'resolver trouble left the answer open; nothing stored' },
+        rawProviderResponse,
         observedAt: now,
         expiresAt: now + OBSERVATION_TTL_MS,
       };
@@ -97,26 +142,106 @@ export function createAuditRunner(options: AuditRunnerOptions): AuditRunner {
     };
   }
 
+  /**
+   * Runs the probes still to do, `concurrency` at a time, until done, cancelled, lost or
+   * stopping; each observation is buffered and written in batches (`flush`).
+   */
+  async function probeAll(
+    jobId: number,
+    todo: readonly Probe[],
+    st: RunState,
+    buffer: NewObservation[],
+    flush: () => Promise<void>,
+  ): Promise<void> {
+    const untrusted =
+      !st.cancel && todo.some((p) => p.kind === 'dnsbl')
+        ? await untrustedZones(dns, zones)
+        : new Map<string, string>();
+    let next = 0;
+    const lane = async () => {
+      while (!st.cancel && !st.lost && !stopping() && next < todo.length) {
+        const p = todo[next++] as Probe;
+        const o = await observe(p, jobId, untrusted);
+        if (st.lost) return;
+        buffer.push(o);
+        st.progress.done++;
+        if (buffer.length >= FLUSH_AT) await flush();
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, todo.length)) }, lane));
+  }
+
+  /** The job's end once its probes stopped: cancelled (partial) or succeeded, with the final interpretation. */
+  async function complete(job: Claimed['job'], addresses: number, st: RunState): Promise<RunEnd> {
+    const { progress } = st;
+    const facts = (await store.observations(job.id)).map((o) => ({
+      address: o.address,
+      kind: o.observation_kind,
+      sourceKey: o.source_key,
+      outcome: o.outcome,
+    }));
+    const request = JSON.parse(job.request) as { acceptance?: boolean };
+    const partial = progress.done < progress.planned;
+    const status = st.cancel && partial ? 'cancelled' : 'succeeded';
+    const finalInterpretation = interpret({
+      addresses,
+      ownZone: zones[0] as string,
+      zones,
+      observations: facts,
+      acceptance: request.acceptance === true && status === 'succeeded',
+      partial,
+    });
+    const event =
+      status === 'cancelled'
+        ? { type: 'cancelled' as const, actor, detail: { progress } }
+        : {
+            type: 'completed' as const,
+            actor,
+            detail: { progress, gate: finalInterpretation.acceptance?.gate ?? null },
+          };
+    const ok = await store.finish(
+      job.id,
+      worker,
+      { status, finalInterpretation, errorDetail: null, progress, event },
+      clock(),
+    );
+    return ok ? status : 'lost';
+  }
+
+  /** A job that threw: failed with the error's message (lost when the lease is gone). */
+  async function fail(jobId: number, err: unknown, progress: RunState['progress']): Promise<RunEnd> {
+    const detail = `audit job failed: ${(err as Error).message}`.slice(0, 500);
+    const ok = await store
+      .finish(
+        jobId,
+        worker,
+        {
+          status: 'failed',
+          finalInterpretation: null,
+          errorDetail: detail,
+          progress,
+          event: { type: 'failed', actor, detail: { error: detail } },
+        },
+        clock(),
+      )
+      .catch(() => false);
+    return ok ? 'failed' : 'lost';
+  }
+
   async function run(claimed: Claimed): Promise<RunEnd> {
     const job = claimed.job;
     const targets = await store.targets(job.id);
     const stored = await store.observations(job.id);
-    const key = (targetId: number, kind: string, source: string) => `${targetId}|${kind}|${source}`;
-    const done = new Set(stored.map((o) => key(o.target_id, o.observation_kind, o.source_key)));
-    const all: Probe[] = [];
-    for (const target of targets) {
-      for (const zone of zones) all.push({ target, kind: 'dnsbl', zone });
-      all.push({ target, kind: 'fcrdns', zone: 'fcrdns' });
-    }
-    const todo = all.filter((p) => !done.has(key(p.target.id, p.kind, p.zone)));
-    const progress = { done: all.length - todo.length, planned: all.length };
-
-    let cancel = job.cancel_requested === 1;
-    let lost = false;
+    const { all, todo } = plannedProbes(targets, zones, stored);
+    const st: RunState = {
+      cancel: job.cancel_requested === 1,
+      lost: false,
+      progress: { done: all.length - todo.length, planned: all.length },
+    };
     const beat = async () => {
-      const r = await store.heartbeat(job.id, worker, clock(), options.leaseMs, progress);
-      if (!r) lost = true;
-      else if (r.cancelRequested) cancel = true;
+      const r = await store.heartbeat(job.id, worker, clock(), options.leaseMs, st.progress);
+      if (!r) st.lost = true;
+      else if (r.cancelRequested) st.cancel = true;
     };
     const timer = setInterval(
       () => {
@@ -140,93 +265,27 @@ export function createAuditRunner(options: AuditRunnerOptions): AuditRunner {
       store
         .cancelRequested(job.id)
         .then((flag) => {
-          if (flag) cancel = true;
+          if (flag) st.cancel = true;
         })
         .catch(() => undefined);
     }, options.cancelPollMs ?? 250);
     cancelPoll.unref();
     try {
-      const untrusted = new Map<string, string>();
-      if (!cancel && todo.some((p) => p.kind === 'dnsbl')) {
-        const checks = await Promise.all(
-          zones.map(async (z) => [z, await zoneTestPointFailure(dns, z)] as const),
-        );
-        for (const [z, failure] of checks) if (failure) untrusted.set(z, failure);
-      }
-      let next = 0;
-      const lane = async () => {
-        while (!cancel && !lost && !stopping() && next < todo.length) {
-          const p = todo[next++] as Probe;
-          const o = await observe(p, job.id, untrusted);
-          if (lost) return;
-          buffer.push(o);
-          progress.done++;
-          if (buffer.length >= FLUSH_AT) await flush();
-        }
-      };
-      await Promise.all(
-        Array.from({ length: Math.max(1, Math.min(options.concurrency, todo.length)) }, lane),
-      );
+      await probeAll(job.id, todo, st, buffer, flush);
       clearInterval(cancelPoll);
       await flush();
       if (flushError) throw flushError;
       clearInterval(timer);
       await beat();
-      if (lost) return 'lost';
-      if (stopping() && progress.done < progress.planned && !cancel) {
-        await store.release(job.id, worker, clock(), progress);
+      if (st.lost) return 'lost';
+      if (stopping() && st.progress.done < st.progress.planned && !st.cancel) {
+        await store.release(job.id, worker, clock(), st.progress);
         return 'released';
       }
-      const facts = (await store.observations(job.id)).map((o) => ({
-        address: o.address,
-        kind: o.observation_kind,
-        sourceKey: o.source_key,
-        outcome: o.outcome,
-      }));
-      const request = JSON.parse(job.request) as { acceptance?: boolean };
-      const partial = progress.done < progress.planned;
-      const status = cancel && partial ? 'cancelled' : 'succeeded';
-      const finalInterpretation = interpret({
-        addresses: targets.length,
-        ownZone: zones[0] as string,
-        zones,
-        observations: facts,
-        acceptance: request.acceptance === true && status === 'succeeded',
-        partial,
-      });
-      const event =
-        status === 'cancelled'
-          ? { type: 'cancelled' as const, actor, detail: { progress } }
-          : {
-              type: 'completed' as const,
-              actor,
-              detail: { progress, gate: finalInterpretation.acceptance?.gate ?? null },
-            };
-      const ok = await store.finish(
-        job.id,
-        worker,
-        { status, finalInterpretation, errorDetail: null, progress, event },
-        clock(),
-      );
-      return ok ? status : 'lost';
+      return await complete(job, targets.length, st);
     } catch (err) {
       clearInterval(timer);
-      const detail = `audit job failed: ${(err as Error).message}`.slice(0, 500);
-      const ok = await store
-        .finish(
-          job.id,
-          worker,
-          {
-            status: 'failed',
-            finalInterpretation: null,
-            errorDetail: detail,
-            progress,
-            event: { type: 'failed', actor, detail: { error: detail } },
-          },
-          clock(),
-        )
-        .catch(() => false);
-      return ok ? 'failed' : 'lost';
+      return await fail(job.id, err, st.progress);
     } finally {
       clearInterval(timer);
       clearInterval(cancelPoll);

@@ -180,6 +180,49 @@ export function createLimits(options: LimitsOptions) {
     return state;
   };
 
+  /** A per-instance bucket: counted in this process's window. */
+  const windowMinute = (window: MemoryWindow, spec: MinuteBucketSpec, subject: string): LimitState => {
+    const { consumed, msBeforeNext } = window.consume(subject);
+    const state = {
+      limit: spec.points,
+      remaining: Math.max(0, spec.points - consumed),
+      reset: Math.ceil((clock() + msBeforeNext) / 1000),
+    };
+    if (consumed > spec.points) throw tooMany(state, Math.ceil(msBeforeNext / 1000));
+    return state;
+  };
+
+  /** A shared bucket counted in Redis; while Redis fails, on this instance's share (localMinute). */
+  const sharedMinute = async (
+    limiter: RateLimiterAbstract,
+    spec: MinuteBucketSpec,
+    subject: string,
+  ): Promise<LimitState> => {
+    try {
+      const res = await limiter.consume(subject, 1);
+      ledger?.seen(limiter, subject, res.consumedPoints, clock() + res.msBeforeNext);
+      // The window runs on real time inside rate-limiter-flexible; the reset is told on the app's clock.
+      return {
+        limit: spec.points,
+        remaining: res.remainingPoints,
+        reset: Math.ceil((clock() + res.msBeforeNext) / 1000),
+      };
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) {
+        if (!ledger) throw err;
+        ledger.failed();
+        return localMinute(limiter, spec, subject);
+      }
+      ledger?.seen(limiter, subject, err.consumedPoints, clock() + err.msBeforeNext);
+      const state = {
+        limit: spec.points,
+        remaining: 0,
+        reset: Math.ceil((clock() + err.msBeforeNext) / 1000),
+      };
+      throw tooMany(state, Math.ceil(err.msBeforeNext / 1000));
+    }
+  };
+
   return {
     buckets,
 
@@ -230,42 +273,11 @@ export function createLimits(options: LimitsOptions) {
     async consumeMinute(bucket: MinuteBucket, subject: string): Promise<LimitState> {
       const spec = buckets[bucket];
       const window = local.get(bucket);
-      if (window !== undefined) {
-        const { consumed, msBeforeNext } = window.consume(subject);
-        const state = {
-          limit: spec.points,
-          remaining: Math.max(0, spec.points - consumed),
-          reset: Math.ceil((clock() + msBeforeNext) / 1000),
-        };
-        if (consumed > spec.points) throw tooMany(state, Math.ceil(msBeforeNext / 1000));
-        return state;
-      }
+      if (window !== undefined) return windowMinute(window, spec, subject);
       const limiter = minute.get(bucket);
       if (!limiter) throw new Error(`unknown bucket ${bucket}`);
       if (ledger && !ledger.shared()) return localMinute(limiter, spec, subject);
-      try {
-        const res = await limiter.consume(subject, 1);
-        ledger?.seen(limiter, subject, res.consumedPoints, clock() + res.msBeforeNext);
-        // The window runs on real time inside rate-limiter-flexible; the reset is told on the app's clock.
-        return {
-          limit: spec.points,
-          remaining: res.remainingPoints,
-          reset: Math.ceil((clock() + res.msBeforeNext) / 1000),
-        };
-      } catch (err) {
-        if (!(err instanceof RateLimiterRes)) {
-          if (!ledger) throw err;
-          ledger.failed();
-          return localMinute(limiter, spec, subject);
-        }
-        ledger?.seen(limiter, subject, err.consumedPoints, clock() + err.msBeforeNext);
-        const state = {
-          limit: spec.points,
-          remaining: 0,
-          reset: Math.ceil((clock() + err.msBeforeNext) / 1000),
-        };
-        throw tooMany(state, Math.ceil(err.msBeforeNext / 1000));
-      }
+      return await sharedMinute(limiter, spec, subject);
     },
   };
 }

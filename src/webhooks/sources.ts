@@ -53,6 +53,40 @@ function graduationEvent(g: GraduationInput): NewEvent {
   };
 }
 
+/** The states of a page of saved addresses in a dataset version, and the events of those that changed. */
+function datasetChanges(
+  ips: readonly string[],
+  previous: Map<string, { state: string }>,
+  owners: Map<string, number[]>,
+  lookup: EventSourcesOptions['lookup'],
+  version: number,
+  now: number,
+): { events: NewEvent[]; states: { ip: string; state: string }[] } {
+  const events: NewEvent[] = [];
+  const states: { ip: string; state: string }[] = [];
+  for (const ip of ips) {
+    const current = lookup(ip);
+    if (current === null) continue;
+    const text = JSON.stringify(current);
+    const before = previous.get(ip);
+    if (before?.state === text) continue;
+    states.push({ ip, state: text });
+    // An address seen for the first time gets its baseline, not an event.
+    if (!before) continue;
+    for (const ownerId of owners.get(ip) ?? [])
+      events.push({
+        ownerId,
+        origin: `dataset:${version}:${ip}:${ownerId}`,
+        entityType: 'saved_ip',
+        sourceKey: 'dataset',
+        entity: ip,
+        state: { dataset_version: version, previous: JSON.parse(before.state), current },
+        occurredAt: now,
+      });
+  }
+  return { events, states };
+}
+
 export function createEventSources(options: EventSourcesOptions) {
   const { webhooks, changeLog } = options;
   const { store } = webhooks;
@@ -128,28 +162,7 @@ export function createEventSources(options: EventSourcesOptions) {
       after = ips.at(-1) as string;
       const [previous, owners] = await Promise.all([store.savedIpStates(ips), store.ownersOf(ips)]);
       const now = options.clock();
-      const events: NewEvent[] = [];
-      const states: { ip: string; state: string }[] = [];
-      for (const ip of ips) {
-        const current = options.lookup(ip);
-        if (current === null) continue;
-        const text = JSON.stringify(current);
-        const before = previous.get(ip);
-        if (before?.state === text) continue;
-        states.push({ ip, state: text });
-        // An address seen for the first time gets its baseline, not an event.
-        if (!before) continue;
-        for (const ownerId of owners.get(ip) ?? [])
-          events.push({
-            ownerId,
-            origin: `dataset:${version}:${ip}:${ownerId}`,
-            entityType: 'saved_ip',
-            sourceKey: 'dataset',
-            entity: ip,
-            state: { dataset_version: version, previous: JSON.parse(before.state), current },
-            occurredAt: now,
-          });
-      }
+      const { events, states } = datasetChanges(ips, previous, owners, options.lookup, version, now);
       await webhooks.emit(events, {
         also: async (w) => {
           for (const s of states)
