@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import path from 'node:path';
-import { type CanonicalRow, compareRows, rowFromLine, rowLine } from './row.ts';
+import { type CanonicalRow, compareRows, type RowLine, rowFromLine, rowLine } from './row.ts';
 
 export type RowSource = Iterable<unknown> | AsyncIterable<unknown>;
 
@@ -68,21 +68,26 @@ export async function* sortFeedRowBatches(
     spillRoot ??= await mkdtemp(path.join(options.spillDir, '.sort-'));
     runs.push(await spillRun(sorted, path.join(spillRoot, `run-${runs.length}.tsv`)));
   };
+  /** Takes one input row; true when the run is full. */
+  const take = (input: unknown): boolean => {
+    let r: RowLine;
+    if (options.onInvalid) {
+      try {
+        r = rowLine(input);
+      } catch (err) {
+        options.onInvalid(err instanceof Error ? err.message : String(err));
+        return false;
+      }
+    } else r = rowLine(input);
+    lines.push(r.line);
+    heads.push(r.head);
+    return lines.length >= runSize;
+  };
   try {
-    for await (const input of rows) {
-      let r: { line: string; head: number };
-      if (options.onInvalid) {
-        try {
-          r = rowLine(input);
-        } catch (err) {
-          options.onInvalid(err instanceof Error ? err.message : String(err));
-          continue;
-        }
-      } else r = rowLine(input);
-      lines.push(r.line);
-      heads.push(r.head);
-      if (lines.length >= runSize) await endRun();
-    }
+    // A plain iterable is read without an await per row (for await wraps each row in a promise).
+    if (Symbol.iterator in rows) {
+      for (const input of rows) if (take(input)) await endRun();
+    } else for await (const input of rows) if (take(input)) await endRun();
     if (runs.length === 0) runs.push(new MemoryRun(sortRun(lines, heads)));
     else if (lines.length > 0) await endRun();
     lines = [];
