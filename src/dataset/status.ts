@@ -21,7 +21,7 @@ import {
 } from './snapshot.ts';
 import { UPSTREAM_SOURCES } from './sources.ts';
 import type { Manifest } from './types.ts';
-import { readUpdateStatus } from './update-status.ts';
+import { readUpdateStatus, type UpdateStatusFile } from './update-status.ts';
 
 export type DatasetStatus = Static<typeof DatasetStatusSchema>;
 
@@ -82,56 +82,10 @@ export function createDatasetStatusReader(): (options: DatasetStatusOptions) => 
     const { dataDir, now } = options;
     const manifest = options.version === null ? null : manifestOf(dataDir, options.version);
     const version = manifest ? manifest.version : null;
-    // A source's data may come from an earlier build (source_versions): its age is that build's.
-    const builtAt = new Map<number, string>();
-    if (manifest) builtAt.set(manifest.version, manifest.created_at);
-    const needsOthers = manifest
-      ? Object.values(manifest.source_versions ?? {}).some((v) => v !== manifest.version)
-      : false;
-    if (needsOthers) for (const v of listDatasetVersions(dataDir)) builtAt.set(v.version, v.createdAt);
-
-    const families = new Map<string, { sources: number; rows: number; built_at: string }>();
+    const familyList = familiesOf(manifest, buildTimesOf(dataDir, manifest), now);
     const inSnapshot = new Map<string, number>();
-    for (const s of manifest?.sources ?? []) {
-      const family = sourceFamily(s.id);
-      const from = manifest?.source_versions?.[s.id] ?? manifest?.version ?? 0;
-      const at = builtAt.get(from) ?? manifest?.created_at ?? '';
-      const f = families.get(family) ?? { sources: 0, rows: 0, built_at: at };
-      f.sources++;
-      f.rows += s.rows;
-      if (Date.parse(at) < Date.parse(f.built_at)) f.built_at = at;
-      families.set(family, f);
-      inSnapshot.set(s.id, s.rows);
-    }
-    const familyList = [...families]
-      .map(([family, f]) => ({ family, ...f, age_seconds: seconds(now, f.built_at) }))
-      .sort((a, b) =>
-        a.family === BUNDLED_FAMILY ? -1 : b.family === BUNDLED_FAMILY ? 1 : a.family.localeCompare(b.family),
-      );
-
+    for (const s of manifest?.sources ?? []) inSnapshot.set(s.id, s.rows);
     const recorded = readUpdateStatus(dataDir);
-    const next =
-      options.nextAttemptAt === undefined
-        ? recorded.next_attempt_at
-        : options.nextAttemptAt === null
-          ? null
-          : new Date(Number.isFinite(options.nextAttemptAt) ? options.nextAttemptAt : now).toISOString();
-    const sources = UPSTREAM_SOURCES.filter((s) => inSnapshot.has(s.id) || recorded.sources[s.id]).map(
-      (s) => {
-        const d = recorded.sources[s.id];
-        return {
-          id: s.id,
-          family: sourceFamily(s.id),
-          in_snapshot: inSnapshot.has(s.id),
-          rows: inSnapshot.get(s.id) ?? null,
-          attempted_at: d?.attempted_at ?? null,
-          ok: d ? d.ok : null,
-          error: d?.error ?? null,
-          last_ok_at: d?.last_ok_at ?? null,
-          failures: d?.failures ?? 0,
-        };
-      },
-    );
     return {
       version,
       built_at: manifest?.created_at ?? null,
@@ -141,18 +95,84 @@ export function createDatasetStatusReader(): (options: DatasetStatusOptions) => 
       verified: manifest ? hasDigests(manifest) : null,
       refused: [...(options.refused ?? refusedSnapshots(dataDir))].sort((a, b) => b.version - a.version),
       families: familyList,
-      update: {
-        schedule: options.schedule,
-        last_attempt_at: recorded.last_attempt?.at ?? null,
-        last_result: recorded.last_attempt?.result ?? null,
-        last_error: recorded.last_attempt?.error ?? null,
-        last_success_at: recorded.last_success_at,
-        consecutive_failures: recorded.consecutive_failures,
-        next_attempt_at: options.schedule === 'off' ? null : next,
-      },
-      sources,
+      update: updateOf(options, recorded),
+      sources: sourcesOf(inSnapshot, recorded),
     };
   };
+}
+
+type Family = DatasetStatus['families'][number];
+
+/**
+ * The build time of each version the snapshot's sources come from: a source's data may come
+ * from an earlier build (source_versions), and its age is that build's.
+ */
+function buildTimesOf(dataDir: string, manifest: Manifest | null): Map<number, string> {
+  const builtAt = new Map<number, string>();
+  if (!manifest) return builtAt;
+  builtAt.set(manifest.version, manifest.created_at);
+  const needsOthers = Object.values(manifest.source_versions ?? {}).some((v) => v !== manifest.version);
+  if (needsOthers) for (const v of listDatasetVersions(dataDir)) builtAt.set(v.version, v.createdAt);
+  return builtAt;
+}
+
+/** The source families of the snapshot (bundled first, then by name), each dated by its oldest source. */
+function familiesOf(manifest: Manifest | null, builtAt: Map<number, string>, now: number): Family[] {
+  const families = new Map<string, { sources: number; rows: number; built_at: string }>();
+  for (const s of manifest?.sources ?? []) {
+    const family = sourceFamily(s.id);
+    const from = manifest?.source_versions?.[s.id] ?? manifest?.version ?? 0;
+    const at = builtAt.get(from) ?? manifest?.created_at ?? '';
+    const f = families.get(family) ?? { sources: 0, rows: 0, built_at: at };
+    f.sources++;
+    f.rows += s.rows;
+    if (Date.parse(at) < Date.parse(f.built_at)) f.built_at = at;
+    families.set(family, f);
+  }
+  return [...families]
+    .map(([family, f]) => ({ family, ...f, age_seconds: seconds(now, f.built_at) }))
+    .sort((a, b) =>
+      a.family === BUNDLED_FAMILY ? -1 : b.family === BUNDLED_FAMILY ? 1 : a.family.localeCompare(b.family),
+    );
+}
+
+/** The updater's schedule and last attempts; the next attempt is null when updates are off. */
+function updateOf(options: DatasetStatusOptions, recorded: UpdateStatusFile): DatasetStatus['update'] {
+  return {
+    schedule: options.schedule,
+    last_attempt_at: recorded.last_attempt?.at ?? null,
+    last_result: recorded.last_attempt?.result ?? null,
+    last_error: recorded.last_attempt?.error ?? null,
+    last_success_at: recorded.last_success_at,
+    consecutive_failures: recorded.consecutive_failures,
+    next_attempt_at: options.schedule === 'off' ? null : nextAttemptOf(options, recorded),
+  };
+}
+
+/** The next attempt as this process plans it (options.nextAttemptAt), else as recorded. */
+function nextAttemptOf(options: DatasetStatusOptions, recorded: UpdateStatusFile): string | null {
+  const at = options.nextAttemptAt;
+  if (at === undefined) return recorded.next_attempt_at;
+  if (at === null) return null;
+  return new Date(Number.isFinite(at) ? at : options.now).toISOString();
+}
+
+/** Per upstream source in the snapshot or with a recorded download: rows and the last download. */
+function sourcesOf(inSnapshot: Map<string, number>, recorded: UpdateStatusFile): DatasetStatus['sources'] {
+  return UPSTREAM_SOURCES.filter((s) => inSnapshot.has(s.id) || recorded.sources[s.id]).map((s) => {
+    const d = recorded.sources[s.id];
+    return {
+      id: s.id,
+      family: sourceFamily(s.id),
+      in_snapshot: inSnapshot.has(s.id),
+      rows: inSnapshot.get(s.id) ?? null,
+      attempted_at: d?.attempted_at ?? null,
+      ok: d ? d.ok : null,
+      error: d?.error ?? null,
+      last_ok_at: d?.last_ok_at ?? null,
+      failures: d?.failures ?? 0,
+    };
+  });
 }
 
 /** Whether a snapshot's manifest names any upstream source (not only the bundled npm packages). */
