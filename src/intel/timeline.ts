@@ -25,32 +25,42 @@ export function createHistoryIndex(files: readonly HistoryFile[]): HistoryIndex 
     changesFor(family, ip) {
       const out: OwnershipChange[] = [];
       for (const h of indexed) {
-        const list = family === 4 ? h.v4 : h.v6;
-        let lo = 0;
-        let hi = list.length - 1;
-        while (lo <= hi) {
-          const mid = (lo + hi) >>> 1;
-          const c = list[mid] as HistoryFile['changes'][number];
-          if (BigInt(c[2]) < ip) lo = mid + 1;
-          else if (BigInt(c[1]) > ip) hi = mid - 1;
-          else {
-            const [, , , pa, ca, po, co, pc, cc] = c;
-            out.push({
-              change_kind: pa !== ca ? 'asn' : po !== co ? 'organization' : 'country',
-              previous_country: pc,
-              current_country: cc,
-              previous_asn: pa,
-              current_asn: ca,
-              previous_org: po,
-              current_org: co,
-              changed_at: h.changedAt,
-            });
-            break;
-          }
-        }
+        const c = changeHolding(family === 4 ? h.v4 : h.v6, ip);
+        if (c) out.push(ownershipChangeOf(c, h.changedAt));
       }
       return out;
     },
+  };
+}
+
+type Change = HistoryFile['changes'][number];
+
+/** The change whose span holds ip, by binary search over one version's sorted, disjoint spans. */
+function changeHolding(list: HistoryFile['changes'], ip: bigint): Change | undefined {
+  let lo = 0;
+  let hi = list.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = list[mid] as Change;
+    if (BigInt(c[2]) < ip) lo = mid + 1;
+    else if (BigInt(c[1]) > ip) hi = mid - 1;
+    else return c;
+  }
+  return undefined;
+}
+
+/** The answer's entry for a change: its kind is the first of ASN, organization, country that changed. */
+function ownershipChangeOf(c: Change, changedAt: string): OwnershipChange {
+  const [, , , pa, ca, po, co, pc, cc] = c;
+  return {
+    change_kind: pa !== ca ? 'asn' : po !== co ? 'organization' : 'country',
+    previous_country: pc,
+    current_country: cc,
+    previous_asn: pa,
+    current_asn: ca,
+    previous_org: po,
+    current_org: co,
+    changed_at: changedAt,
   };
 }
 
