@@ -101,6 +101,96 @@ end
   );
 }
 
+/** The reference server's MMDB files: the lookup bench's ASN MMDB of the same rows when there is one, else DB-IP city. */
+function referenceMmdb(): { mmdbFiles: string[]; reference: string } {
+  const lookupWork = path.join(tmpdir(), 'netrep-bench-lookup');
+  const asnMmdb = (existsSync(lookupWork) ? readdirSync(lookupWork, { withFileTypes: true }) : [])
+    .filter((e) => e.isFile() && /^asn-.*\.mmdb$/.test(e.name))
+    .map((e) => path.join(lookupWork, e.name))
+    .at(-1);
+  if (asnMmdb) return { mmdbFiles: [asnMmdb], reference: 'maxmind over the ASN MMDB of the same rows' };
+  return {
+    mmdbFiles: ['ipv4', 'ipv6'].map((f) => path.join(npmDataDir(), `dbip-city-mmdb/dbip-city-${f}.mmdb`)),
+    reference: 'maxmind over DB-IP city',
+  };
+}
+
+/** An enterprise key with ip:read, made by `netrep keys create` on the server's store. */
+function createBenchKey(bin: string, work: string, e: NodeJS.ProcessEnv): string {
+  return (
+    execFileSync(
+      process.execPath,
+      [bin, 'keys', 'create', '--name', 'bench', '--tier', 'enterprise', '--permissions', 'ip:read'],
+      { cwd: work, env: e, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
+    )
+      .trim()
+      .split('\n')
+      .at(-1) ?? ''
+  );
+}
+
+interface Contender {
+  url: string;
+  lua: string;
+  pid: number | undefined;
+  best: WrkResult | null;
+  rounds: number[];
+}
+
+/** A warm-up run of each, then ROUNDS alternating rounds: each round's rate and the best round kept. */
+function measureRounds(contenders: Contender[]): void {
+  for (const c of contenders) wrk(c.url, c.lua, 3);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const c of contenders) {
+      const r = wrk(c.url, c.lua, SECONDS, c.pid);
+      c.rounds.push(r.rps);
+      if (!c.best || r.rps > c.best.rps) c.best = r;
+    }
+  }
+}
+
+/**
+ * The result lines: the reference (contenders[0]), netrep (1), netrep on PostgreSQL (2, when
+ * `withPg`) and netrep with the front off (the last), and the goal line.
+ */
+function printResults(
+  contenders: Contender[],
+  noFrontC: Contender,
+  withPg: boolean,
+  reference: string,
+): void {
+  const refRounds = contenders[0]?.rounds ?? [];
+  const perRound = (rounds: number[]) =>
+    `rounds ${rounds.map((rps, i) => (rps / (refRounds[i] ?? Number.NaN)).toFixed(2)).join(' ')}`;
+  const ref = contenders[0]?.best as WrkResult;
+  const ours = contenders[1]?.best as WrkResult;
+  const pg = withPg ? (contenders[2]?.best as WrkResult) : undefined;
+  const off = contenders.at(-1)?.best as WrkResult;
+
+  const line = (name: string, r: WrkResult) =>
+    `${name.padEnd(28)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  cpu ${r.cpuUs.toFixed(0)} us/req  non-2xx ${r.non2xx}`;
+  process.stdout.write(
+    `http GET /v1/ip/{ip}: wrk ${THREADS} threads, ${CONNECTIONS} connections, ${SECONDS} s, ${IPS} random real IPs (20 % IPv6), 1 process each\n`,
+  );
+  process.stdout.write(`${line('http minimal fastify+maxmind', ref)}  (${reference})\n`);
+  process.stdout.write(
+    `${line('http netrep serve', ours)}  ratio ${(ours.rps / ref.rps).toFixed(2)}x  ${perRound(contenders[1]?.rounds ?? [])}  (enterprise key: auth, limits, cache, full answer; fast path)\n`,
+  );
+  if (pg) {
+    process.stdout.write(
+      `${line('http netrep serve (postgres)', pg)}  ratio ${(pg.rps / ref.rps).toFixed(2)}x  ${perRound(contenders[2]?.rounds ?? [])}  (same; key cached 1 s)\n`,
+    );
+  }
+  process.stdout.write(
+    `${line('http netrep front off', off)}  ratio ${(off.rps / ref.rps).toFixed(2)}x  ${perRound(noFrontC.rounds)}  (NETREP_HTTP_FRONT=off: fast path on Node's request event; front on ${(ours.rps / off.rps).toFixed(2)}x this)\n`,
+  );
+  // Issue 18: the lookup route at least 1.5× the bare Fastify + maxmind server, in the same run.
+  const ratio = ours.rps / ref.rps;
+  process.stdout.write(
+    `http goal GET /v1/ip/{ip} ≥ ${GOAL_RATIO}x fastify+maxmind: ${ratio.toFixed(2)}x ${ratio >= GOAL_RATIO ? 'met' : 'NOT met'}${pg ? ` (postgres ${(pg.rps / ref.rps).toFixed(2)}x ${pg.rps / ref.rps >= GOAL_RATIO ? 'met' : 'NOT met'})` : ''}\n`,
+  );
+}
+
 async function main(): Promise<void> {
   const work = path.join(tmpdir(), 'netrep-bench-http');
   rmSync(work, { recursive: true, force: true });
@@ -120,15 +210,7 @@ async function main(): Promise<void> {
   const ipsFile = path.join(work, 'ips.txt');
   writeFileSync(ipsFile, `${ips.join('\n')}\n`);
 
-  const lookupWork = path.join(tmpdir(), 'netrep-bench-lookup');
-  const asnMmdb = (existsSync(lookupWork) ? readdirSync(lookupWork, { withFileTypes: true }) : [])
-    .filter((e) => e.isFile() && /^asn-.*\.mmdb$/.test(e.name))
-    .map((e) => path.join(lookupWork, e.name))
-    .at(-1);
-  const mmdbFiles = asnMmdb
-    ? [asnMmdb]
-    : ['ipv4', 'ipv6'].map((f) => path.join(npmDataDir(), `dbip-city-mmdb/dbip-city-${f}.mmdb`));
-  const reference = asnMmdb ? 'maxmind over the ASN MMDB of the same rows' : 'maxmind over DB-IP city';
+  const { mmdbFiles, reference } = referenceMmdb();
 
   const env = {
     ...process.env,
@@ -175,15 +257,7 @@ async function main(): Promise<void> {
       pgServer ? waitListening(pgServer, 'netrep serve (PostgreSQL)') : null,
       waitListening(noFront, 'netrep serve (front off)'),
     ]);
-    const createKey = (e: NodeJS.ProcessEnv) =>
-      execFileSync(
-        process.execPath,
-        [bin, 'keys', 'create', '--name', 'bench', '--tier', 'enterprise', '--permissions', 'ip:read'],
-        { cwd: work, env: e, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
-      )
-        .trim()
-        .split('\n')
-        .at(-1) ?? '';
+    const createKey = (e: NodeJS.ProcessEnv) => createBenchKey(bin, work, e);
     const netrepLua = path.join(work, 'netrep.lua');
     const minimalLua = path.join(work, 'minimal.lua');
     const pgLua = path.join(work, 'netrep-pg.lua');
@@ -196,13 +270,7 @@ async function main(): Promise<void> {
     // its two cores with wrk and its neighbours: the same server measures up to twice as fast in
     // one round as in another a minute later); the best round of each counts, and each round's
     // ratio to the reference's round beside it is listed too.
-    const contenders: {
-      url: string;
-      lua: string;
-      pid: number | undefined;
-      best: WrkResult | null;
-      rounds: number[];
-    }[] = [
+    const contenders: Contender[] = [
       { url: minimalUrl, lua: minimalLua, pid: minimal.pid, best: null, rounds: [] },
       { url: netrepUrl, lua: netrepLua, pid: netrep.pid, best: null, rounds: [] },
     ];
@@ -215,44 +283,8 @@ async function main(): Promise<void> {
       rounds: [] as number[],
     };
     contenders.push(noFrontC);
-    for (const c of contenders) wrk(c.url, c.lua, 3);
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const c of contenders) {
-        const r = wrk(c.url, c.lua, SECONDS, c.pid);
-        c.rounds.push(r.rps);
-        if (!c.best || r.rps > c.best.rps) c.best = r;
-      }
-    }
-    const refRounds = contenders[0]?.rounds ?? [];
-    const perRound = (rounds: number[]) =>
-      `rounds ${rounds.map((rps, i) => (rps / (refRounds[i] ?? Number.NaN)).toFixed(2)).join(' ')}`;
-    const ref = contenders[0]?.best as WrkResult;
-    const ours = contenders[1]?.best as WrkResult;
-    const pg = pgUrl ? (contenders[2]?.best as WrkResult) : undefined;
-    const off = contenders.at(-1)?.best as WrkResult;
-
-    const line = (name: string, r: WrkResult) =>
-      `${name.padEnd(28)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  cpu ${r.cpuUs.toFixed(0)} us/req  non-2xx ${r.non2xx}`;
-    process.stdout.write(
-      `http GET /v1/ip/{ip}: wrk ${THREADS} threads, ${CONNECTIONS} connections, ${SECONDS} s, ${IPS} random real IPs (20 % IPv6), 1 process each\n`,
-    );
-    process.stdout.write(`${line('http minimal fastify+maxmind', ref)}  (${reference})\n`);
-    process.stdout.write(
-      `${line('http netrep serve', ours)}  ratio ${(ours.rps / ref.rps).toFixed(2)}x  ${perRound(contenders[1]?.rounds ?? [])}  (enterprise key: auth, limits, cache, full answer; fast path)\n`,
-    );
-    if (pg) {
-      process.stdout.write(
-        `${line('http netrep serve (postgres)', pg)}  ratio ${(pg.rps / ref.rps).toFixed(2)}x  ${perRound(contenders[2]?.rounds ?? [])}  (same; key cached 1 s)\n`,
-      );
-    }
-    process.stdout.write(
-      `${line('http netrep front off', off)}  ratio ${(off.rps / ref.rps).toFixed(2)}x  ${perRound(noFrontC.rounds)}  (NETREP_HTTP_FRONT=off: fast path on Node's request event; front on ${(ours.rps / off.rps).toFixed(2)}x this)\n`,
-    );
-    // Issue 18: the lookup route at least 1.5× the bare Fastify + maxmind server, in the same run.
-    const ratio = ours.rps / ref.rps;
-    process.stdout.write(
-      `http goal GET /v1/ip/{ip} ≥ ${GOAL_RATIO}x fastify+maxmind: ${ratio.toFixed(2)}x ${ratio >= GOAL_RATIO ? 'met' : 'NOT met'}${pg ? ` (postgres ${(pg.rps / ref.rps).toFixed(2)}x ${pg.rps / ref.rps >= GOAL_RATIO ? 'met' : 'NOT met'})` : ''}\n`,
-    );
+    measureRounds(contenders);
+    printResults(contenders, noFrontC, pgUrl !== null, reference);
     process.stdout.write(
       `snapshot v${snapshot.version} load ${loadMs.toFixed(0)} ms (in process)  rss netrep ${rssMb(netrep.pid).toFixed(0)} MB  minimal ${rssMb(minimal.pid).toFixed(0)} MB\n`,
     );

@@ -185,7 +185,6 @@ const SIZE_ALLOWED: Record<string, string> = {
   'src/core/ip.ts': '#33: not split yet (not reached on 2026-11-27)',
   'src/dataset/build.ts#buildDataset': '#33: not split yet (not reached on 2026-11-27)',
   'src/dataset/inputs.ts': '#33: not split yet (not reached on 2026-11-27)',
-  'src/dataset/inputs.ts#readUpstream': '#33: not split yet (not reached on 2026-11-27)',
   'src/dataset/merge.ts': '#33: not split yet (not reached on 2026-11-27)',
   'src/dataset/mmdb-writer.ts': '#33: not split yet (not reached on 2026-11-27)',
   'src/dataset/snapshot.ts': '#33: being changed for #32 on 2026-11-27; split after that lands',
@@ -236,6 +235,43 @@ function keyName(node: unknown): string | undefined {
   return typeof n?.value === 'string' ? n.value : undefined;
 }
 
+/** The 1-based line of a byte offset, given the offsets the lines start at. */
+function lineAt(lineStarts: readonly number[], offset: number): number {
+  let lo = 0;
+  let hi = lineStarts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((lineStarts[mid] ?? 0) <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo + 1;
+}
+
+/** The name a node gives the functions inside it (a variable, a property), else `name`. */
+function scopeName(node: AstNode, name: string): string {
+  if (node.type === 'VariableDeclarator') return keyName(node.id) ?? name;
+  if (node.type === 'KeyValueProperty') return keyName(node.key) ?? name;
+  return name;
+}
+
+/** Walks the AST depth first, handing every function node with its name to `found`. */
+function walkFunctions(value: unknown, name: string, found: (node: AstNode, name: string) => void): void {
+  if (Array.isArray(value)) {
+    for (const v of value) walkFunctions(v, name, found);
+    return;
+  }
+  if (!value || typeof value !== 'object') return;
+  const node = value as AstNode;
+  let here = scopeName(node, name);
+  if (node.type && FUNCTION_TYPES.has(node.type) && node.span) {
+    here = keyName(node.identifier) ?? keyName(node.key) ?? here;
+    found(node, here);
+  }
+  for (const [key, child] of Object.entries(node)) {
+    if (key !== 'span' && child && typeof child === 'object') walkFunctions(child, here, found);
+  }
+}
+
 /** Every function in `text` with the line it starts on and its length in lines. */
 function functionSpans(text: string): FunctionSpan[] {
   // A leading `0;` pins the module's first token to offset 0 of the text (swc numbers spans
@@ -245,38 +281,13 @@ function functionSpans(text: string): FunctionSpan[] {
   const base = ast.span.start;
   const lineStarts = [0];
   for (let i = 0; i < bytes.length; i++) if (bytes[i] === 10) lineStarts.push(i + 1);
-  const lineOf = (offset: number): number => {
-    let lo = 0;
-    let hi = lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((lineStarts[mid] ?? 0) <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo + 1;
-  };
   const out: FunctionSpan[] = [];
-  const visit = (value: unknown, name: string): void => {
-    if (Array.isArray(value)) {
-      for (const v of value) visit(v, name);
-      return;
-    }
-    if (!value || typeof value !== 'object') return;
-    const node = value as AstNode;
-    let here = name;
-    if (node.type === 'VariableDeclarator') here = keyName(node.id) ?? here;
-    if (node.type === 'KeyValueProperty') here = keyName(node.key) ?? here;
-    if (node.type && FUNCTION_TYPES.has(node.type) && node.span) {
-      here = keyName(node.identifier) ?? keyName(node.key) ?? here;
-      const first = lineOf(node.span.start - base);
-      const last = lineOf(node.span.end - base - 1);
-      out.push({ name: here, line: first, lines: last - first + 1 });
-    }
-    for (const [key, child] of Object.entries(node)) {
-      if (key !== 'span' && child && typeof child === 'object') visit(child, here);
-    }
-  };
-  visit(ast.body, '(module)');
+  walkFunctions(ast.body, '(module)', (node, name) => {
+    const span = node.span as { start: number; end: number };
+    const first = lineAt(lineStarts, span.start - base);
+    const last = lineAt(lineStarts, span.end - base - 1);
+    out.push({ name, line: first, lines: last - first + 1 });
+  });
   return out;
 }
 

@@ -72,6 +72,16 @@ function commentsOf(source: string): string {
   return parts.join('\n');
 }
 
+/** Why a relative link of `doc` leads nowhere (no such file, no such heading), or null. */
+function linkProblem(doc: string, link: string): string | null {
+  const [file = '', anchor] = link.split('#');
+  const target = file === '' ? doc : path.resolve(path.dirname(doc), decodeURI(file));
+  if (!fs.existsSync(target)) return 'no such file';
+  if (anchor !== undefined && !anchorsOf(fs.readFileSync(target, 'utf8')).has(anchor))
+    return 'no such heading';
+  return null;
+}
+
 describe('docs', () => {
   it('every relative link in README.md, docs/ and the src READMEs reaches a file and heading', () => {
     const broken: string[] = [];
@@ -79,16 +89,8 @@ describe('docs', () => {
     for (const doc of DOCS) {
       for (const link of relativeLinks(fs.readFileSync(doc, 'utf8'))) {
         checked++;
-        const [file = '', anchor] = link.split('#');
-        const target = file === '' ? doc : path.resolve(path.dirname(doc), decodeURI(file));
-        const where = `${path.relative(REPO, doc)}: ${link}`;
-        if (!fs.existsSync(target)) {
-          broken.push(`${where} (no such file)`);
-          continue;
-        }
-        if (anchor !== undefined && !anchorsOf(fs.readFileSync(target, 'utf8')).has(anchor)) {
-          broken.push(`${where} (no such heading)`);
-        }
+        const problem = linkProblem(doc, link);
+        if (problem !== null) broken.push(`${path.relative(REPO, doc)}: ${link} (${problem})`);
       }
     }
     expect(broken).toEqual([]);

@@ -31,46 +31,70 @@ interface Scenario {
   zonedata: Record<string, Array<string | Record<string, unknown>>>;
 }
 
+/** The record of one zonedata entry (`{TYPE: value}`), or null for NONE (absent). */
+function suiteRecord(type: string | undefined, value: unknown): ZoneRecord | null {
+  if (value === 'NONE') return null;
+  switch (type) {
+    case 'SPF':
+    case 'TXT':
+      return { type: 'TXT', data: value as string | string[] };
+    case 'A':
+    case 'AAAA':
+    case 'PTR':
+    case 'CNAME':
+      return { type, data: String(value) };
+    case 'MX': {
+      const [preference, exchange] = value as [number, string];
+      return { type: 'MX', data: { preference, exchange } };
+    }
+    default:
+      throw new Error(`unknown record type ${type}`);
+  }
+}
+
+/** The records of one name: SPF entries (as TXT, after the others) unless the name lists TXT itself. */
+function suiteRecords(entries: Array<string | Record<string, unknown>>): ZoneRecord[] {
+  const records: ZoneRecord[] = [];
+  const generated: ZoneRecord[] = [];
+  const hasTxt = entries.some((e) => typeof e === 'object' && 'TXT' in e);
+  for (const entry of entries) {
+    if (entry === 'TIMEOUT') {
+      records.push({ type: 'TIMEOUT' });
+      continue;
+    }
+    if (typeof entry !== 'object') throw new Error(`unknown zone entry ${String(entry)}`);
+    const [type, value] = Object.entries(entry)[0] ?? [];
+    const record = suiteRecord(type, value);
+    if (record === null) continue;
+    if (type !== 'SPF') records.push(record);
+    else if (!hasTxt) generated.push(record);
+  }
+  return [...records, ...generated];
+}
+
 /** Suite convention: SPF entries double as TXT unless the name lists TXT itself; NONE means absent. */
 function suiteZone(data: Scenario['zonedata']): Zone {
   const zone: Zone = {};
-  for (const [name, entries] of Object.entries(data ?? {})) {
-    const records: ZoneRecord[] = [];
-    const generated: ZoneRecord[] = [];
-    const hasTxt = entries.some((e) => typeof e === 'object' && 'TXT' in e);
-    for (const entry of entries) {
-      if (entry === 'TIMEOUT') {
-        records.push({ type: 'TIMEOUT' });
-        continue;
-      }
-      if (typeof entry !== 'object') throw new Error(`unknown zone entry ${String(entry)}`);
-      const [type, value] = Object.entries(entry)[0] ?? [];
-      if (value === 'NONE') continue;
-      switch (type) {
-        case 'SPF':
-          if (!hasTxt) generated.push({ type: 'TXT', data: value as string | string[] });
-          break;
-        case 'TXT':
-          records.push({ type: 'TXT', data: value as string | string[] });
-          break;
-        case 'A':
-        case 'AAAA':
-        case 'PTR':
-        case 'CNAME':
-          records.push({ type, data: String(value) });
-          break;
-        case 'MX': {
-          const [preference, exchange] = value as [number, string];
-          records.push({ type: 'MX', data: { preference, exchange } });
-          break;
-        }
-        default:
-          throw new Error(`unknown record type ${type}`);
-      }
-    }
-    zone[name] = [...records, ...generated];
-  }
+  for (const [name, entries] of Object.entries(data ?? {})) zone[name] = suiteRecords(entries);
   return zone;
+}
+
+/** One case through checkHost: null when it passes, else what was expected and what came. */
+async function runCase(
+  scenario: Scenario,
+  name: string,
+  test: SuiteCase,
+  options: Parameters<typeof checkHost>[3],
+): Promise<string | null> {
+  const sender = test.mailfrom === '' ? `postmaster@${test.helo}` : test.mailfrom;
+  const domain = test.mailfrom === '' ? test.helo : test.mailfrom.slice(test.mailfrom.lastIndexOf('@') + 1);
+  const got = await checkHost(test.host, domain, sender, { ...options, helo: test.helo });
+  const allowed = Array.isArray(test.result) ? test.result : [test.result];
+  const resultOk = allowed.includes(got.result);
+  const expOk =
+    test.explanation === undefined || test.explanation === 'DEFAULT' || got.explanation === test.explanation;
+  if (resultOk && expOk) return null;
+  return `${scenario.description} / ${name}: expected ${allowed.join('|')}${test.explanation ? ` "${test.explanation}"` : ''}, got ${got.result} "${got.explanation ?? ''}" (${got.reason})`;
 }
 
 const scenarios = loadAll(
@@ -96,21 +120,10 @@ describe('RFC 7208 test suite through checkHost', () => {
       const dns = createDnsClient({ servers: server.servers, timeoutMs: 150, tries: 1 });
       for (const [name, test] of Object.entries(scenario.tests)) {
         total += 1;
-        const sender = test.mailfrom === '' ? `postmaster@${test.helo}` : test.mailfrom;
-        const domain =
-          test.mailfrom === '' ? test.helo : test.mailfrom.slice(test.mailfrom.lastIndexOf('@') + 1);
-        const got = await checkHost(test.host, domain, sender, { dns, helo: test.helo, clock });
-        const allowed = Array.isArray(test.result) ? test.result : [test.result];
-        const resultOk = allowed.includes(got.result);
-        const expOk =
-          test.explanation === undefined ||
-          test.explanation === 'DEFAULT' ||
-          got.explanation === test.explanation;
-        if (!resultOk || !expOk) {
+        const detail = await runCase(scenario, name, test, { dns, helo: test.helo, clock });
+        if (detail !== null) {
           failures.push(name);
-          details.push(
-            `${scenario.description} / ${name}: expected ${allowed.join('|')}${test.explanation ? ` "${test.explanation}"` : ''}, got ${got.result} "${got.explanation ?? ''}" (${got.reason})`,
-          );
+          details.push(detail);
         }
       }
     }

@@ -43,27 +43,34 @@ const { getARChain } = require('mailauth/lib/arc/index.js') as {
 
 const EMAIL = sharedDataPath('email');
 
+/** The messages of an ARC suite file (arc/*.yml): [file#test, message]. */
+function arcSuiteMessages(full: string): [string, string][] {
+  const out: [string, string][] = [];
+  // json: the validation suite names one test twice (line 6148); the later one is read, as a YAML 1.1 reader would.
+  for (const doc of loadAll(readFileSync(full, 'utf8'), { json: true }) as {
+    tests?: Record<string, { message?: string }>;
+  }[])
+    for (const [test, t] of Object.entries(doc?.tests ?? {}))
+      if (typeof t.message === 'string' && t.message.trim() !== '')
+        out.push([`${path.relative(EMAIL, full)}#${test}`, t.message]);
+  return out;
+}
+
+/** Adds the messages under `dir` (sorted, depth first): .eml and .headers.txt files, ARC suite files. */
+function walkMessages(dir: string, out: [string, string][]): void {
+  for (const name of readdirSync(dir).sort()) {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) walkMessages(full, out);
+    else if (name.endsWith('.eml') || name.endsWith('.headers.txt'))
+      out.push([path.relative(EMAIL, full), readFileSync(full, 'utf8')]);
+    else if (name.endsWith('.yml') && dir.endsWith(`${path.sep}arc`)) out.push(...arcSuiteMessages(full));
+  }
+}
+
 /** Every message: [name relative to shared/data/email, its header section]. */
 function messages(): [string, string][] {
   const out: [string, string][] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      const full = path.join(dir, name);
-      if (statSync(full).isDirectory()) walk(full);
-      else if (name.endsWith('.eml') || name.endsWith('.headers.txt'))
-        out.push([path.relative(EMAIL, full), readFileSync(full, 'utf8')]);
-      else if (name.endsWith('.yml') && dir.endsWith(`${path.sep}arc`)) {
-        // json: the validation suite names one test twice (line 6148); the later one is read, as a YAML 1.1 reader would.
-        for (const doc of loadAll(readFileSync(full, 'utf8'), { json: true }) as {
-          tests?: Record<string, { message?: string }>;
-        }[])
-          for (const [test, t] of Object.entries(doc?.tests ?? {}))
-            if (typeof t.message === 'string' && t.message.trim() !== '')
-              out.push([`${path.relative(EMAIL, full)}#${test}`, t.message]);
-      }
-    }
-  };
-  walk(EMAIL);
+  walkMessages(EMAIL, out);
   return out;
 }
 

@@ -22,6 +22,26 @@ import { tempDir } from '../helpers/stores.ts';
 
 type Body = { data: Record<string, unknown>; meta: Record<string, unknown> };
 
+/** Hard-links a file (copies it across file systems). */
+function linkOrCopy(from: string, to: string): void {
+  try {
+    fs.linkSync(from, to);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+    fs.copyFileSync(from, to);
+  }
+}
+
+/** Hard-links every file under `from` into `to`, but the manifests. */
+function linkAllButManifests(from: string, to: string): void {
+  fs.mkdirSync(to, { recursive: true });
+  for (const e of fs.readdirSync(from, { withFileTypes: true })) {
+    if (e.name === 'manifest.json') continue;
+    if (e.isDirectory()) linkAllButManifests(path.join(from, e.name), path.join(to, e.name));
+    else linkOrCopy(path.join(from, e.name), path.join(to, e.name));
+  }
+}
+
 describe('broken newest snapshot and killed builds', () => {
   const dir = tempDir('netrep-broken-');
   const datasets = path.join(dir, 'datasets');
@@ -208,21 +228,7 @@ describe('broken newest snapshot and killed builds', () => {
   const fullVersion = (full: string, version: number) => {
     const dest = path.join(datasets, `v${version}`);
     fs.rmSync(dest, { recursive: true, force: true });
-    const link = (from: string, to: string) => {
-      fs.mkdirSync(to, { recursive: true });
-      for (const e of fs.readdirSync(from, { withFileTypes: true })) {
-        if (e.name === 'manifest.json') continue;
-        if (e.isDirectory()) link(path.join(from, e.name), path.join(to, e.name));
-        else
-          try {
-            fs.linkSync(path.join(from, e.name), path.join(to, e.name));
-          } catch (err) {
-            if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
-            fs.copyFileSync(path.join(from, e.name), path.join(to, e.name));
-          }
-      }
-    };
-    link(full, dest);
+    linkAllButManifests(full, dest);
     const m = JSON.parse(fs.readFileSync(path.join(full, 'manifest.json'), 'utf8')) as { version: number };
     m.version = version;
     fs.writeFileSync(path.join(dest, 'manifest.json'), JSON.stringify(m));

@@ -36,6 +36,52 @@ async function metric(base: string, name: string): Promise<number | null> {
   return line ? Number(line.split(' ')[1]) : null;
 }
 
+/** Waits until each instance counts both (it heard the other's heartbeat). */
+async function waitForBothInstances(bases: string[]): Promise<void> {
+  for (let round = 0; ; round++) {
+    const counted = await Promise.all(bases.map((u) => metric(u, 'netrep_limits_instances')));
+    if (counted.every((n) => n === 2)) return;
+    if (round > 40) throw new Error(`instances counted: ${counted.join(', ')}`);
+    await sleep(250);
+  }
+}
+
+/** Every instance's /readyz answers 200 with Redis ok but degraded. */
+async function expectDegradedReadiness(bases: string[]): Promise<void> {
+  for (const u of bases) {
+    const r = await readiness(u);
+    expect(r.status).toBe(200);
+    expect(r.redis).toMatchObject({ ok: true, degraded: true });
+  }
+}
+
+/** Calls the instances in turn for `ms` (readiness checked every 10 calls); the statuses answered. */
+async function callDuringCut(
+  bases: string[],
+  call: (base: string) => Promise<number>,
+  ms: number,
+): Promise<number[]> {
+  const statuses: number[] = [];
+  const cutEnds = Date.now() + ms;
+  let i = 0;
+  while (Date.now() < cutEnds) {
+    statuses.push(await call(bases[i++ % 2]!));
+    if (i % 10 === 0) await expectDegradedReadiness(bases);
+    await sleep(20);
+  }
+  return statuses;
+}
+
+/** Waits until every instance is ready and no longer degraded. */
+async function waitForRecovery(bases: string[]): Promise<void> {
+  for (let round = 0; ; round++) {
+    const states = await Promise.all(bases.map((u) => readiness(u)));
+    if (states.every((r) => r.status === 200 && r.redis?.degraded === undefined)) return;
+    if (round > 60) throw new Error(`still degraded: ${JSON.stringify(states)}`);
+    await sleep(250);
+  }
+}
+
 describe.skipIf(skip)('a free key through a Redis cut on two instances', () => {
   const procs: NetrepProcess[] = [];
   const dirs: string[] = [];
@@ -94,30 +140,12 @@ describe.skipIf(skip)('a free key through a Redis cut on two instances', () => {
 
     // Before the cut: 10 of 40, alternating; each instance heard the other's heartbeat.
     for (let i = 0; i < 10; i++) expect(await call(bases[i % 2]!)).toBe(200);
-    for (let round = 0; ; round++) {
-      const counted = await Promise.all(bases.map((u) => metric(u, 'netrep_limits_instances')));
-      if (counted.every((n) => n === 2)) break;
-      if (round > 40) throw new Error(`instances counted: ${counted.join(', ')}`);
-      await sleep(250);
-    }
+    await waitForBothInstances(bases);
     for (const u of bases) expect((await readiness(u)).redis).toMatchObject({ ok: true, detail: 'ready' });
 
     proxy.cut();
-    const statuses: number[] = [];
     // The issue's 20 s cut.
-    const cutEnds = Date.now() + 20_000;
-    let i = 0;
-    while (Date.now() < cutEnds) {
-      statuses.push(await call(bases[i++ % 2]!));
-      if (i % 10 === 0) {
-        for (const u of bases) {
-          const r = await readiness(u);
-          expect(r.status).toBe(200);
-          expect(r.redis).toMatchObject({ ok: true, degraded: true });
-        }
-      }
-      await sleep(20);
-    }
+    const statuses = await callDuringCut(bases, call, 20_000);
     for (const u of bases) expect(await metric(u, 'netrep_limits_degraded')).toBe(1);
     const allowedDuring = statuses.filter((s) => s === 200).length;
     expect(new Set(statuses)).toEqual(new Set([200, 429]));
@@ -125,12 +153,7 @@ describe.skipIf(skip)('a free key through a Redis cut on two instances', () => {
     expect(allowedDuring).toBe(30);
 
     proxy.restore();
-    for (let round = 0; ; round++) {
-      const states = await Promise.all(bases.map((u) => readiness(u)));
-      if (states.every((r) => r.status === 200 && r.redis?.degraded === undefined)) break;
-      if (round > 60) throw new Error(`still degraded: ${JSON.stringify(states)}`);
-      await sleep(250);
-    }
+    await waitForRecovery(bases);
     for (const u of bases) expect(await metric(u, 'netrep_limits_local_pending')).toBe(0);
     // The day is spent: 40 answered in all, whichever instance is asked.
     expect([await call(a.url), await call(b.url)]).toEqual([429, 429]);

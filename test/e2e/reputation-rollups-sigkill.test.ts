@@ -41,6 +41,22 @@ function requestFor(r: number, now: number) {
   };
 }
 
+/** POSTs one request; true when it was acknowledged (200), false when the connection died with the process. */
+async function postAcked(url: string, key: string, body: unknown): Promise<boolean> {
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (res.status === 200) return true;
+    expect(res.status, await res.text()).toBe(200);
+  } catch {
+    // The connection died with the process.
+  }
+  return false;
+}
+
 describe.each(STORE_KINDS)('SIGKILL during telemetry and evidence ingest: rollups (%s)', (kind) => {
   const skip = skipStore(kind);
   const cleanups: (() => Promise<void> | void)[] = [];
@@ -75,17 +91,7 @@ describe.each(STORE_KINDS)('SIGKILL during telemetry and evidence ingest: rollup
       const worker = async () => {
         while (next < REQUESTS && !killed) {
           const { path, body } = requestFor(next++, now);
-          try {
-            const res = await fetch(`${server.url}${path}`, {
-              method: 'POST',
-              headers: { 'x-api-key': keys[path as keyof typeof keys], 'content-type': 'application/json' },
-              body: JSON.stringify(body),
-            });
-            if (res.status === 200) acked++;
-            else expect(res.status, await res.text()).toBe(200);
-          } catch {
-            // The connection died with the process.
-          }
+          if (await postAcked(`${server.url}${path}`, keys[path as keyof typeof keys], body)) acked++;
           if (acked >= KILL_AFTER_ACKS && !killed) {
             killed = true;
             server.child.kill('SIGKILL');

@@ -20,6 +20,25 @@ function batchFor(r: number) {
   };
 }
 
+/** Sends batch `r`; true when it was acknowledged whole, false when the connection died with the process. */
+async function ingestAcked(base: string, key: string, r: number): Promise<boolean> {
+  try {
+    const res = await fetch(`${base}/v1/email/telemetry/ingest`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify(batchFor(r)),
+    });
+    if (res.status === 200) {
+      const body = (await res.json()) as { data: { accepted: number } };
+      expect(body.data.accepted).toBe(100);
+      return true;
+    }
+  } catch {
+    // The connection died with the process.
+  }
+  return false;
+}
+
 describe.each(STORE_KINDS)('SIGKILL during telemetry ingest (%s)', (kind) => {
   const skip = skipStore(kind);
   const cleanups: (() => Promise<void> | void)[] = [];
@@ -47,20 +66,7 @@ describe.each(STORE_KINDS)('SIGKILL during telemetry ingest (%s)', (kind) => {
       const worker = async () => {
         while (next < REQUESTS && !killed) {
           const r = next++;
-          try {
-            const res = await fetch(`${server.url}/v1/email/telemetry/ingest`, {
-              method: 'POST',
-              headers: { 'x-api-key': key, 'content-type': 'application/json' },
-              body: JSON.stringify(batchFor(r)),
-            });
-            if (res.status === 200) {
-              const body = (await res.json()) as { data: { accepted: number } };
-              expect(body.data.accepted).toBe(100);
-              acked.add(r);
-            }
-          } catch {
-            // The connection died with the process.
-          }
+          if (await ingestAcked(server.url, key, r)) acked.add(r);
           if (acked.size >= KILL_AFTER_ACKS && !killed) {
             killed = true;
             server.child.kill('SIGKILL');

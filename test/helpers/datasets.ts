@@ -50,6 +50,43 @@ function alive(pid: number): boolean {
   }
 }
 
+/**
+ * Takes the build lock of a shared dataset: `mine`, `held` by a live worker, or `stale` (its
+ * holder died before the build was ready: the lock and the half-built data are removed).
+ */
+function takeBuildLock(lock: string, ready: string, dataDir: string): 'mine' | 'held' | 'stale' {
+  try {
+    fs.mkdirSync(lock);
+    return 'mine';
+  } catch {
+    const holder = Number(fs.readFileSync(path.join(lock, 'pid'), { encoding: 'utf8', flag: 'a+' }) || 0);
+    if (holder && !alive(holder) && !fs.existsSync(ready)) {
+      fs.rmSync(lock, { recursive: true, force: true });
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      return 'stale';
+    }
+    return 'held';
+  }
+}
+
+/** Builds `name` into `dataDir` under the lock taken; marks it ready, or failed with the error. */
+async function buildShared(
+  name: SharedDataset,
+  dataDir: string,
+  lock: string,
+  ready: string,
+  failed: string,
+): Promise<void> {
+  fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
+  try {
+    await buildDataset({ dataDir, clock: systemClock, ...RECIPES[name]() });
+    fs.writeFileSync(ready, '');
+  } catch (err) {
+    fs.writeFileSync(failed, String((err as Error).stack ?? err));
+    throw err;
+  }
+}
+
 /** The data dir holding the run's build of `name` (built now if no worker has yet). Read only. */
 export async function sharedDatasetDir(name: SharedDataset, timeoutMs = 600_000): Promise<string> {
   const run = inject('netrepDatasetRun');
@@ -62,27 +99,10 @@ export async function sharedDatasetDir(name: SharedDataset, timeoutMs = 600_000)
   for (;;) {
     if (fs.existsSync(ready)) return dataDir;
     if (fs.existsSync(failed)) throw new Error(`shared dataset ${name}: ${fs.readFileSync(failed, 'utf8')}`);
-    let mine = false;
-    try {
-      fs.mkdirSync(lock);
-      mine = true;
-    } catch {
-      const holder = Number(fs.readFileSync(path.join(lock, 'pid'), { encoding: 'utf8', flag: 'a+' }) || 0);
-      if (holder && !alive(holder) && !fs.existsSync(ready)) {
-        fs.rmSync(lock, { recursive: true, force: true });
-        fs.rmSync(dataDir, { recursive: true, force: true });
-        continue;
-      }
-    }
-    if (mine) {
-      fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
-      try {
-        await buildDataset({ dataDir, clock: systemClock, ...RECIPES[name]() });
-        fs.writeFileSync(ready, '');
-      } catch (err) {
-        fs.writeFileSync(failed, String((err as Error).stack ?? err));
-        throw err;
-      }
+    const held = takeBuildLock(lock, ready, dataDir);
+    if (held === 'stale') continue;
+    if (held === 'mine') {
+      await buildShared(name, dataDir, lock, ready, failed);
       return dataDir;
     }
     if (Date.now() > deadline) throw new Error(`shared dataset ${name} not built in ${timeoutMs} ms`);

@@ -102,6 +102,39 @@ function toAnswer(name: string, rec: ZoneRecord): dnsPacket.Answer | null {
 
 type Outcome = { kind: 'drop' } | { kind: 'answer'; rcode: number; answers: dnsPacket.Answer[] };
 
+/** The outcome a failure record stands for (no answer, SERVFAIL, REFUSED), or null for a record. */
+function failureOf(rec: ZoneRecord): Outcome | null {
+  if (rec.type === 'TIMEOUT') return { kind: 'drop' };
+  if (rec.type === 'SERVFAIL') return { kind: 'answer', rcode: RCODE.SERVFAIL, answers: [] };
+  if (rec.type === 'REFUSED') return { kind: 'answer', rcode: RCODE.REFUSED, answers: [] };
+  return null;
+}
+
+/**
+ * Pushes the records of one name that answer `qtype` (as `owner`); a failure record met before
+ * any match ends the query with its outcome. Returns that outcome, or whether any record matched.
+ */
+function answerFromRecords(
+  records: readonly ZoneRecord[],
+  owner: string,
+  qtype: string,
+  answers: dnsPacket.Answer[],
+): Outcome | boolean {
+  let matched = false;
+  for (const rec of records) {
+    const failure = matched ? null : failureOf(rec);
+    if (failure) return failure;
+    if (rec.type === qtype || qtype === 'ANY') {
+      const answer = toAnswer(owner, rec);
+      if (answer) {
+        answers.push(answer);
+        matched = true;
+      }
+    }
+  }
+  return matched;
+}
+
 function resolveQuestion(zone: Map<string, ZoneRecord[]>, qname: string, qtype: string): Outcome {
   const answers: dnsPacket.Answer[] = [];
   let name = canonical(qname);
@@ -113,20 +146,9 @@ function resolveQuestion(zone: Map<string, ZoneRecord[]>, qname: string, qtype: 
       const exists = [...zone.keys()].some((key) => key.endsWith(`.${name}`));
       return { kind: 'answer', rcode: exists ? RCODE.NOERROR : RCODE.NXDOMAIN, answers };
     }
-    let matched = false;
-    for (const rec of records) {
-      if (rec.type === 'TIMEOUT' && !matched) return { kind: 'drop' };
-      if (rec.type === 'SERVFAIL' && !matched) return { kind: 'answer', rcode: RCODE.SERVFAIL, answers: [] };
-      if (rec.type === 'REFUSED' && !matched) return { kind: 'answer', rcode: RCODE.REFUSED, answers: [] };
-      if (rec.type === qtype || qtype === 'ANY') {
-        const answer = toAnswer(owner, rec);
-        if (answer) {
-          answers.push(answer);
-          matched = true;
-        }
-      }
-    }
-    if (matched) return { kind: 'answer', rcode: RCODE.NOERROR, answers };
+    const found = answerFromRecords(records, owner, qtype, answers);
+    if (found === true) return { kind: 'answer', rcode: RCODE.NOERROR, answers };
+    if (found !== false) return found;
     const cname = records.find((r): r is Extract<ZoneRecord, { type: 'CNAME' }> => r.type === 'CNAME');
     if (!cname || qtype === 'CNAME') return { kind: 'answer', rcode: RCODE.NOERROR, answers };
     seen.add(name);

@@ -68,6 +68,29 @@ function checkEnvelope(
   }
 }
 
+/**
+ * One request of the hostile-input property: the drawn text in the path and the query, the
+ * body (for methods that carry one; objects as JSON) with the drawn content type, and the
+ * admin key when one is given.
+ */
+function hostileRequest(
+  method: string,
+  path: string,
+  query: string,
+  payload: unknown,
+  type: string,
+  key: string | false,
+) {
+  const url = `${path}?q=${encodeURIComponent(query)}&limit=${encodeURIComponent(query)}`;
+  const headers: Record<string, string> = {};
+  if (key) headers['x-api-key'] = key;
+  if (type) headers['content-type'] = type;
+  const hasBody = method !== 'GET' && method !== 'DELETE';
+  if (!hasBody) return { method: method as 'GET', url, headers };
+  const body = typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : JSON.stringify(payload);
+  return { method: method as 'GET', url, headers, payload: body };
+}
+
 describe('shared route contract', () => {
   it('has routes to check', () => {
     expect(routes().length).toBeGreaterThan(40);
@@ -138,24 +161,16 @@ describe('shared route contract', () => {
           contentType,
           fc.boolean(),
           async (param, query, payload, type, withKey) => {
-            const url = `${samplePath(route.url, () => param)}?q=${encodeURIComponent(query)}&limit=${encodeURIComponent(query)}`;
-            const headers: Record<string, string> = {};
-            if (withKey) headers['x-api-key'] = adminKey;
-            if (type) headers['content-type'] = type;
-            const hasBody = route.method !== 'GET' && route.method !== 'DELETE';
-            const res = await t.app.http.inject({
-              method: route.method as 'GET',
-              url,
-              headers,
-              ...(hasBody
-                ? {
-                    payload:
-                      typeof payload === 'string' || Buffer.isBuffer(payload)
-                        ? payload
-                        : JSON.stringify(payload),
-                  }
-                : {}),
-            });
+            const res = await t.app.http.inject(
+              hostileRequest(
+                route.method,
+                samplePath(route.url, () => param),
+                query,
+                payload,
+                type,
+                withKey && adminKey,
+              ),
+            );
             checkEnvelope(route, res);
           },
         ),
