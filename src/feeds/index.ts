@@ -23,7 +23,7 @@ export {
 export { encodeCanonicalRows } from './encode.ts';
 export { CLOUDFLARE_MAX_EXPRESSION } from './encoders/cloudflare.ts';
 export type { EncodeContext } from './encoders/encoder.ts';
-export { type CanonicalRow } from './row.ts';
+export type { CanonicalRow } from './row.ts';
 export {
   listFeedSnapshots,
   readFeedManifest,
