@@ -151,6 +151,272 @@ async function startHeapSampling(): Promise<{ stop(file: string): Promise<void> 
   return { stop: (file) => stop('HeapProfiler.stopSampling', file) };
 }
 
+const KINDS = ['pristine_trap', 'recycled_trap', 'typo_trap', 'smtp_honeypot'];
+const f = (n: number) => Math.round(n).toLocaleString('en-US');
+const ms = (n: number) => n.toFixed(2);
+
+type App = Awaited<ReturnType<typeof createApp>>;
+type Services = App['services'];
+
+interface SeedContext {
+  app: App;
+  clock: ReturnType<typeof createManualClock>;
+  admin: string;
+  tele: string;
+  blocklist: NonNullable<Services['blocklist']>;
+  reputation: NonNullable<Services['reputation']>;
+}
+
+/**
+ * One bench address's facts: 40 evidence events and 12 telemetry observations over the API,
+ * a listing history (every fourth listed and delisted, every eighth listed again), a listed
+ * neighbour in its /24 and an FCrDNS record.
+ */
+async function seedAddress(ctx: SeedContext, i: number): Promise<void> {
+  const { app, clock, admin, tele, blocklist, reputation } = ctx;
+  const ip = ipOf(i);
+  const events = Array.from({ length: 40 }, (_, k) => ({
+    ip,
+    kind: KINDS[k % 4],
+    observed_at: toIso(NOW - ((k * 2.3 + i) % 90) * DAY_MS),
+    synthetic: k % 7 === 0,
+    source: 'bench',
+  }));
+  await app.http.inject({
+    method: 'POST',
+    url: '/v1/admin/evidence',
+    headers: { 'x-api-key': admin },
+    payload: { events },
+  });
+  const observations = Array.from({ length: 12 }, (_, k) => ({
+    ip,
+    bounce_rate: (k % 8) / 100,
+    complaint_rate: (k % 3) / 1000,
+    volume_24h: 1000 * k,
+    observed_at: toIso(NOW - k * 3 * 3_600_000),
+  }));
+  await app.http.inject({
+    method: 'POST',
+    url: '/v1/email/telemetry/ingest',
+    headers: { 'x-api-key': tele },
+    payload: { observations },
+  });
+  if (i % 4 === 0) {
+    clock.set(NOW - 20 * DAY_MS);
+    await blocklist.list({ ip, type: 'spam', reason: 'bench' });
+    clock.set(NOW - 10 * DAY_MS);
+    await blocklist.delist(ip, { reason: 'bench' });
+    clock.set(NOW);
+    if (i % 8 === 0) await blocklist.list({ ip, type: 'spam', reason: 'bench' });
+  }
+  await blocklist.list({
+    ip: ip.replace(/\.10$/, `.${100 + (i % 5)}`),
+    type: 'spam',
+    reason: 'neighbour',
+  });
+  await reputation.recordFcrdns({
+    ip,
+    ptrHostname: `mta${i}.example.test`,
+    forwardMatch: i % 3 !== 0,
+    forwardIps: [ip],
+    lastCheckedAt: NOW - DAY_MS,
+    lastObservedAt: NOW - 3_600_000,
+  });
+}
+
+/** A wrk script in `work`: each request names a new client (the counter, as 10.x.y.z). */
+function wrkScript(work: string, name: string, make: string): string {
+  const file = path.join(work, `${name}.lua`);
+  writeFileSync(
+    file,
+    `counter = 0
+client = function()
+  counter = counter + 1
+  return string.format("10.%d.%d.%d", math.floor(counter / 65536) % 256, math.floor(counter / 256) % 256, counter % 256)
+end
+request = function()
+${make}
+end
+`,
+  );
+  return file;
+}
+
+/** The wrk scripts of the HTTP contenders. */
+function writeWrkScripts(work: string, batchIps: string[]) {
+  const wrkIp = `string.format("45.%d.%d.10", 40 + math.floor((counter % ${IPS}) / 50), counter % 50)`;
+  return {
+    // The same request shape as the answers' (a client address in X-Forwarded-For).
+    healthz: wrkScript(
+      work,
+      'healthz',
+      '  return wrk.format("GET", "/healthz", { ["X-Forwarded-For"] = client() })',
+    ),
+    single: wrkScript(
+      work,
+      'single',
+      `  local from = client()
+  return wrk.format("GET", "/v1/email/ip/" .. ${wrkIp} .. "/reputation", { ["X-Forwarded-For"] = from })`,
+    ),
+    batch: wrkScript(
+      work,
+      'batch',
+      `  return wrk.format("POST", "/v1/email/reputation/batch",
+    { ["X-Forwarded-For"] = client(), ["Content-Type"] = "application/json" },
+    ${JSON.stringify(JSON.stringify({ ips: batchIps }))})`,
+    ),
+  };
+}
+
+type Rounds = Record<string, Result[]>;
+
+/**
+ * Contenders take turns round by round so each meets the same moments of a shared machine;
+ * the best round of each counts, and every round is listed.
+ */
+async function runRounds(
+  contenders: Record<string, () => Promise<Result>>,
+  kind: StoreKind,
+): Promise<Rounds> {
+  const rounds: Rounds = {};
+  // REPUTATION_BENCH_ONLY=single,healthz runs only those contenders (profiling).
+  const only = process.env['REPUTATION_BENCH_ONLY']?.split(',');
+  // REPUTATION_BENCH_CPUPROFILE=file.cpuprofile: a V8 CPU profile of the rounds alone (no setup).
+  const profileTo = process.env['REPUTATION_BENCH_CPUPROFILE'];
+  const profiler = profileTo ? await startProfile() : null;
+  // REPUTATION_BENCH_HEAPPROFILE=file: a sampling heap profile of what the rounds allocate.
+  const heapTo = process.env['REPUTATION_BENCH_HEAPPROFILE'];
+  const heap = heapTo ? await startHeapSampling() : null;
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const [name, run] of Object.entries(contenders)) {
+      if (only && !only.includes(name)) continue;
+      const list = rounds[name] ?? [];
+      list.push(await run());
+      rounds[name] = list;
+    }
+  }
+  if (heap && heapTo) await heap.stop(heapTo.replace(/(\.heapprofile)?$/, `-${kind}.heapprofile`));
+  if (profiler && profileTo)
+    await profiler.stop(profileTo.replace(/(\.cpuprofile)?$/, `-${kind}.cpuprofile`));
+  return rounds;
+}
+
+/** Reading the rounds: the best of each, the spread, CPU per request, ratios per round. */
+function roundReader(rounds: Rounds) {
+  return {
+    best: (name: string): Result =>
+      (rounds[name] ?? []).reduce((a, b) => (b.rps > a.rps ? b : a), { rps: 0, p50: 0, p99: 0, cpuUs: 0 }),
+    spread: (name: string, scale = 1) =>
+      `rounds ${(rounds[name] ?? []).map((r) => f(r.rps * scale)).join(' ')}`,
+    // CPU per request, least of the rounds (the run least disturbed by other work on the machine).
+    cpuOf: (name: string) =>
+      `CPU ${Math.round(Math.min(...(rounds[name] ?? []).map((r) => r.cpuUs)))} µs/request`,
+    ratios: (name: string, reference: string, scale = 1) =>
+      (rounds[name] ?? [])
+        .map((r, i) => ((r.rps * scale) / (rounds[reference]?.[i]?.rps ?? Number.NaN)).toFixed(3))
+        .join(' '),
+    // Lines only for the contenders that ran (REPUTATION_BENCH_ONLY).
+    ran: (name: string) => (rounds[name]?.length ?? 0) > 0,
+  };
+}
+
+type RoundReader = ReturnType<typeof roundReader>;
+
+/** The reference, single and batch lines of one driver (`http:` or in process). */
+function reportCore(rd: RoundReader, say: (line: string) => void, prefix: '' | 'http:', factors: string) {
+  const { best, spread, cpuOf, ratios, ran } = rd;
+  const healthz = best(`${prefix}healthz`);
+  const single = best(`${prefix}single`);
+  const batch = best(`${prefix}batch`);
+  if (ran(`${prefix}healthz`))
+    say(
+      `${prefix}reference GET /healthz ${f(healthz.rps)} req/s, p99 ${ms(healthz.p99)} ms, ${cpuOf(`${prefix}healthz`)} (${spread(`${prefix}healthz`)})`,
+    );
+  if (ran(`${prefix}single`))
+    say(
+      `${prefix}GET /v1/email/ip/{ip}/reputation (${factors}) ${f(single.rps)} req/s, p50 ${ms(single.p50)} ms, p99 ${ms(single.p99)} ms, ${cpuOf(`${prefix}single`)}; ratio to /healthz ${(single.rps / healthz.rps).toFixed(3)} (per round ${ratios(`${prefix}single`, `${prefix}healthz`)})`,
+    );
+  if (ran(`${prefix}batch`))
+    say(
+      `${prefix}POST /v1/email/reputation/batch (100 IPs) ${f(batch.rps)} req/s = ${f(batch.rps * 100)} IPs/s, p99 ${ms(batch.p99)} ms, ${cpuOf(`${prefix}batch`)} (${spread(`${prefix}batch`, 100)} IPs/s)`,
+    );
+  return { healthz, single, batch };
+}
+
+/** The lines of the warm-up, pool and ingest contenders (in process). */
+function reportOthers(rd: RoundReader, say: (line: string) => void, healthzRps: number): void {
+  const { best, spread, cpuOf, ratios, ran } = rd;
+  const warm = best('warmup');
+  const pool = best('pool');
+  const tIngest = best('telemetryIngest');
+  const eIngest = best('evidenceIngest');
+  if (ran('warmup'))
+    say(
+      `GET /v1/email/ip/{ip}/warmup ${f(warm.rps)} req/s, p99 ${ms(warm.p99)} ms, ${cpuOf('warmup')}; ratio to /healthz ${(warm.rps / healthzRps).toFixed(3)} (per round ${ratios('warmup', 'healthz')})`,
+    );
+  if (ran('pool'))
+    say(
+      `POST /v1/email/pool/classify (50 IPs) ${f(pool.rps)} req/s = ${f(pool.rps * 50)} IPs/s, p99 ${ms(pool.p99)} ms (${spread('pool', 50)} IPs/s)`,
+    );
+  if (ran('telemetryIngest'))
+    say(
+      `ingest telemetry (100 per request) ${f(tIngest.rps * 100)} observations/s (${spread('telemetryIngest', 100)})`,
+    );
+  if (ran('evidenceIngest'))
+    say(
+      `ingest evidence (100 per request) ${f(eIngest.rps * 100)} events/s (${spread('evidenceIngest', 100)})`,
+    );
+}
+
+/** Issue 18's goals, on the best round of each contender over HTTP (in process without wrk). */
+function goalLine(
+  rd: RoundReader,
+  kind: StoreKind,
+  overHttp: boolean,
+  core: { healthz: Result; single: Result; batch: Result },
+): string | null {
+  const prefix = overHttp ? 'http:' : '';
+  const { healthz, single, batch } = core;
+  const goals = GOALS[kind];
+  const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
+  const singleRatio = single.rps / healthz.rps;
+  const judged: string[] = [];
+  if (rd.ran(`${prefix}single`) && rd.ran(`${prefix}healthz`)) {
+    judged.push(
+      `single ≥ ${goals.single}× /healthz: ${singleRatio.toFixed(3)}× ${met(singleRatio >= goals.single)}`,
+    );
+    if (goals.p99Ms !== null)
+      judged.push(`p99 < ${goals.p99Ms} ms: ${ms(single.p99)} ms ${met(single.p99 < goals.p99Ms)}`);
+  }
+  if (rd.ran(`${prefix}batch`))
+    judged.push(
+      `batch ≥ ${f(goals.batchIps)} IPs/s: ${f(batch.rps * 100)} ${met(batch.rps * 100 >= goals.batchIps)}`,
+    );
+  return judged.length > 0
+    ? `goal (${overHttp ? 'over HTTP' : 'in process'}) ${judged.join('; goal ')}`
+    : null;
+}
+
+/** Prints the bench's lines for one store. */
+function reportRounds(kind: StoreKind, rounds: Rounds, overHttp: boolean, factorCount: number): void {
+  const rd = roundReader(rounds);
+  const say = (line: string) => console.log(`reputation ${kind}: ${line}`);
+  const factors = `${factorCount} factors, 30-day history`;
+  if (overHttp) {
+    say(
+      `over HTTP: wrk (1 thread, ${IN_FLIGHT} connections, another process; a new client per request via X-Forwarded-For), best of ${ROUNDS} rounds of ${DURATION_MS / 1000} s; CPU is the server's`,
+    );
+  } else say(`over HTTP: skipped (${WRK} not found: apt-get install wrk); goals judged in process`);
+  const http = reportCore(rd, say, 'http:', factors);
+  say(
+    `in process: inject, ${IN_FLIGHT} in flight, light-my-request's client side counted in the same process`,
+  );
+  const inProcess = reportCore(rd, say, '', factors);
+  reportOthers(rd, say, inProcess.healthz.rps);
+  const goal = goalLine(rd, kind, overHttp, overHttp ? http : inProcess);
+  if (goal !== null) say(goal);
+}
+
 async function benchStore(kind: StoreKind): Promise<void> {
   const handle = await createTestStore(kind);
   const clock = createManualClock(NOW);
@@ -200,57 +466,7 @@ async function benchStore(kind: StoreKind): Promise<void> {
     const reputation = app.services.reputation;
     if (!blocklist || !reputation) throw new Error('services missing');
 
-    const kinds = ['pristine_trap', 'recycled_trap', 'typo_trap', 'smtp_honeypot'];
-    for (let i = 0; i < IPS; i++) {
-      const ip = ipOf(i);
-      const events = Array.from({ length: 40 }, (_, k) => ({
-        ip,
-        kind: kinds[k % 4],
-        observed_at: toIso(NOW - ((k * 2.3 + i) % 90) * DAY_MS),
-        synthetic: k % 7 === 0,
-        source: 'bench',
-      }));
-      await app.http.inject({
-        method: 'POST',
-        url: '/v1/admin/evidence',
-        headers: { 'x-api-key': admin },
-        payload: { events },
-      });
-      const observations = Array.from({ length: 12 }, (_, k) => ({
-        ip,
-        bounce_rate: (k % 8) / 100,
-        complaint_rate: (k % 3) / 1000,
-        volume_24h: 1000 * k,
-        observed_at: toIso(NOW - k * 3 * 3_600_000),
-      }));
-      await app.http.inject({
-        method: 'POST',
-        url: '/v1/email/telemetry/ingest',
-        headers: { 'x-api-key': tele },
-        payload: { observations },
-      });
-      if (i % 4 === 0) {
-        clock.set(NOW - 20 * DAY_MS);
-        await blocklist.list({ ip, type: 'spam', reason: 'bench' });
-        clock.set(NOW - 10 * DAY_MS);
-        await blocklist.delist(ip, { reason: 'bench' });
-        clock.set(NOW);
-        if (i % 8 === 0) await blocklist.list({ ip, type: 'spam', reason: 'bench' });
-      }
-      await blocklist.list({
-        ip: ip.replace(/\.10$/, `.${100 + (i % 5)}`),
-        type: 'spam',
-        reason: 'neighbour',
-      });
-      await reputation.recordFcrdns({
-        ip,
-        ptrHostname: `mta${i}.example.test`,
-        forwardMatch: i % 3 !== 0,
-        forwardIps: [ip],
-        lastCheckedAt: NOW - DAY_MS,
-        lastObservedAt: NOW - 3_600_000,
-      });
-    }
+    for (let i = 0; i < IPS; i++) await seedAddress({ app, clock, admin, tele, blocklist, reputation }, i);
     // 30 days of history for every IP.
     for (let d = 29; d >= 0; d--) {
       clock.set(NOW - d * DAY_MS);
@@ -263,9 +479,6 @@ async function benchStore(kind: StoreKind): Promise<void> {
     });
     const data = probe.json().data as { factors: unknown[]; history: unknown[] };
     if (data.history.length !== 30) throw new Error(`history has ${data.history.length} points`);
-
-    const f = (n: number) => Math.round(n).toLocaleString('en-US');
-    const ms = (n: number) => n.toFixed(2);
 
     // Warm-up is limited to 60/min per key: a ring of keys keeps the limit out of the way.
     const warmKeys = await Promise.all(
@@ -296,41 +509,7 @@ async function benchStore(kind: StoreKind): Promise<void> {
 
     // Over HTTP: wrk scripts; each request names a new client (the counter, as 10.x.y.z).
     const base = existsSync(WRK) ? await app.listen() : null;
-    const script = (name: string, make: string) => {
-      const file = path.join(work, `${name}.lua`);
-      writeFileSync(
-        file,
-        `counter = 0
-client = function()
-  counter = counter + 1
-  return string.format("10.%d.%d.%d", math.floor(counter / 65536) % 256, math.floor(counter / 256) % 256, counter % 256)
-end
-request = function()
-${make}
-end
-`,
-      );
-      return file;
-    };
-    const wrkIp = `string.format("45.%d.%d.10", 40 + math.floor((counter % ${IPS}) / 50), counter % 50)`;
-    const httpScripts = {
-      // The same request shape as the answers' (a client address in X-Forwarded-For).
-      healthz: script(
-        'healthz',
-        '  return wrk.format("GET", "/healthz", { ["X-Forwarded-For"] = client() })',
-      ),
-      single: script(
-        'single',
-        `  local from = client()
-  return wrk.format("GET", "/v1/email/ip/" .. ${wrkIp} .. "/reputation", { ["X-Forwarded-For"] = from })`,
-      ),
-      batch: script(
-        'batch',
-        `  return wrk.format("POST", "/v1/email/reputation/batch",
-    { ["X-Forwarded-For"] = client(), ["Content-Type"] = "application/json" },
-    ${JSON.stringify(JSON.stringify({ ips: batchIps }))})`,
-      ),
-    };
+    const httpScripts = writeWrkScripts(work, batchIps);
     const overHttp = (name: keyof typeof httpScripts) => () => driveWrk(base as string, httpScripts[name]);
 
     const contenders: Record<string, () => Promise<Result>> = {
@@ -409,7 +588,7 @@ end
           ingestSeq += 100;
           const events = Array.from({ length: 100 }, (_, k) => ({
             ip: freshIp((base + k) % 2000),
-            kind: kinds[k % 4],
+            kind: KINDS[k % 4],
             observed_at: toIso(NOW - (((base + k) * 0.37) % 60) * DAY_MS),
             synthetic: k % 9 === 0,
             source: 'bench',
@@ -424,111 +603,8 @@ end
           return res.statusCode;
         }),
     };
-    // Contenders take turns round by round so each meets the same moments of a shared machine;
-    // the best round of each counts, and every round is listed.
-    const rounds: Record<string, Result[]> = {};
-    // REPUTATION_BENCH_ONLY=single,healthz runs only those contenders (profiling).
-    const only = process.env['REPUTATION_BENCH_ONLY']?.split(',');
-    // REPUTATION_BENCH_CPUPROFILE=file.cpuprofile: a V8 CPU profile of the rounds alone (no setup).
-    const profileTo = process.env['REPUTATION_BENCH_CPUPROFILE'];
-    const profiler = profileTo ? await startProfile() : null;
-    // REPUTATION_BENCH_HEAPPROFILE=file: a sampling heap profile of what the rounds allocate.
-    const heapTo = process.env['REPUTATION_BENCH_HEAPPROFILE'];
-    const heap = heapTo ? await startHeapSampling() : null;
-    for (let r = 0; r < ROUNDS; r++) {
-      for (const [name, run] of Object.entries(contenders)) {
-        if (only && !only.includes(name)) continue;
-        const list = rounds[name] ?? [];
-        list.push(await run());
-        rounds[name] = list;
-      }
-    }
-    if (heap && heapTo) await heap.stop(heapTo.replace(/(\.heapprofile)?$/, `-${kind}.heapprofile`));
-    if (profiler && profileTo)
-      await profiler.stop(profileTo.replace(/(\.cpuprofile)?$/, `-${kind}.cpuprofile`));
-    const best = (name: string): Result =>
-      (rounds[name] ?? []).reduce((a, b) => (b.rps > a.rps ? b : a), { rps: 0, p50: 0, p99: 0, cpuUs: 0 });
-    const spread = (name: string, scale = 1) =>
-      `rounds ${(rounds[name] ?? []).map((r) => f(r.rps * scale)).join(' ')}`;
-    // CPU per request, least of the rounds (the run least disturbed by other work on the machine).
-    const cpuOf = (name: string) =>
-      `CPU ${Math.round(Math.min(...(rounds[name] ?? []).map((r) => r.cpuUs)))} µs/request`;
-    const warm = best('warmup');
-    const pool = best('pool');
-    const tIngest = best('telemetryIngest');
-    const eIngest = best('evidenceIngest');
-    const ratios = (name: string, reference: string, scale = 1) =>
-      (rounds[name] ?? [])
-        .map((r, i) => ((r.rps * scale) / (rounds[reference]?.[i]?.rps ?? Number.NaN)).toFixed(3))
-        .join(' ');
-    // Lines only for the contenders that ran (REPUTATION_BENCH_ONLY).
-    const ran = (name: string) => (rounds[name]?.length ?? 0) > 0;
-    const say = (line: string) => console.log(`reputation ${kind}: ${line}`);
-    const factors = `${data.factors.length} factors, 30-day history`;
-    /** The reference, single and batch lines of one driver (`http:` or in process). */
-    const core = (prefix: '' | 'http:') => {
-      const healthz = best(`${prefix}healthz`);
-      const single = best(`${prefix}single`);
-      const batch = best(`${prefix}batch`);
-      if (ran(`${prefix}healthz`))
-        say(
-          `${prefix}reference GET /healthz ${f(healthz.rps)} req/s, p99 ${ms(healthz.p99)} ms, ${cpuOf(`${prefix}healthz`)} (${spread(`${prefix}healthz`)})`,
-        );
-      if (ran(`${prefix}single`))
-        say(
-          `${prefix}GET /v1/email/ip/{ip}/reputation (${factors}) ${f(single.rps)} req/s, p50 ${ms(single.p50)} ms, p99 ${ms(single.p99)} ms, ${cpuOf(`${prefix}single`)}; ratio to /healthz ${(single.rps / healthz.rps).toFixed(3)} (per round ${ratios(`${prefix}single`, `${prefix}healthz`)})`,
-        );
-      if (ran(`${prefix}batch`))
-        say(
-          `${prefix}POST /v1/email/reputation/batch (100 IPs) ${f(batch.rps)} req/s = ${f(batch.rps * 100)} IPs/s, p99 ${ms(batch.p99)} ms, ${cpuOf(`${prefix}batch`)} (${spread(`${prefix}batch`, 100)} IPs/s)`,
-        );
-      return { healthz, single, batch };
-    };
-    if (base) {
-      say(
-        `over HTTP: wrk (1 thread, ${IN_FLIGHT} connections, another process; a new client per request via X-Forwarded-For), best of ${ROUNDS} rounds of ${DURATION_MS / 1000} s; CPU is the server's`,
-      );
-    } else say(`over HTTP: skipped (${WRK} not found: apt-get install wrk); goals judged in process`);
-    const http = core('http:');
-    say(
-      `in process: inject, ${IN_FLIGHT} in flight, light-my-request's client side counted in the same process`,
-    );
-    const inProcess = core('');
-    if (ran('warmup'))
-      say(
-        `GET /v1/email/ip/{ip}/warmup ${f(warm.rps)} req/s, p99 ${ms(warm.p99)} ms, ${cpuOf('warmup')}; ratio to /healthz ${(warm.rps / inProcess.healthz.rps).toFixed(3)} (per round ${ratios('warmup', 'healthz')})`,
-      );
-    if (ran('pool'))
-      say(
-        `POST /v1/email/pool/classify (50 IPs) ${f(pool.rps)} req/s = ${f(pool.rps * 50)} IPs/s, p99 ${ms(pool.p99)} ms (${spread('pool', 50)} IPs/s)`,
-      );
-    if (ran('telemetryIngest'))
-      say(
-        `ingest telemetry (100 per request) ${f(tIngest.rps * 100)} observations/s (${spread('telemetryIngest', 100)})`,
-      );
-    if (ran('evidenceIngest'))
-      say(
-        `ingest evidence (100 per request) ${f(eIngest.rps * 100)} events/s (${spread('evidenceIngest', 100)})`,
-      );
-    // Issue 18's goals, on the best round of each contender over HTTP (in process without wrk).
-    const prefix = base ? 'http:' : '';
-    const { healthz, single, batch } = base ? http : inProcess;
-    const goals = GOALS[kind];
-    const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
-    const singleRatio = single.rps / healthz.rps;
-    const judged: string[] = [];
-    if (ran(`${prefix}single`) && ran(`${prefix}healthz`)) {
-      judged.push(
-        `single ≥ ${goals.single}× /healthz: ${singleRatio.toFixed(3)}× ${met(singleRatio >= goals.single)}`,
-      );
-      if (goals.p99Ms !== null)
-        judged.push(`p99 < ${goals.p99Ms} ms: ${ms(single.p99)} ms ${met(single.p99 < goals.p99Ms)}`);
-    }
-    if (ran(`${prefix}batch`))
-      judged.push(
-        `batch ≥ ${f(goals.batchIps)} IPs/s: ${f(batch.rps * 100)} ${met(batch.rps * 100 >= goals.batchIps)}`,
-      );
-    if (judged.length > 0) say(`goal (${base ? 'over HTTP' : 'in process'}) ${judged.join('; goal ')}`);
+    const rounds = await runRounds(contenders, kind);
+    reportRounds(kind, rounds, base !== null, data.factors.length);
   } finally {
     rmSync(work, { recursive: true, force: true });
     await app.close();
