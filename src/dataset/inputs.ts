@@ -128,19 +128,27 @@ function readNpm(into: Inputs, npmDir: string): void {
   ] as const;
   for (const [id, rel] of csv) {
     const file = path.join(npmDir, rel);
-    if (!existsSync(file)) continue;
-    const text = readFileSync(file);
-    if (id === 'asn') {
-      const r = parseAsnCsv(text);
-      for (const x of r.rows) into.asn.push(x);
-      into.sources.push(info(id, `npm:@ip-location-db/${rel}`, r));
-    } else {
-      const r = parseCountryCsv(text);
-      const list = id === 'asn-country' ? into.asnCountry : into.whois;
-      for (const x of r.rows) list.push(x);
-      into.sources.push(info(id, `npm:@ip-location-db/${rel}`, r));
-    }
+    if (existsSync(file)) readNpmCsv(into, id, rel, readFileSync(file));
   }
+  readDbipCity(into, npmDir);
+}
+
+/** One ip-location-db CSV: ASN rows, or country rows of the whois or the asn-country opinion. */
+function readNpmCsv(into: Inputs, id: string, rel: string, text: Buffer): void {
+  if (id === 'asn') {
+    const r = parseAsnCsv(text);
+    for (const x of r.rows) into.asn.push(x);
+    into.sources.push(info(id, `npm:@ip-location-db/${rel}`, r));
+  } else {
+    const r = parseCountryCsv(text);
+    const list = id === 'asn-country' ? into.asnCountry : into.whois;
+    for (const x of r.rows) list.push(x);
+    into.sources.push(info(id, `npm:@ip-location-db/${rel}`, r));
+  }
+}
+
+/** The DB-IP city MMDB files present, and one source line naming both. */
+function readDbipCity(into: Inputs, npmDir: string): void {
   for (const fam of ['v4', 'v6'] as const) {
     const file = path.join(npmDir, `dbip-city-mmdb/dbip-city-ip${fam}.mmdb`);
     if (existsSync(file)) into.dbipCity[fam] = file;
@@ -169,189 +177,196 @@ const FLAG_OF: Partial<Record<SourceSpec['kind'], number>> = {
   uce3: FLAG.UCE3,
 };
 
+type Format = SourceSpec['format'];
+
+/** Formats whose rows are address ranges: a flag list, cloud ranges or crawler ranges by kind. */
+const RANGE_PARSERS: Partial<Record<Format, (bytes: Buffer) => ParseResult<AddrRange>>> = {
+  plain: parsePlainList,
+  'tor-exit': parseTorExitAddresses,
+  aws: parseAwsIpRanges,
+  google: parseGoogleStyleRanges,
+  azure: parseAzureServiceTags,
+  oracle: parseOracleRanges,
+  fastly: parseFastlyRanges,
+  github: parseGithubMeta,
+  'cloud-ips': parseCloudIpsJson,
+  'drop-text': parseDropText,
+  'drop-json': parseDropJson,
+};
+
+/** Open-proxy list formats. */
+const PROXY_PARSERS: Partial<Record<Format, (bytes: Buffer) => ProxyListResult>> = {
+  'spys-proxy': parseSpysProxyList,
+  'ip-port': parseIpPortList,
+  netset: parseFireholNetset,
+};
+
+/** Formats read into a list of their own (AS classes, geofeeds, zones, ASN lists, RIRs, ROAs). */
+const FORMAT_READERS: Partial<Record<Format, (into: Inputs, spec: SourceSpec, bytes: Buffer) => void>> = {
+  'caida-as2types': readCaidaAsClasses,
+  'geofeed-csv': readGeofeed,
+  'vultr-json': readGeofeed,
+  ip4set: readIp4Set,
+  'asn-list': readAsnList,
+  'asndrop-json': readAsnDrop,
+  'asndrop-text': readAsnDrop,
+  rir: readRir,
+  iana: readIana,
+  'rpki-json': readRpki,
+};
+
 function readUpstream(into: Inputs, spec: SourceSpec, bytes: Buffer): void {
-  const ranges = (r: ParseResult<AddrRange>) => {
-    const flag = FLAG_OF[spec.kind];
-    if (flag !== undefined) {
-      for (const x of r.rows)
-        into.flags.push({
-          family: x.family,
-          start: x.start,
-          end: x.end,
-          flag,
-          exclude: false,
-          source: spec.id,
-        });
-    } else if (spec.kind === 'cloud' || spec.kind === 'ai-crawler') {
-      const list = spec.kind === 'cloud' ? into.cloud : into.ai;
-      for (const x of r.rows)
-        list.push({
-          family: x.family,
-          start: x.start,
-          end: x.end,
-          label: spec.label ?? spec.id,
-          source: spec.id,
-        });
-    }
-    const i = info(spec.id, spec.path, r, spec.kind);
-    if (spec.crawler) i.crawler = spec.crawler;
-    into.sources.push(i);
-  };
-  const proxies = (r: ProxyListResult) => {
-    // One layer per bit and file (merge.ts): PROXY, and the anonymity where the list states it.
-    const level = {
-      transparent: FLAG.PROXY_TRANSPARENT,
-      anonymous: FLAG.PROXY_ANONYMOUS,
-      elite: FLAG.PROXY_ELITE,
-    };
-    for (const x of r.rows) {
-      const at = { family: x.family, start: x.start, end: x.end, exclude: false, source: spec.id };
-      into.flags.push({ ...at, flag: FLAG.PROXY });
-      if (x.anonymity) into.flags.push({ ...at, flag: level[x.anonymity] });
-    }
-    const i = info(spec.id, spec.path, r, spec.kind);
-    if (r.listedAt) i.listed_at = r.listedAt;
-    into.sources.push(i);
-  };
-  switch (spec.format) {
-    case 'spys-proxy':
-      proxies(parseSpysProxyList(bytes));
-      return;
-    case 'ip-port':
-      proxies(parseIpPortList(bytes));
-      return;
-    case 'netset':
-      proxies(parseFireholNetset(bytes));
-      return;
-    case 'caida-as2types': {
-      // Upstream publishes it gzipped (YYYYMMDD.as2types.txt.gz).
-      const r = parseCaidaAsClass(bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes);
-      for (const x of r.rows) into.asClasses.set(x.asn, x);
-      into.sources.push(info(spec.id, spec.path, r, spec.kind));
-      return;
-    }
-    case 'plain':
-      ranges(parsePlainList(bytes));
-      return;
-    case 'tor-exit':
-      ranges(parseTorExitAddresses(bytes));
-      return;
-    case 'aws':
-      ranges(parseAwsIpRanges(bytes));
-      return;
-    case 'google':
-      ranges(parseGoogleStyleRanges(bytes));
-      return;
-    case 'azure':
-      ranges(parseAzureServiceTags(bytes));
-      return;
-    case 'oracle':
-      ranges(parseOracleRanges(bytes));
-      return;
-    case 'fastly':
-      ranges(parseFastlyRanges(bytes));
-      return;
-    case 'github':
-      ranges(parseGithubMeta(bytes));
-      return;
-    case 'cloud-ips':
-      ranges(parseCloudIpsJson(bytes));
-      return;
-    case 'drop-text':
-      ranges(parseDropText(bytes));
-      return;
-    case 'drop-json':
-      ranges(parseDropJson(bytes));
-      return;
-    case 'geofeed-csv':
-    case 'vultr-json': {
-      const r = spec.format === 'vultr-json' ? parseVultrGeofeed(bytes) : parseGeofeedCsv(bytes);
-      // A provider's own geofeed is also its range publication (Linode, Vultr, DigitalOcean).
-      if (spec.label)
-        for (const x of [...r.rows, ...r.prefixesOnly])
-          into.cloud.push({
-            family: x.family,
-            start: x.start,
-            end: x.end,
-            label: spec.label,
-            source: spec.id,
-          });
-      for (const x of r.rows) into.geofeed.push({ ...x, label: spec.id });
-      into.sources.push(info(spec.id, spec.path, r, spec.kind));
-      return;
-    }
-    case 'ip4set': {
-      const z = parseIp4SetZone(bytes);
-      const flag = FLAG_OF[spec.kind] ?? 0;
-      for (const x of z.rows)
-        into.flags.push({
-          family: x.family,
-          start: x.start,
-          end: x.end,
-          flag,
-          exclude: false,
-          source: spec.id,
-        });
-      for (const x of z.exclusions)
-        into.flags.push({
-          family: x.family,
-          start: x.start,
-          end: x.end,
-          flag,
-          exclude: true,
-          source: spec.id,
-        });
-      into.sources.push(info(spec.id, spec.path, z, spec.kind));
-      return;
-    }
-    case 'asn-list': {
-      const r = parseAsnList(bytes);
-      const set = spec.kind === 'vpn-asns' ? into.vpnAsns : into.datacenterAsns;
-      for (const x of r.rows) set.add(x.asn);
-      into.sources.push(info(spec.id, spec.path, r, spec.kind));
-      return;
-    }
-    case 'asndrop-json':
-    case 'asndrop-text': {
-      const r = spec.format === 'asndrop-json' ? parseAsnDropJson(bytes) : parseAsnDropText(bytes);
-      for (const x of r.rows) into.asnDrop.set(x.asn, x);
-      into.sources.push(info(spec.id, spec.path, r, spec.kind));
-      return;
-    }
-    case 'rir': {
-      const r = parseRirDelegated(bytes);
-      for (const x of r.rows) into.rirRanges.push({ ...x, source: spec.id });
-      for (const x of r.asns) into.rirAsns.push({ ...x, source: spec.id });
-      into.sources.push({ ...info(spec.id, spec.path, r, spec.kind), rows: r.rows.length + r.asns.length });
-      return;
-    }
-    case 'iana': {
-      // IANA blocks name the RIR a /8 was delegated to: a coarse registry layer under RIR statistics.
-      const r = parseIanaRegistry(bytes);
-      for (const x of r.rows) {
-        if (x.rir)
-          into.rirRanges.push({
-            family: x.family,
-            start: x.start,
-            end: x.end,
-            rir: x.rir,
-            country: null,
-            date: null,
-            status: 'iana',
-            source: spec.id,
-          });
-      }
-      into.sources.push(info(spec.id, spec.path, r, spec.kind));
-      return;
-    }
-    case 'rpki-json': {
-      const text = bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes;
-      const r = parseRpkiClientJson(text);
-      for (const x of r.rows) into.roas.push(x);
-      into.sources.push(info(spec.id, spec.path, r, spec.kind));
-      return;
-    }
+  const ranges = RANGE_PARSERS[spec.format];
+  const proxies = PROXY_PARSERS[spec.format];
+  if (ranges) addRanges(into, spec, ranges(bytes));
+  else if (proxies) addProxies(into, spec, proxies(bytes));
+  else FORMAT_READERS[spec.format]?.(into, spec, bytes);
+}
+
+/** Gunzips bytes that start with the gzip magic, else returns them as they are. */
+function gunzipped(bytes: Buffer): Buffer {
+  return bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes;
+}
+
+/** Ranges of a flag list (FLAG_OF its kind), of a cloud or of a crawler; other kinds only count. */
+function addRanges(into: Inputs, spec: SourceSpec, r: ParseResult<AddrRange>): void {
+  const flag = FLAG_OF[spec.kind];
+  if (flag !== undefined) {
+    for (const x of r.rows)
+      into.flags.push({
+        family: x.family,
+        start: x.start,
+        end: x.end,
+        flag,
+        exclude: false,
+        source: spec.id,
+      });
+  } else if (spec.kind === 'cloud' || spec.kind === 'ai-crawler') {
+    const list = spec.kind === 'cloud' ? into.cloud : into.ai;
+    for (const x of r.rows)
+      list.push({
+        family: x.family,
+        start: x.start,
+        end: x.end,
+        label: spec.label ?? spec.id,
+        source: spec.id,
+      });
   }
+  const i = info(spec.id, spec.path, r, spec.kind);
+  if (spec.crawler) i.crawler = spec.crawler;
+  into.sources.push(i);
+}
+
+/** The flag of each anonymity level an open-proxy list states. */
+const PROXY_LEVEL = {
+  transparent: FLAG.PROXY_TRANSPARENT,
+  anonymous: FLAG.PROXY_ANONYMOUS,
+  elite: FLAG.PROXY_ELITE,
+};
+
+/** One layer per bit and file (merge.ts): PROXY, and the anonymity where the list states it. */
+function addProxies(into: Inputs, spec: SourceSpec, r: ProxyListResult): void {
+  for (const x of r.rows) {
+    const at = { family: x.family, start: x.start, end: x.end, exclude: false, source: spec.id };
+    into.flags.push({ ...at, flag: FLAG.PROXY });
+    if (x.anonymity) into.flags.push({ ...at, flag: PROXY_LEVEL[x.anonymity] });
+  }
+  const i = info(spec.id, spec.path, r, spec.kind);
+  if (r.listedAt) i.listed_at = r.listedAt;
+  into.sources.push(i);
+}
+
+function readCaidaAsClasses(into: Inputs, spec: SourceSpec, bytes: Buffer): void {
+  // Upstream publishes it gzipped (YYYYMMDD.as2types.txt.gz).
+  const r = parseCaidaAsClass(gunzipped(bytes));
+  for (const x of r.rows) into.asClasses.set(x.asn, x);
+  into.sources.push(info(spec.id, spec.path, r, spec.kind));
+}
+
+function readGeofeed(into: Inputs, spec: SourceSpec, bytes: Buffer): void {
+  const r = spec.format === 'vultr-json' ? parseVultrGeofeed(bytes) : parseGeofeedCsv(bytes);
+  // A provider's own geofeed is also its range publication (Linode, Vultr, DigitalOcean).
+  if (spec.label)
+    for (const x of [...r.rows, ...r.prefixesOnly])
+      into.cloud.push({
+        family: x.family,
+        start: x.start,
+        end: x.end,
+        label: spec.label,
+        source: spec.id,
+      });
+  for (const x of r.rows) into.geofeed.push({ ...x, label: spec.id });
+  into.sources.push(info(spec.id, spec.path, r, spec.kind));
+}
+
+/** An rbldnsd ip4set zone: its listings set the kind's flag, its `!` exclusions clear it. */
+function readIp4Set(into: Inputs, spec: SourceSpec, bytes: Buffer): void {
+  const z = parseIp4SetZone(bytes);
+  const flag = FLAG_OF[spec.kind] ?? 0;
+  for (const x of z.rows)
+    into.flags.push({
+      family: x.family,
+      start: x.start,
+      end: x.end,
+      flag,
+      exclude: false,
+      source: spec.id,
+    });
+  for (const x of z.exclusions)
+    into.flags.push({
+      family: x.family,
+      start: x.start,
+      end: x.end,
+      flag,
+      exclude: true,
+      source: spec.id,
+    });
+  into.sources.push(info(spec.id, spec.path, z, spec.kind));
+}
+
+function readAsnList(into: Inputs, spec: SourceSpec, bytes: Buffer): void {
+  const r = parseAsnList(bytes);
+  const set = spec.kind === 'vpn-asns' ? into.vpnAsns : into.datacenterAsns;
+  for (const x of r.rows) set.add(x.asn);
+  into.sources.push(info(spec.id, spec.path, r, spec.kind));
+}
+
+function readAsnDrop(into: Inputs, spec: SourceSpec, bytes: Buffer): void {
+  const r = spec.format === 'asndrop-json' ? parseAsnDropJson(bytes) : parseAsnDropText(bytes);
+  for (const x of r.rows) into.asnDrop.set(x.asn, x);
+  into.sources.push(info(spec.id, spec.path, r, spec.kind));
+}
+
+function readRir(into: Inputs, spec: SourceSpec, bytes: Buffer): void {
+  const r = parseRirDelegated(bytes);
+  for (const x of r.rows) into.rirRanges.push({ ...x, source: spec.id });
+  for (const x of r.asns) into.rirAsns.push({ ...x, source: spec.id });
+  into.sources.push({ ...info(spec.id, spec.path, r, spec.kind), rows: r.rows.length + r.asns.length });
+}
+
+/** IANA blocks name the RIR a /8 was delegated to: a coarse registry layer under RIR statistics. */
+function readIana(into: Inputs, spec: SourceSpec, bytes: Buffer): void {
+  const r = parseIanaRegistry(bytes);
+  for (const x of r.rows) {
+    if (x.rir)
+      into.rirRanges.push({
+        family: x.family,
+        start: x.start,
+        end: x.end,
+        rir: x.rir,
+        country: null,
+        date: null,
+        status: 'iana',
+        source: spec.id,
+      });
+  }
+  into.sources.push(info(spec.id, spec.path, r, spec.kind));
+}
+
+function readRpki(into: Inputs, spec: SourceSpec, bytes: Buffer): void {
+  const r = parseRpkiClientJson(gunzipped(bytes));
+  for (const x of r.rows) into.roas.push(x);
+  into.sources.push(info(spec.id, spec.path, r, spec.kind));
 }
 
 export interface ReadOptions {
