@@ -16,30 +16,22 @@ export interface AsnAnswers {
   asnStats(): AsnStats;
 }
 
-export function createAsnAnswers(options: {
+interface AsnAnswersOptions {
   snapshot: Snapshot;
   asnMap: ReadonlyMap<number, AsnEntry>;
   profileOf: (rec: number) => Profile;
   recordAt: (family: 4 | 6, value: bigint) => number;
   reputationOf: (flags: number, asnDrop: boolean) => AsnReputation;
-}): AsnAnswers {
-  const { snapshot: s, asnMap, profileOf, recordAt, reputationOf } = options;
-  let asnPieces: Map<number, [4 | 6, number][]> | null = null;
-  const piecesOf = (asn: number): [4 | 6, number][] => {
-    if (!asnPieces) {
-      asnPieces = new Map();
-      for (const t of [s.v4, s.v6]) {
-        for (let k = 0; k < t.asnAsns.length; k++) {
-          const a = t.asnAsns[k] as number;
-          let list = asnPieces.get(a);
-          if (!list) {
-            list = [];
-            asnPieces.set(a, list);
-          }
-          list.push([t.family, k]);
-        }
-      }
-    }
+}
+
+/** The ASN layer's pieces of one ASN: [family, index into the family's asnStarts/asnEnds]. */
+type AsnPieces = [4 | 6, number][];
+
+export function createAsnAnswers(options: AsnAnswersOptions): AsnAnswers {
+  const { snapshot: s, asnMap, recordAt, reputationOf } = options;
+  let asnPieces: Map<number, AsnPieces> | null = null;
+  const piecesOf = (asn: number): AsnPieces => {
+    asnPieces ??= indexAsnPieces(s);
     return asnPieces.get(asn) ?? [];
   };
 
@@ -53,30 +45,7 @@ export function createAsnAnswers(options: {
       rir: e.rir,
       allocation_date: e.allocation_date,
     };
-    if (query.includePrefixes) {
-      const limit = query.prefixLimit ?? 100;
-      const prefixes: AsnPrefix[] = [];
-      let total = 0;
-      for (const [family, k] of piecesOf(asn)) {
-        const t = family === 4 ? s.v4 : s.v6;
-        const start = wordsAt(t.asnStarts, family, k);
-        const end = wordsAt(t.asnEnds, family, k);
-        for (const cidr of rangeToCidrs(family, start, end)) {
-          total++;
-          if (prefixes.length >= limit) continue;
-          const rec = recordAt(family, start);
-          const p = rec === NO_RECORD ? null : profileOf(rec);
-          prefixes.push({
-            prefix: cidr,
-            country: p?.country ?? null,
-            is_datacenter: p?.netrep.is_datacenter ?? false,
-            threat_score: p?.threat.score ?? 0,
-          });
-        }
-      }
-      info.prefixes = prefixes;
-      info.total_prefixes = total;
-    }
+    if (query.includePrefixes) addPrefixes(options, info, piecesOf(asn), query.prefixLimit ?? 100);
     return info;
   }
 
@@ -101,16 +70,7 @@ export function createAsnAnswers(options: {
       const e = asnMap.get(Number(num[1]));
       if (e) hits.push(e);
     } else if (text.length > 0) {
-      const needle = text.toLowerCase();
-      const scored: [number, AsnEntry][] = [];
-      for (const e of s.asns) {
-        const name = e.name.toLowerCase();
-        const at = name.indexOf(needle);
-        if (at === -1) continue;
-        scored.push([name === needle ? 0 : at === 0 ? 1 : 2, e]);
-      }
-      scored.sort((a, b) => a[0] - b[0] || a[1].asn - b[1].asn);
-      for (const [, e] of scored) hits.push(e);
+      for (const e of searchByName(s.asns, text.toLowerCase())) hits.push(e);
     }
     const results = hits
       .slice(0, Math.max(0, limit))
@@ -125,4 +85,63 @@ export function createAsnAnswers(options: {
   }
 
   return { asn: asnInfo, asnReputation, searchAsn, asnStats };
+}
+
+/** The ASN layer's pieces of every ASN, both families (built on the first ASN question). */
+function indexAsnPieces(s: Snapshot): Map<number, AsnPieces> {
+  const asnPieces = new Map<number, AsnPieces>();
+  for (const t of [s.v4, s.v6]) {
+    for (let k = 0; k < t.asnAsns.length; k++) {
+      const a = t.asnAsns[k] as number;
+      let list = asnPieces.get(a);
+      if (!list) {
+        list = [];
+        asnPieces.set(a, list);
+      }
+      list.push([t.family, k]);
+    }
+  }
+  return asnPieces;
+}
+
+/**
+ * Sets info.prefixes (the CIDRs of the ASN's pieces, at most `limit`, each with the profile of
+ * its first address) and info.total_prefixes (all of them).
+ */
+function addPrefixes(options: AsnAnswersOptions, info: AsnInfo, pieces: AsnPieces, limit: number): void {
+  const { snapshot: s, profileOf, recordAt } = options;
+  const prefixes: AsnPrefix[] = [];
+  let total = 0;
+  for (const [family, k] of pieces) {
+    const t = family === 4 ? s.v4 : s.v6;
+    const start = wordsAt(t.asnStarts, family, k);
+    const end = wordsAt(t.asnEnds, family, k);
+    for (const cidr of rangeToCidrs(family, start, end)) {
+      total++;
+      if (prefixes.length >= limit) continue;
+      const rec = recordAt(family, start);
+      const p = rec === NO_RECORD ? null : profileOf(rec);
+      prefixes.push({
+        prefix: cidr,
+        country: p?.country ?? null,
+        is_datacenter: p?.netrep.is_datacenter ?? false,
+        threat_score: p?.threat.score ?? 0,
+      });
+    }
+  }
+  info.prefixes = prefixes;
+  info.total_prefixes = total;
+}
+
+/** ASNs whose name holds the needle: exact name first, then names starting with it, then by ASN. */
+function searchByName(asns: readonly AsnEntry[], needle: string): AsnEntry[] {
+  const scored: [number, AsnEntry][] = [];
+  for (const e of asns) {
+    const name = e.name.toLowerCase();
+    const at = name.indexOf(needle);
+    if (at === -1) continue;
+    scored.push([name === needle ? 0 : at === 0 ? 1 : 2, e]);
+  }
+  scored.sort((a, b) => a[0] - b[0] || a[1].asn - b[1].asn);
+  return scored.map(([, e]) => e);
 }
