@@ -186,7 +186,6 @@ const SIZE_ALLOWED: Record<string, string> = {
   'src/dataset/build.ts#buildDataset': '#33: not split yet (not reached on 2026-11-27)',
   'src/dataset/inputs.ts': '#33: not split yet (not reached on 2026-11-27)',
   'src/dataset/merge.ts': '#33: not split yet (not reached on 2026-11-27)',
-  'src/dataset/mmdb-writer.ts': '#33: not split yet (not reached on 2026-11-27)',
   'src/dataset/snapshot.ts': '#33: being changed for #32 on 2026-11-27; split after that lands',
   'src/dnsbl/fast-path.ts#answerFast': '#33: not split yet (not reached on 2026-11-27)',
   'src/emailauth/spf-check.ts': '#33: not split yet (not reached on 2026-11-27)',

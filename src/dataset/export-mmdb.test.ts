@@ -1,20 +1,23 @@
 /**
- * The MMDB export against the lookup: 10,000 seeded addresses read through the `maxmind` reader
- * and through libmaxminddb's `mmdblookup` must give, for each address, the record built from
- * intel's answer (/v1/ip), and no record where the lookup has none or answers a bogon.
+ * The MMDB export against the API: 10,000 seeded addresses read through the `maxmind` reader
+ * (typed as MaxMind's City response) and 2,000 of them through libmaxminddb's `mmdblookup` must
+ * give, for each address, the GeoLite2-City record built from intel's answers (/v1/ip and the
+ * extended answer's geolocation), and no record where the lookup has none or answers a bogon;
+ * the data paths of MaxMind's GeoLite2 documentation and the nginx geoip2 module's examples read
+ * the same values one by one.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual, promisify } from 'node:util';
-import { Reader } from 'maxmind';
+import { type AsnResponse, type CityResponse, Reader } from 'maxmind';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDataset } from '../../test/helpers/datasets.ts';
 import { BIN } from '../../test/helpers/process.ts';
 import { type ParsedIp, parseIp } from '../core/ip.ts';
 import { seededRandom } from '../core/random.ts';
-import { createIntel, type Intel, type IpAnswer } from '../intel/index.ts';
+import { countryName, createIntel, geolocationOf, type Intel, type IpAnswer } from '../intel/index.ts';
 import { exportMmdb } from './export-mmdb.ts';
 import { formatAddr } from './importers/index.ts';
 import { loadSnapshot, NO_RECORD, type Snapshot } from './snapshot.ts';
@@ -22,27 +25,61 @@ import { loadSnapshot, NO_RECORD, type Snapshot } from './snapshot.ts';
 const run = promisify(execFile);
 const MMDBLOOKUP = '/usr/bin/mmdblookup';
 
+/** What the export's records are to readers: GeoLite2-City and GeoLite2-ASN, plus netrep's map. */
+type NetrepCity = CityResponse & Partial<AsnResponse> & { netrep?: Record<string, unknown> };
+
 let dir: string;
 let snapshot: Snapshot;
 let intel: Intel;
 let file: string;
 let networks: number;
 const addresses: string[] = [];
+/** The record each address should have, from the API's answers. */
+const expected = new Map<string, Record<string, unknown> | null>();
 
-/** The record the export promises for an answer (README, "MMDB export"), written out field by field. */
-function expectedRecord(a: IpAnswer | null): Record<string, unknown> | null {
+const english = new Intl.DisplayNames(['en'], { type: 'region' });
+/** A country map as GeoLite2 writes one (its English name where the region has one). */
+function countryOf(cc: string): Record<string, unknown> {
+  const name = english.of(cc);
+  return name && name !== cc ? { iso_code: cc, names: { en: name } } : { iso_code: cc };
+}
+
+/**
+ * The record the export promises for an address (docs/operations.md, "MMDB export"), written out
+ * field by field from the base answer and the extended one (its geolocation, provider and the
+ * whois country among its geo_consensus providers).
+ */
+async function expectedRecord(ip: string): Promise<Record<string, unknown> | null> {
+  const a = lookup(ip);
   if (!a || a.bogon) return null;
-  const r: Record<string, unknown> = { prefix: a.prefix };
-  if (a.asn !== null) Object.assign(r, { asn: a.asn, autonomous_system_number: a.asn });
-  if (a.asn_name !== null)
-    Object.assign(r, { asn_name: a.asn_name, autonomous_system_organization: a.asn_name });
-  if (a.country !== null) r.country = a.country;
-  if (a.rir !== null) r.rir = a.rir;
-  if (a.connection_type !== null) r.connection_type = a.connection_type;
-  const provider = a.netrep.cloud_provider ?? a.asn_name;
-  if (provider !== null) r.provider = provider;
-  r.netrep = JSON.parse(JSON.stringify(a.netrep));
-  r.threat = { score: a.threat.score, level: a.threat.level, explanation: a.threat.explanation };
+  const ext = await intel.lookupExtended(parseIp(ip) as ParsedIp);
+  const g = ext?.geolocation;
+  const r: Record<string, unknown> = {};
+  if (g?.city) r.city = { names: { en: g.city } };
+  if (g?.continent_code)
+    r.continent = {
+      code: g.continent_code,
+      ...(g.continent_name ? { names: { en: g.continent_name } } : {}),
+    };
+  if (a.country !== null) r.country = countryOf(a.country);
+  if (g && g.latitude !== null && g.longitude !== null) {
+    const l: Record<string, unknown> = { latitude: g.latitude, longitude: g.longitude };
+    if (g.accuracy_radius !== null) l.accuracy_radius = g.accuracy_radius;
+    if (g.timezone) l.time_zone = g.timezone;
+    r.location = l;
+  }
+  if (g?.postal_code) r.postal = { code: g.postal_code };
+  const whois = ext?.geo_consensus?.providers.find((p) => p.provider === 'geo-whois-asn-country')?.country;
+  if (whois) r.registered_country = countryOf(whois);
+  if (g?.region) r.subdivisions = [{ names: { en: g.region } }];
+  if (a.asn !== null) r.autonomous_system_number = a.asn;
+  if (a.asn_name !== null) r.autonomous_system_organization = a.asn_name;
+  const netrep: Record<string, unknown> = JSON.parse(JSON.stringify(a.netrep));
+  if (a.connection_type !== null) netrep.connection_type = a.connection_type;
+  if (a.rir !== null) netrep.rir = a.rir;
+  if (ext?.provider) netrep.provider = ext.provider;
+  netrep.threat = { score: a.threat.score, level: a.threat.level, explanation: a.threat.explanation };
+  r.netrep = netrep;
   return r;
 }
 
@@ -151,13 +188,20 @@ beforeAll(async () => {
   expect(await seedDataset(path.join(dir, 'data'), 'shared')).toBe(1);
   snapshot = loadSnapshot(path.join(dir, 'data', 'datasets', 'v1'));
   intel = createIntel({ snapshot });
-  const r = exportMmdb(snapshot, (family, value) =>
-    intel.lookup(parseIp(formatAddr(family, value)) as ParsedIp),
+  file = path.join(dir, 'netrep.mmdb');
+  const r = exportMmdb(
+    () => ({
+      snapshot,
+      lookup: () => (family, value) => intel.lookup(parseIp(formatAddr(family, value)) as ParsedIp),
+      geolocationOf,
+      countryName,
+    }),
+    file,
   );
   networks = r.networks;
-  file = path.join(dir, 'netrep.mmdb');
-  writeFileSync(file, r.bytes);
+  expect(r.bytes).toBe(statSync(file).size);
   addresses.push(...sample());
+  for (const ip of addresses) expected.set(ip, await expectedRecord(ip));
 }, 600_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -169,7 +213,8 @@ async function mmdblookupAll(list: string[]): Promise<Map<string, unknown>> {
     halves.map(async (part, k) => {
       const listFile = path.join(dir, `ips-${k}.txt`);
       writeFileSync(listFile, `${part.join('\n')}\n`);
-      const script = `while read -r ip; do echo "== $ip"; ${MMDBLOOKUP} --file "$1" --ip "$ip" 2>&1; done < "$2"`;
+      // mmdblookup exits 1 for an address without a record; the loop goes on (and ends with true).
+      const script = `while read -r ip; do echo "== $ip"; ${MMDBLOOKUP} --file "$1" --ip "$ip" 2>&1; done < "$2"; true`;
       const { stdout } = await run('bash', ['-c', script, 'mmdb', file, listFile], { maxBuffer: 1 << 30 });
       return stdout;
     }),
@@ -218,28 +263,70 @@ function parseMmdblookup(text: string): unknown {
   return value();
 }
 
+/** Doubles as mmdblookup prints them (six decimals), for comparing its dump with a record. */
+function asPrinted(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value), (_k, v) =>
+    typeof v === 'number' && !Number.isInteger(v) ? Number(v.toFixed(6)) : v,
+  );
+}
+
+/** Data paths from MaxMind's GeoLite2-City and GeoLite2-ASN documentation and the nginx geoip2 module's README. */
+const GEOLITE2_PATHS = [
+  'country iso_code',
+  'country names en',
+  'registered_country iso_code',
+  'continent code',
+  'city names en',
+  'subdivisions 0 names en',
+  'location latitude',
+  'location longitude',
+  'location time_zone',
+  'postal code',
+  'autonomous_system_number',
+  'autonomous_system_organization',
+  'netrep is_tor_exit',
+  'netrep threat level',
+];
+
+/** The value at a space-separated data path of a record (undefined: absent). */
+function at(record: unknown, dataPath: string): unknown {
+  let v: unknown = record;
+  for (const step of dataPath.split(' ')) v = (v as Record<string, unknown> | undefined)?.[step];
+  return v;
+}
+
 describe('exportMmdb', () => {
-  it('writes every routed network of the snapshot', () => {
+  it('writes every routed network of the snapshot, as a GeoLite2-City database', () => {
     expect(networks).toBeGreaterThan(snapshot.v4.size / 2);
-    const r = new Reader(readFileSync(file));
-    expect(r.metadata.databaseType).toBe('netrep');
+    const r = new Reader<NetrepCity>(readFileSync(file));
+    // The type MaxMind's readers check before city() (geoip2-node, Python's geoip2, geoip2-golang).
+    expect(r.metadata.databaseType).toBe('GeoLite2-City');
+    expect(r.metadata.languages).toEqual(['en']);
     expect(r.metadata.buildEpoch.toISOString()).toBe(
       new Date(Math.floor(Date.parse(snapshot.createdAt) / 1000) * 1000).toISOString(),
     );
   });
 
-  it('the maxmind reader agrees with the lookup on 10,000 addresses', () => {
-    const reader = new Reader<Record<string, unknown>>(readFileSync(file));
+  it('the maxmind reader, typed as a City response, agrees with the API on 10,000 addresses', () => {
+    const reader = new Reader<NetrepCity>(readFileSync(file));
     const wrong: string[] = [];
     let found = 0;
+    let located = 0;
     const seen = { tor: 0, cloud: 0, ai: 0, vpn: 0, drop: 0, bogon: 0 };
     for (const ip of addresses) {
       const a = lookup(ip);
-      const want = expectedRecord(a);
+      const want = expected.get(ip);
       const got = reader.get(ip);
       if (!isDeepStrictEqual(got, want))
-        wrong.push(`${ip}: mmdb ${JSON.stringify(got)} lookup ${JSON.stringify(want)}`);
+        wrong.push(`${ip}: mmdb ${JSON.stringify(got)} API ${JSON.stringify(want)}`);
       if (want) found++;
+      // The typed fields a GeoLite2 program reads.
+      if (
+        got?.country?.iso_code === a?.country &&
+        got?.location?.latitude !== undefined &&
+        got.city?.names.en
+      )
+        located++;
       if (a?.bogon) seen.bogon++;
       if (a?.netrep.is_tor_exit) seen.tor++;
       if (a?.netrep.cloud_provider) seen.cloud++;
@@ -250,11 +337,12 @@ describe('exportMmdb', () => {
     expect(wrong.slice(0, 5)).toEqual([]);
     // The sample reaches every kind of record, so the agreement says something about each.
     expect(found).toBeGreaterThan(5000);
+    expect(located).toBeGreaterThan(found / 2);
     for (const [kind, n] of Object.entries(seen)) expect(n, kind).toBeGreaterThan(3);
   });
 
   it('no IPv4 address the lookup answers as a bogon has a record (every /24 swept)', () => {
-    const reader = new Reader<Record<string, unknown>>(readFileSync(file));
+    const reader = new Reader<NetrepCity>(readFileSync(file));
     const ip: ParsedIp = { family: 4, address: '', bytes: [0, 0, 0, 0] };
     const leaked: string[] = [];
     let bogons = 0;
@@ -269,22 +357,62 @@ describe('exportMmdb', () => {
     expect(leaked.slice(0, 5)).toEqual([]);
   }, 300_000);
 
-  it('mmdblookup (libmaxminddb) agrees with the lookup on the same 10,000 addresses', async (ctx) => {
+  it('mmdblookup (libmaxminddb) agrees with the API on 2,000 of the addresses', async (ctx) => {
     if (!existsSync(MMDBLOOKUP)) {
+      if (process.env.CI)
+        throw new Error('mmdblookup is not installed (Debian mmdb-bin; .ci/run installs it)');
       process.stdout.write('skipped: mmdblookup not installed (Debian mmdb-bin; CI installs it)\n');
       ctx.skip();
     }
-    const answers = await mmdblookupAll(addresses);
+    const some = addresses.filter((_, i) => i % 5 === 0);
+    const answers = await mmdblookupAll(some);
     const wrong: string[] = [];
-    for (const ip of addresses) {
-      const want = expectedRecord(lookup(ip));
+    for (const ip of some) {
+      const want = asPrinted(expected.get(ip));
       const got = answers.get(ip);
       if (!isDeepStrictEqual(got, want))
-        wrong.push(`${ip}: mmdblookup ${JSON.stringify(got)} lookup ${JSON.stringify(want)}`);
+        wrong.push(`${ip}: mmdblookup ${JSON.stringify(got)} API ${JSON.stringify(want)}`);
     }
-    expect(answers.size).toBe(new Set(addresses).size);
+    expect(answers.size).toBe(new Set(some).size);
     expect(wrong.slice(0, 5)).toEqual([]);
   }, 600_000);
+
+  it('the GeoLite2 data paths read the API values one by one (mmdblookup … country iso_code)', async (ctx) => {
+    if (!existsSync(MMDBLOOKUP)) {
+      if (process.env.CI)
+        throw new Error('mmdblookup is not installed (Debian mmdb-bin; .ci/run installs it)');
+      ctx.skip();
+    }
+    // Located, routed addresses: every path has a value somewhere among them.
+    const some = addresses
+      .filter((ip) => (expected.get(ip) as { location?: unknown } | null)?.location)
+      .slice(0, 60);
+    const listFile = path.join(dir, 'paths.txt');
+    writeFileSync(listFile, `${some.join('\n')}\n`);
+    const script = `while read -r ip; do for p in "\${@:3}"; do echo "== $ip|$p"; ${MMDBLOOKUP} --file "$1" --ip "$ip" $p 2>&1; done; done < "$2"; true`;
+    const { stdout } = await run('bash', ['-c', script, 'mmdb', file, listFile, ...GEOLITE2_PATHS], {
+      maxBuffer: 1 << 28,
+    });
+    const wrong: string[] = [];
+    const present = new Set<string>();
+    for (const chunk of stdout.split(/^== /m).slice(1)) {
+      const nl = chunk.indexOf('\n');
+      const [ip = '', dataPath = ''] = chunk.slice(0, nl).split('|');
+      const text = chunk.slice(nl + 1).trim();
+      const want = at(expected.get(ip), dataPath);
+      if (want !== undefined) present.add(dataPath);
+      // An absent path: mmdblookup says the lookup path does not match the data.
+      const same =
+        want === undefined
+          ? /does not match the data/.test(text)
+          : isDeepStrictEqual(parseMmdblookup(text), asPrinted(want));
+      if (!same) wrong.push(`${ip} ${dataPath}: mmdblookup ${text} API ${JSON.stringify(want)}`);
+    }
+    expect(wrong.slice(0, 5)).toEqual([]);
+    // DB-IP's lite files publish no postal codes or time zones; every other path has values.
+    const missing = GEOLITE2_PATHS.filter((p) => !present.has(p));
+    expect(missing.filter((p) => p !== 'postal code' && p !== 'location time_zone')).toEqual([]);
+  }, 300_000);
 });
 
 /**

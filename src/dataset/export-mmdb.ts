@@ -1,29 +1,52 @@
 /**
- * `netrep dataset export --format mmdb`: the snapshot as a MaxMind DB whose record for an address
- * is that address's /v1/ip answer (less `ip` and `bogon`), plus the GeoLite2-ASN keys so tools
- * that read an ASN database work unchanged. The answers come from the caller (the intel lookup),
- * so the file and the API cannot disagree: each network written is a CIDR block inside one
- * snapshot interval, and every address of such a block has the same answer.
+ * `netrep dataset export --format mmdb`: the snapshot as a MaxMind DB in GeoLite2-City's layout
+ * (`country.iso_code`, `city.names.en`, `location.latitude` …) with GeoLite2-ASN's two keys in the
+ * same record and a `netrep` map of the flags. The values come from the caller: the lookup's
+ * answer (/v1/ip) for the snapshot's fields and the API's geolocation of a DB-IP city record for
+ * the city fields, so the file and the API cannot disagree.
+ *
+ * The tree is the merge of two partitions of the address space, walked together depth first:
+ * the snapshot's intervals (mmdb-segments.ts, bogons cut out) and the DB-IP city files' own
+ * trees (mmdb-tree-reader.ts). A prefix is a network of the file when both are constant over it.
  */
-import { parseCidr } from '../core/ip.ts';
-import { createMmdbWriter, type MmdbMap } from './mmdb-writer.ts';
-import { type FamilyTable, NO_RECORD, type Snapshot } from './snapshot.ts';
+import { collectGarbage } from '../core/collect-garbage.ts';
+import { type DbipCityRow, dbipRecordToRow } from './importers/index.ts';
+import {
+  createParts,
+  createRecords,
+  type MmdbAnswer,
+  type MmdbGeolocation,
+  type MmdbRecords,
+  writeKeys,
+} from './mmdb-records.ts';
+import { mergeRanges, rangeOfCidr, type Segments, segmentsOf } from './mmdb-segments.ts';
+import { type MmdbTreeReader, openMmdbTree } from './mmdb-tree-reader.ts';
+import { type Classify, createMmdbWriter, EMPTY, type MmdbWriter, SPLIT } from './mmdb-writer.ts';
+import type { Snapshot } from './snapshot.ts';
 
-/** The fields of an IP answer the export writes (intel's IpAnswer has them). */
-export interface MmdbAnswer {
-  prefix: string;
-  asn: number | null;
-  asn_name: string | null;
-  country: string | null;
-  rir: string | null;
-  connection_type: string | null;
-  bogon: boolean;
-  netrep: { readonly [flag: string]: boolean | string | undefined };
-  threat: { score: number; level: string; explanation: readonly string[] };
+/** An answer by address (IPv4 as a 32-bit value). */
+export type AnswerAt = (family: 4 | 6, address: bigint) => MmdbAnswer | null;
+
+export interface MmdbExportSources {
+  snapshot: Snapshot;
+  /**
+   * A new lookup over the snapshot: the answer for an address (IPv4 as a 32-bit value), null
+   * when no record covers it. One is asked for per family and dropped after it: a lookup keeps
+   * what it worked out for each record it answered from (130 MB for all of them on the full data).
+   */
+  lookup(): AnswerAt;
+  /** The geolocation the API gives for a DB-IP city record (intel's geolocationOf). */
+  geolocationOf(row: DbipCityRow): MmdbGeolocation;
+  /** A country's English name (intel's countryName). */
+  countryName(cc: string): string | null;
 }
 
-/** The answer for an address (IPv4 as a 32-bit value), null when no record covers it. */
-export type AnswerAt = (family: 4 | 6, address: bigint) => MmdbAnswer | null;
+export interface MmdbExportResult {
+  /** Networks written (tree records pointing at data). */
+  networks: number;
+  nodes: number;
+  bytes: number;
+}
 
 /**
  * Where bogon blocks may lie: the IANA IPv4 and IPv6 special-purpose registries, multicast, and
@@ -40,171 +63,182 @@ const SPECIAL_PURPOSE: readonly string[] = (
   'fc00::/7 fe00::/9 fe80::/10 fec0::/10 ff00::/8'
 ).split(' ');
 
-type Range = [first: bigint, last: bigint];
-
-function rangeOfCidr(text: string): [4 | 6, Range] | null {
-  const c = parseCidr(text);
-  if (!c) return null;
-  const bits = c.family === 4 ? 32 : 128;
-  let first = 0n;
-  for (const b of c.bytes) first = (first << 8n) | BigInt(b);
-  return [c.family, [first, first + (1n << BigInt(bits - c.prefixLength)) - 1n]];
-}
-
-/** The bogon blocks the lookup answers, per family, sorted and merged. */
-function bogonBlocks(answerAt: AnswerAt): Record<4 | 6, Range[]> {
-  const found: Record<4 | 6, Range[]> = { 4: [], 6: [] };
+/** The bogon blocks the lookup answers in a family, sorted and merged. */
+function bogonBlocks(family: 4 | 6, answerAt: AnswerAt): [bigint, bigint][] {
+  const found: [bigint, bigint][] = [];
   for (const text of SPECIAL_PURPOSE) {
     const probe = rangeOfCidr(text);
-    if (!probe) continue;
-    const [family, [first, last]] = probe;
-    for (const at of [first, last]) {
+    if (!probe || probe[0] !== family) continue;
+    for (const at of probe[1]) {
       const a = answerAt(family, at);
       const block = a?.bogon ? rangeOfCidr(a.prefix) : null;
-      if (block && block[0] === family) found[family].push(block[1]);
+      if (block && block[0] === family) found.push(block[1]);
     }
   }
-  for (const f of [4, 6] as const) {
-    const sorted = found[f].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
-    const merged: Range[] = [];
-    for (const r of sorted) {
-      const top = merged[merged.length - 1];
-      if (top && r[0] <= top[1] + 1n) top[1] = r[1] > top[1] ? r[1] : top[1];
-      else merged.push([r[0], r[1]]);
-    }
-    found[f] = merged;
-  }
-  return found;
+  return mergeRanges(found);
 }
 
-/** [first, last] less the (sorted, disjoint) holes. */
-function subtract(first: bigint, last: bigint, holes: readonly Range[]): Range[] {
-  const out: Range[] = [];
-  let from = first;
-  for (const [lo, hi] of holes) {
-    if (hi < from) continue;
-    if (lo > last) break;
-    if (lo > from) out.push([from, lo - 1n]);
-    from = hi + 1n;
-    if (from > last) return out;
-  }
-  out.push([from, last]);
-  return out;
+/** One family's walk: its segments, its DB-IP tree, and where the walk is in both. */
+interface FamilyWalk {
+  seg: Segments;
+  /** The segment holding the last prefix asked about. */
+  k: number;
+  dbip: MmdbTreeReader | null;
+  /** DB-IP record → city id (records.city), for this file. */
+  cities: Map<number, number>;
 }
 
-/** The largest aligned blocks covering [first, last], left to right, as [network, length]. */
-export function* cidrsOf(bits: 32 | 128, first: bigint, last: bigint): Generator<[bigint, number]> {
-  const B = BigInt(bits);
-  for (let start = first; start <= last; ) {
-    // The block is as large as the start's alignment (trailing zero bits) and the rest allow.
-    const align = start === 0n ? B : BigInt((start & -start).toString(2).length - 1);
-    const fits = BigInt((last - start + 1n).toString(2).length - 1);
-    const size = align < fits ? align : fits;
-    yield [start, bits - Number(size)];
-    start += 1n << size;
+/** Is the prefix of `depth` bits at `words[w…]` inside segment k (its last address before k+1)? */
+function inSegment(s: Segments, k: number, words: Uint32Array, w: number, depth: number): boolean {
+  if (k + 1 >= s.size) return true;
+  const n = s.family === 4 ? 1 : 4;
+  for (let j = 0; j < n; j++) {
+    const lo = words[w + j] as number;
+    const free = Math.min(32, Math.max(0, 32 * (j + 1) - depth));
+    const hi = free === 0 ? lo : free === 32 ? 0xffffffff : (lo | (0xffffffff >>> (32 - free))) >>> 0;
+    const next = s.starts[(k + 1) * n + j] as number;
+    if (next !== hi) return next > hi;
   }
+  return false;
 }
 
-function startOf(t: FamilyTable, i: number): bigint {
-  if (t.family === 4) return BigInt(t.starts[i] as number);
-  let v = 0n;
-  for (let k = 0; k < 4; k++) v = (v << 32n) | BigInt(t.starts[i * 4 + k] as number);
-  return v;
+/** Does segment k+1 start at or before the address at `words[w…]`? */
+function nextStartsBy(s: Segments, k: number, words: Uint32Array, w: number): boolean {
+  const n = s.family === 4 ? 1 : 4;
+  for (let j = 0; j < n; j++) {
+    const a = words[w + j] as number;
+    const next = s.starts[(k + 1) * n + j] as number;
+    if (next !== a) return next < a;
+  }
+  return true;
+}
+
+/** What the walk needs of the snapshot: its segments, cut where the lookup's answers differ. */
+interface Prepared {
+  segments: Record<4 | 6, Segments>;
+  parts: ReturnType<typeof createParts>['slots'];
+  dbipFiles: Record<4 | 6, string | null>;
+  geolocationOf: MmdbExportSources['geolocationOf'];
+  metadata: { description: string; buildEpoch: number };
 }
 
 /**
- * The MMDB record of an answer: its fields under their /v1/ip names, absent when null. `shared`
- * maps an answer's flag and threat objects (the lookup shares them between answers) to theirs.
+ * Reads the snapshot through the lookup into segments and parts. Nothing of the snapshot or the
+ * lookup is kept past this (the lookup's per-record caches and the snapshot's tables are most of
+ * the process's memory), so the walk runs without them.
  */
-export function mmdbRecordOf(a: MmdbAnswer, shared = new WeakMap<object, MmdbMap>()): MmdbMap {
-  const r: Record<string, MmdbMap[string]> = { prefix: a.prefix };
-  if (a.asn !== null) {
-    r.asn = a.asn;
-    r.autonomous_system_number = a.asn;
-  }
-  if (a.asn_name !== null) {
-    r.asn_name = a.asn_name;
-    r.autonomous_system_organization = a.asn_name;
-  }
-  if (a.country !== null) r.country = a.country;
-  if (a.rir !== null) r.rir = a.rir;
-  if (a.connection_type !== null) r.connection_type = a.connection_type;
-  const provider = (a.netrep.cloud_provider as string | undefined) ?? a.asn_name;
-  if (provider) r.provider = provider;
-  let netrep = shared.get(a.netrep);
-  if (!netrep) {
-    const flags: Record<string, boolean | string> = {};
-    for (const [k, v] of Object.entries(a.netrep)) if (v !== undefined) flags[k] = v;
-    netrep = flags;
-    shared.set(a.netrep, netrep);
-  }
-  r.netrep = netrep;
-  let threat = shared.get(a.threat);
-  if (!threat) {
-    threat = { score: a.threat.score, level: a.threat.level, explanation: [...a.threat.explanation] };
-    shared.set(a.threat, threat);
-  }
-  r.threat = threat;
-  return r;
-}
-
-export interface MmdbExportResult {
-  bytes: Buffer;
-  /** Networks written (CIDR blocks with a record). */
-  networks: number;
-}
-
-/** Writes every address of the snapshot that has a non-bogon answer. */
-export function exportMmdb(snapshot: Snapshot, answerAt: AnswerAt): MmdbExportResult {
-  const writer = createMmdbWriter({
-    databaseType: 'netrep',
-    unshared: ['prefix'],
-    description: `netrep dataset v${snapshot.version} built ${snapshot.createdAt}`,
-    buildEpoch: Math.floor(Date.parse(snapshot.createdAt) / 1000),
-  });
-  const bogons = bogonBlocks(answerAt);
-  const shared = new WeakMap<object, MmdbMap>();
-  const ids = new WeakMap<object, number>();
-  let nextId = 0;
-  const idOf = (o: object): number => {
-    let id = ids.get(o);
-    if (id === undefined) {
-      id = nextId++;
-      ids.set(o, id);
-    }
-    return id;
-  };
-  let networks = 0;
-  // Blocks with equal answers share one record: the blocks of one interval, and the intervals of
-  // one prefix on either side of a narrower listing (a Tor exit, a cloud range) that splits it.
-  // Such blocks are neighbours in address order, so the records are kept for one prefix at a time.
-  let prefix = '';
-  const ofPrefix = new Map<string, number>();
+function prepare(writer: MmdbWriter, sources: MmdbExportSources): Prepared {
+  const { snapshot } = sources;
+  const parts = createParts(writer, sources.countryName);
+  const whois = snapshot.records.whoisCountry;
+  // An answer is its record's (less its prefix), so the lookup is asked once a record.
+  const partOfRec = new Int32Array(snapshot.records.count).fill(-2);
+  const segments = {} as Record<4 | 6, Segments>;
   for (const t of [snapshot.v4, snapshot.v6]) {
-    const bits = t.family === 4 ? 32 : 128;
-    const top = (1n << BigInt(bits)) - 1n;
-    for (let i = 0; i < t.size; i++) {
-      if (t.recs[i] === NO_RECORD) continue;
-      const end = i + 1 < t.size ? startOf(t, i + 1) - 1n : top;
-      for (const [first, to] of subtract(startOf(t, i), end, bogons[t.family])) {
-        for (const [network, length] of cidrsOf(bits, first, to)) {
-          const a = answerAt(t.family, network);
-          if (!a || a.bogon) continue;
-          if (a.prefix !== prefix) {
-            prefix = a.prefix;
-            ofPrefix.clear();
-          }
-          const key = `${a.asn} ${a.asn_name} ${a.country} ${a.rir} ${a.connection_type} ${idOf(a.netrep)} ${idOf(a.threat)}`;
-          let record = ofPrefix.get(key);
-          if (record === undefined) {
-            record = writer.record(mmdbRecordOf(a, shared));
-            ofPrefix.set(key, record);
-          }
-          writer.insert(t.family, network, length, record);
-          networks++;
-        }
+    let answerAt: AnswerAt | null = sources.lookup();
+    const bogons = bogonBlocks(t.family, answerAt);
+    segments[t.family] = segmentsOf(t, bogons, (rec, first) => {
+      if (partOfRec[rec] === -2) {
+        const w = whois[rec] as number;
+        const registered = w ? String.fromCharCode(w >> 8, w & 255) : null;
+        partOfRec[rec] = parts.partOf((answerAt as AnswerAt)(t.family, first), registered);
       }
-    }
+      return partOfRec[rec] as number;
+    });
+    answerAt = null;
+    collectGarbage();
   }
-  return { bytes: writer.toBuffer(), networks };
+  return {
+    segments,
+    parts: parts.slots,
+    dbipFiles: { 4: snapshot.manifest.dbip_city.v4, 6: snapshot.manifest.dbip_city.v6 },
+    geolocationOf: sources.geolocationOf,
+    metadata: {
+      description: `netrep dataset v${snapshot.version} built ${snapshot.createdAt}`,
+      buildEpoch: Math.floor(Date.parse(snapshot.createdAt) / 1000),
+    },
+  };
+}
+
+/**
+ * Writes `file`. `open` is called once and what it returns is dropped once the snapshot is read,
+ * so the caller should hold no other reference to the snapshot or lookup while this runs.
+ */
+export function exportMmdb(
+  open: () => MmdbExportSources,
+  file: string,
+  onProgress?: (share: number) => void,
+): MmdbExportResult {
+  const writer = createMmdbWriter({ file, databaseType: 'GeoLite2-City' });
+  const opened: MmdbTreeReader[] = [];
+  try {
+    const keys = writeKeys(writer);
+    const prepared = prepare(writer, open());
+    // The snapshot and the lookup are garbage now: return them before the walk grows its tables.
+    collectGarbage();
+    const walks = {} as Record<4 | 6, FamilyWalk>;
+    for (const f of [4, 6] as const) {
+      const dbipFile = prepared.dbipFiles[f];
+      const dbip = dbipFile ? openMmdbTree(dbipFile) : null;
+      if (dbip) opened.push(dbip);
+      walks[f] = { seg: prepared.segments[f], k: 0, dbip, cities: new Map() };
+    }
+    const records = createRecords(writer, keys, prepared.parts);
+    const classify = classifier(walks, records, prepared.geolocationOf, onProgress);
+    return writer.finish(classify, prepared.metadata);
+  } catch (err) {
+    writer.abort();
+    throw err;
+  } finally {
+    for (const d of opened) d.close();
+  }
+}
+
+/** The `Classify` of the merged partitions (see the file comment). */
+function classifier(
+  walks: Record<4 | 6, FamilyWalk>,
+  records: MmdbRecords,
+  geolocationOf: MmdbExportSources['geolocationOf'],
+  onProgress?: (share: number) => void,
+): Classify {
+  // The DB-IP record value at each depth of the path walked: a node, a data record, or -1.
+  const dbipAt = new Float64Array(129);
+  const total = walks[4].seg.size + walks[6].seg.size;
+  let calls = 0;
+  const cityOf = (walk: FamilyWalk, record: number): number => {
+    let city = walk.cities.get(record);
+    if (city === undefined) {
+      const row = dbipRecordToRow((walk.dbip as MmdbTreeReader).valueOf(record), 0);
+      city = row ? records.city(geolocationOf(row)) : -1;
+      walk.cities.set(record, city);
+    }
+    return city;
+  };
+  return (words, depth) => {
+    const v4 = depth >= 96 && words[0] === 0 && words[1] === 0 && words[2] === 0;
+    const walk = v4 ? walks[4] : walks[6];
+    const d = v4 ? depth - 96 : depth;
+    const w = v4 ? 3 : 0;
+    const seg = walk.seg;
+    const tree = walk.dbip;
+    // The DB-IP tree at this prefix: from its parent's record and the prefix's last bit.
+    let at = -1;
+    if (tree) {
+      const up = d === 0 ? 0 : (dbipAt[depth - 1] as number);
+      const parentIsNode = d === 0 || (up >= 0 && up < tree.nodeCount);
+      if (parentIsNode) {
+        const bit = d === 0 ? 0 : ((words[(depth - 1) >>> 5] as number) >>> (31 - ((depth - 1) & 31))) & 1;
+        at = d === 0 ? 0 : tree.record(up, bit === 1);
+        if (at === tree.nodeCount) at = -1;
+      } else at = up;
+    }
+    dbipAt[depth] = at;
+    while (walk.k + 1 < seg.size && nextStartsBy(seg, walk.k, words, w)) walk.k++;
+    if ((++calls & 0xfffff) === 0) onProgress?.((walks[4].k + walks[6].k) / total);
+    if (!inSegment(seg, walk.k, words, w, d)) return SPLIT;
+    const part = seg.values[walk.k] as number;
+    if (part < 0) return EMPTY;
+    if (tree && at >= 0 && at < tree.nodeCount) return SPLIT;
+    return records.pair(part, at < 0 ? -1 : cityOf(walk, at));
+  };
 }

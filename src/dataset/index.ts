@@ -1,5 +1,5 @@
 export { type BuildResult, buildDataset } from './build.ts';
-export { exportMmdb } from './export-mmdb.ts';
+export { exportMmdb, type MmdbExportSources } from './export-mmdb.ts';
 export {
   hasFeedRows,
   readFeedRows,

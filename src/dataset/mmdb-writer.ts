@@ -1,315 +1,181 @@
 /**
  * A MaxMind DB writer (MaxMind DB File Format Specification 2.0): a binary search tree over the
- * 128-bit address space, a data section of deduplicated values, and a metadata map. No npm
- * package writes MMDB (MaxMind's own writers are Go and Perl), so this is ours, kept to what the
- * export needs: IPv6 trees with IPv4 under ::/96 and ::ffff:0:0/96 aliased to it, maps, arrays,
- * strings, unsigned integers, doubles and booleans.
+ * 128-bit address space, a data section (mmdb-data.ts) and a metadata map. No npm package writes
+ * MMDB (MaxMind's own writers are Go and Perl), so this is ours, kept to what the export needs:
+ * IPv6 trees with IPv4 under ::/96 and ::ffff:0:0/96 leading to the same subtree.
+ *
+ * The tree is not built by inserting networks from the root (a node object or two array slots per
+ * node, held to the end): the caller answers, for a prefix, whether all its addresses share one
+ * record (`Classify`), and the writer walks the address space depth first, numbering nodes in
+ * that order. A node's number is known when it is made, so nodes go to a temp file in 1 MB runs;
+ * only the open path (at most 128 nodes) can still change after a run is written, and those
+ * changes are applied when the temp file is copied into the database. Memory stays flat however
+ * many networks there are; the data section also goes to a temp file as it is written.
  */
+import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import {
+  Bytes,
+  DataSection,
+  type MmdbMap,
+  type MmdbPointer,
+  type MmdbValue,
+  T_MAP,
+  T_UINT16,
+  T_UINT32,
+  T_UINT64,
+  writeControl,
+  writePlain,
+  writeUint,
+} from './mmdb-data.ts';
 
-export type MmdbValue = string | number | boolean | readonly MmdbValue[] | MmdbMap;
-export interface MmdbMap {
-  readonly [key: string]: MmdbValue;
-}
+export { type MmdbMap, MmdbPointer, type MmdbValue } from './mmdb-data.ts';
+
+/** `Classify` answers: the prefix's addresses differ (split it), or none has a record. */
+export const SPLIT = -2;
+export const EMPTY = -1;
+
+/**
+ * For the prefix of `depth` bits in `words` (four big-endian words, the bits past `depth` zero):
+ * SPLIT, EMPTY, or the data offset (from `record`) every address of it has. Called in address
+ * order, depth first; a single address (depth 128) is never SPLIT.
+ */
+export type Classify = (words: Uint32Array, depth: number) => number;
 
 export interface MmdbWriterOptions {
+  /** Where the database is written; `<file>.tree-tmp` and `<file>.data-tmp` exist while it is. */
+  file: string;
   databaseType: string;
-  description: string;
-  /** Seconds since the epoch (metadata build_epoch). */
-  buildEpoch: number;
-  /** Map keys whose values are mostly unique (a network's prefix): written in place, never looked up. */
-  unshared?: readonly string[];
   /** Bits per tree record; by default the smallest of 24, 28 and 32 that can address the file. */
   recordSize?: 24 | 28 | 32;
 }
 
-export interface MmdbWriter {
-  /**
-   * Writes a network's record to the data section and returns where it is. Records are not
-   * compared with earlier ones (each usually carries its own prefix): reuse the offset instead.
-   */
-  record(value: MmdbMap): number;
-  /** Points the network `first`/`length` at a record (IPv4 networks live under ::/96). */
-  insert(family: 4 | 6, first: bigint, length: number, record: number): void;
-  /** The finished file: tree, 16-byte separator, data section, metadata. */
-  toBuffer(): Buffer;
+/** The metadata known once the data is: what the file holds and when it was built. */
+export interface MmdbMetadata {
+  description: string;
+  /** Seconds since the epoch (metadata build_epoch). */
+  buildEpoch: number;
 }
 
-// Spec "Output Data Section": the type numbers; 8 and above are written as extended types.
-const T_POINTER = 1;
-const T_STRING = 2;
-const T_DOUBLE = 3;
-const T_UINT16 = 5;
-const T_UINT32 = 6;
-const T_MAP = 7;
-const T_UINT64 = 9;
-const T_ARRAY = 11;
-const T_BOOLEAN = 14;
+export interface MmdbWriter {
+  /** Writes a value to the data section and returns its offset (its own copy: use it as often as needed). */
+  record(value: MmdbValue): number;
+  /** The offset of an equal string, map or array written by `shared` before, or of this one, written now. */
+  shared(value: string | MmdbMap | readonly MmdbValue[]): number;
+  /** Writes a map given as entries (a key may be a pointer to a string); its offset. */
+  entries(list: readonly (readonly [string | MmdbPointer, MmdbValue])[]): number;
+  /** Walks the address space with `classify`, writes the file and closes the writer. */
+  finish(classify: Classify, metadata: MmdbMetadata): { nodes: number; networks: number; bytes: number };
+  /** Removes the temp files (after a failure; `finish` removes them itself). */
+  abort(): void;
+}
 
 const METADATA_MARKER = Buffer.from([0xab, 0xcd, 0xef, ...Buffer.from('MaxMind.com')]);
 
-/** A growing byte buffer. */
-class Bytes {
-  buf = Buffer.alloc(1 << 16);
-  length = 0;
+/** Record values in the temp file: a node number, no data, or a data offset plus DATA. */
+const RAW_EMPTY = 0xffffffff;
+const DATA = 0x80000000;
+/** Nodes per run written to the temp tree file. */
+const RUN = 1 << 17;
 
-  reserve(n: number): void {
-    if (this.length + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.length + n) size *= 2;
-    const next = Buffer.alloc(size);
-    this.buf.copy(next, 0, 0, this.length);
-    this.buf = next;
+/** Nodes numbered depth first and written in runs; later changes to written ones kept aside. */
+class TreeFile {
+  private run = new Uint32Array(RUN * 2);
+  /** The number of the first node in `run`, and of the next node made. */
+  private base = 0;
+  count = 0;
+  /** Records that point at data. */
+  networks = 0;
+  private readonly late = new Map<number, number>();
+
+  constructor(private readonly fd: number) {}
+
+  make(): number {
+    if (this.count - this.base === RUN) this.flush();
+    return this.count++;
   }
 
-  byte(b: number): void {
-    this.reserve(1);
-    this.buf[this.length++] = b;
+  /** Drops the node made last (its two halves turned out to be the same). */
+  drop(): void {
+    this.count--;
   }
 
-  bytes(b: Uint8Array): void {
-    this.reserve(b.length);
-    this.buf.set(b, this.length);
-    this.length += b.length;
-  }
-
-  /** A string: its control byte (with its UTF-8 length), then its bytes. */
-  string(value: string): void {
-    const n = Buffer.byteLength(value, 'utf8');
-    writeControl(this, T_STRING, n);
-    this.reserve(n);
-    this.length += this.buf.write(value, this.length, 'utf8');
-  }
-
-  result(): Buffer {
-    return this.buf.subarray(0, this.length);
-  }
-}
-
-/** Control byte (type, size) and the size's extra bytes: spec "Control Byte" and "Payload Size". */
-function writeControl(out: Bytes, type: number, size: number): void {
-  const typeBits = type <= 7 ? type : 0;
-  let sizeBits: number;
-  let extra: number[] = [];
-  if (size < 29) sizeBits = size;
-  else if (size < 285) {
-    sizeBits = 29;
-    extra = [size - 29];
-  } else if (size < 65_821) {
-    sizeBits = 30;
-    extra = [(size - 285) >> 8, (size - 285) & 255];
-  } else {
-    sizeBits = 31;
-    const s = size - 65_821;
-    extra = [(s >> 16) & 255, (s >> 8) & 255, s & 255];
-  }
-  out.byte((typeBits << 5) | sizeBits);
-  if (type > 7) out.byte(type - 7);
-  for (const b of extra) out.byte(b);
-}
-
-/** Spec "Pointer - 1": four sizes, each adding the range the smaller ones cover. */
-function writePointer(out: Bytes, offset: number): void {
-  const p = T_POINTER << 5;
-  if (offset < 2048) {
-    out.byte(p | (offset >> 8));
-    out.byte(offset & 255);
-  } else if (offset < 526_336) {
-    const v = offset - 2048;
-    out.byte(p | (1 << 3) | (v >> 16));
-    out.byte((v >> 8) & 255);
-    out.byte(v & 255);
-  } else if (offset < 134_744_064) {
-    const v = offset - 526_336;
-    out.byte(p | (2 << 3) | (v >>> 24));
-    out.byte((v >> 16) & 255);
-    out.byte((v >> 8) & 255);
-    out.byte(v & 255);
-  } else {
-    out.byte(p | (3 << 3));
-    for (const shift of [24, 16, 8, 0]) out.byte((offset >>> shift) & 255);
-  }
-}
-
-/** Big-endian unsigned integer without leading zero bytes (spec: uint16/32/64 payloads). */
-function writeUint(out: Bytes, type: number, value: bigint): void {
-  const bytes: number[] = [];
-  for (let v = value; v > 0n; v >>= 8n) bytes.unshift(Number(v & 255n));
-  writeControl(out, type, bytes.length);
-  for (const b of bytes) out.byte(b);
-}
-
-/**
- * The data section. Every string, map and array is written once: a repeat is a pointer to the
- * first copy (map keys included), so a million networks share their organisation names, flag
- * maps and threat maps. Numbers and booleans are written in place.
- */
-class DataSection {
-  readonly out = new Bytes();
-  constructor(private readonly unshared: ReadonlySet<string>) {}
-
-  /** Offsets of the strings written, and of maps and arrays by their JSON text. */
-  private readonly strings = new Map<string, number>();
-  private readonly objects = new Map<string, number>();
-
-  private readonly byRef = new WeakMap<object, number>();
-
-  /** Writes a top-level value where the data section ends; its offset. */
-  record(value: MmdbMap): number {
-    const at = this.out.length;
-    this.writeValue(value);
-    return at;
-  }
-
-  private find(value: MmdbValue): number | undefined {
-    if (typeof value !== 'object') return this.strings.get(String(value));
-    const known = this.byRef.get(value);
-    if (known !== undefined) return known;
-    const at = this.objects.get(JSON.stringify(value));
-    if (at !== undefined) this.byRef.set(value, at);
-    return at;
-  }
-
-  private append(value: MmdbValue): number {
-    const at = this.out.length;
-    this.writeValue(value);
-    if (typeof value !== 'object') this.strings.set(String(value), at);
-    else {
-      this.objects.set(JSON.stringify(value), at);
-      this.byRef.set(value, at);
-    }
-    return at;
-  }
-
-  /** A value inside a map or array: a pointer to an earlier copy, or the value itself. */
-  private writeShared(value: MmdbValue): void {
-    // Numbers, booleans and strings of up to 3 bytes cost no more in place than a pointer.
-    const shared = typeof value === 'object' || (typeof value === 'string' && value.length > 3);
-    const known = shared ? this.find(value) : undefined;
-    if (known !== undefined) writePointer(this.out, known);
-    else if (shared) this.append(value);
-    else this.writeValue(value);
-  }
-
-  private writeValue(value: MmdbValue): void {
-    const out = this.out;
-    if (typeof value === 'string') out.string(value);
-    else if (typeof value === 'boolean') writeControl(out, T_BOOLEAN, value ? 1 : 0);
-    else if (typeof value === 'number') writeNumber(out, value);
-    else if (Array.isArray(value)) {
-      writeControl(out, T_ARRAY, value.length);
-      for (const v of value as readonly MmdbValue[]) this.writeShared(v);
+  set(node: number, left: number, right: number): void {
+    if (left >= DATA && left !== RAW_EMPTY) this.networks++;
+    if (right >= DATA && right !== RAW_EMPTY) this.networks++;
+    if (node >= this.base) {
+      this.run[(node - this.base) * 2] = left;
+      this.run[(node - this.base) * 2 + 1] = right;
     } else {
-      const entries = Object.entries(value as MmdbMap);
-      writeControl(out, T_MAP, entries.length);
-      for (const [k, v] of entries) {
-        this.writeShared(k);
-        if (this.unshared.has(k)) this.writeValue(v);
-        else this.writeShared(v);
+      this.late.set(node * 2, left);
+      this.late.set(node * 2 + 1, right);
+    }
+  }
+
+  flush(): void {
+    const bytes = Buffer.from(this.run.buffer, 0, (this.count - this.base) * 8);
+    for (let at = 0; at < bytes.length; ) at += writeSync(this.fd, bytes, at, bytes.length - at);
+    this.base = this.count;
+  }
+
+  /** Reads the nodes back in runs with the late changes applied: (first node, records). */
+  *readBack(): Generator<[number, Uint32Array]> {
+    const bytes = Buffer.from(this.run.buffer);
+    for (let first = 0; first < this.count; first += RUN) {
+      const n = Math.min(RUN, this.count - first);
+      for (let got = 0; got < n * 8; ) got += readSync(this.fd, bytes, got, n * 8 - got, first * 8 + got);
+      for (let k = 0; k < n * 2; k++) {
+        const late = this.late.get(first * 2 + k);
+        if (late !== undefined) this.run[k] = late;
+      }
+      yield [first, this.run.subarray(0, n * 2)];
+    }
+  }
+}
+
+/** On the path to ::/96 or ::ffff:0:0/96 (the IPv4 subtree and its alias): always split. */
+function onIpv4Path(words: Uint32Array, depth: number): boolean {
+  if (depth >= 96 || words[0] !== 0 || words[1] !== 0) return false;
+  if (depth <= 64) return true;
+  const mask = (0xffffffff << (96 - depth)) >>> 0;
+  const w = ((words[2] as number) & mask) >>> 0;
+  return w === 0 || w === (0xffff & mask) >>> 0;
+}
+
+/** The depth-first walk: each prefix's record value (a node number or a RAW_EMPTY/DATA value). */
+function walk(tree: TreeFile, classify: Classify): void {
+  const words = new Uint32Array(4);
+  let ipv4 = RAW_EMPTY;
+  const visit = (depth: number): number => {
+    if (depth === 96 && words[0] === 0 && words[1] === 0) {
+      if (words[2] === 0xffff) return ipv4;
+      if (words[2] === 0) {
+        ipv4 = prefix(depth);
+        return ipv4;
       }
     }
-  }
-}
-
-function writeNumber(out: Bytes, value: number): void {
-  if (Number.isInteger(value) && value >= 0 && value <= 0xffffffff) {
-    writeUint(out, value <= 0xffff ? T_UINT16 : T_UINT32, BigInt(value));
-    return;
-  }
-  writeControl(out, T_DOUBLE, 8);
-  const b = Buffer.alloc(8);
-  b.writeDoubleBE(value);
-  out.bytes(b);
-}
-
-/** A value written without pointers (the metadata section has no pointer base of its own). */
-function writePlain(out: Bytes, value: MmdbValue): void {
-  if (typeof value === 'string') out.string(value);
-  else if (typeof value === 'number') writeNumber(out, value);
-  else if (typeof value === 'boolean') writeControl(out, T_BOOLEAN, value ? 1 : 0);
-  else if (Array.isArray(value)) {
-    writeControl(out, T_ARRAY, value.length);
-    for (const v of value as readonly MmdbValue[]) writePlain(out, v);
-  } else {
-    const entries = Object.entries(value as MmdbMap);
-    writeControl(out, T_MAP, entries.length);
-    for (const [k, v] of entries) {
-      writePlain(out, k);
-      writePlain(out, v);
+    return prefix(depth);
+  };
+  const prefix = (depth: number): number => {
+    let r = classify(words, depth);
+    if (onIpv4Path(words, depth)) r = SPLIT;
+    if (r !== SPLIT) return r === EMPTY ? RAW_EMPTY : DATA + r;
+    if (depth === 128) throw new Error('MMDB writer: a single address cannot be split');
+    const node = tree.make();
+    const w = depth >>> 5;
+    const bit = 1 << (31 - (depth & 31));
+    const left = visit(depth + 1);
+    words[w] = ((words[w] as number) | bit) >>> 0;
+    const right = visit(depth + 1);
+    words[w] = ((words[w] as number) & ~bit) >>> 0;
+    // Both halves the same record: no node (it is the one made last, as records make none).
+    if (left === right && left >= DATA) {
+      tree.drop();
+      return left;
     }
-  }
-}
-
-/**
- * The tree while it is built: node n has children left[n] (bit 0) and right[n] (bit 1), each
- * EMPTY, a node index (>= 0), or a data offset d stored as -(d + 2).
- */
-const EMPTY = -1;
-
-class Tree {
-  left = new Int32Array(1 << 16).fill(EMPTY);
-  right = new Int32Array(1 << 16).fill(EMPTY);
-  count = 1;
-
-  newNode(child: number): number {
-    if (this.count === this.left.length) {
-      const grow = (a: Int32Array) => {
-        const b = new Int32Array(a.length * 2).fill(EMPTY);
-        b.set(a);
-        return b;
-      };
-      this.left = grow(this.left);
-      this.right = grow(this.right);
-    }
-    const n = this.count++;
-    this.left[n] = child;
-    this.right[n] = child;
-    return n;
-  }
-
-  /**
-   * Sets the record reached by the first `depth` bits of the address (four big-endian words) to
-   * `value`. A shorter network already there is split, so the later insert wins.
-   */
-  set(words: Uint32Array, depth: number, value: number): void {
-    let node = 0;
-    for (let i = 0; i < depth - 1; i++) {
-      const bit = ((words[i >>> 5] as number) >>> (31 - (i & 31))) & 1;
-      const side = bit ? this.right : this.left;
-      let child = side[node] as number;
-      if (child < 0) {
-        child = this.newNode(child);
-        side[node] = child;
-      }
-      node = child;
-    }
-    const i = depth - 1;
-    const bit = ((words[i >>> 5] as number) >>> (31 - (i & 31))) & 1;
-    (bit ? this.right : this.left)[node] = value;
-  }
-
-  /** The node reached by the first `depth` bits, or -1 when the path is not (fully) built. */
-  nodeAt(words: Uint32Array, depth: number): number {
-    let node = 0;
-    for (let i = 0; i < depth && node >= 0; i++) {
-      const bit = ((words[i >>> 5] as number) >>> (31 - (i & 31))) & 1;
-      node = (bit ? this.right : this.left)[node] as number;
-    }
+    tree.set(node, left, right);
     return node;
-  }
-}
-
-const MASK64 = 0xffffffffn;
-
-function toWords(value: bigint, out: Uint32Array): void {
-  out[0] = Number((value >> 96n) & MASK64);
-  out[1] = Number((value >> 64n) & MASK64);
-  out[2] = Number((value >> 32n) & MASK64);
-  out[3] = Number(value & MASK64);
-}
-
-/** Bytes per node for a record size (spec "Search Tree Section": two records per node). */
-function nodeBytes(recordSize: 24 | 28 | 32): number {
-  return (recordSize * 2) / 8;
+  };
+  visit(0);
 }
 
 function writeNode(buf: Buffer, at: number, recordSize: 24 | 28 | 32, l: number, r: number): void {
@@ -327,96 +193,116 @@ function writeNode(buf: Buffer, at: number, recordSize: 24 | 28 | 32, l: number,
   }
 }
 
+function writeAll(fd: number, buf: Uint8Array): void {
+  for (let at = 0; at < buf.length; ) at += writeSync(fd, buf, at, buf.length - at);
+}
+
+function metadata(options: MmdbWriterOptions & MmdbMetadata, nodeCount: number, recordSize: number): Buffer {
+  const meta = new Bytes();
+  meta.bytes(METADATA_MARKER);
+  // libmaxminddb checks each metadata field's type, so the integers are written with theirs.
+  const integers: [string, number, number][] = [
+    ['binary_format_major_version', T_UINT16, 2],
+    ['binary_format_minor_version', T_UINT16, 0],
+    ['build_epoch', T_UINT64, options.buildEpoch],
+    ['ip_version', T_UINT16, 6],
+    ['node_count', T_UINT32, nodeCount],
+    ['record_size', T_UINT16, recordSize],
+  ];
+  const others: [string, MmdbValue][] = [
+    ['database_type', options.databaseType],
+    ['description', { en: options.description }],
+    ['languages', ['en']],
+  ];
+  writeControl(meta, T_MAP, integers.length + others.length);
+  for (const [key, type, value] of integers) {
+    writePlain(meta, key);
+    writeUint(meta, type, value);
+  }
+  for (const [key, value] of others) {
+    writePlain(meta, key);
+    writePlain(meta, value);
+  }
+  return meta.result();
+}
+
 export function createMmdbWriter(options: MmdbWriterOptions): MmdbWriter {
-  const tree = new Tree();
-  const data = new DataSection(new Set(options.unshared ?? []));
-  const words = new Uint32Array(4);
+  const treeFile = `${options.file}.tree-tmp`;
+  const dataFile = `${options.file}.data-tmp`;
+  const treeFd = openSync(treeFile, 'w+');
+  const dataFd = openSync(dataFile, 'w+');
+  const data = new DataSection(dataFd);
+  let open = true;
 
-  function insert(family: 4 | 6, first: bigint, length: number, offset: number): void {
-    if (family === 4) {
-      words.fill(0);
-      words[3] = Number(first);
-      tree.set(words, 96 + length, -(offset + 2));
-    } else {
-      toWords(first, words);
-      tree.set(words, length, -(offset + 2));
-    }
+  function abort(): void {
+    if (!open) return;
+    open = false;
+    closeSync(treeFd);
+    closeSync(dataFd);
+    rmSync(treeFile, { force: true });
+    rmSync(dataFile, { force: true });
   }
 
-  /** ::ffff:0:0/96 (IPv4-mapped) leads to the IPv4 subtree under ::/96, as MaxMind's databases do. */
-  function aliasMapped(): void {
-    toWords(0n, words);
-    const v4root = tree.nodeAt(words, 96);
-    if (v4root < 0) return;
-    toWords(0xffffn << 32n, words);
-    tree.set(words, 96, v4root);
-  }
-
-  function toBuffer(): Buffer {
-    aliasMapped();
-    // Number the nodes reachable from the root breadth first (node 0 stays the root; the alias
-    // makes the tree a DAG, so a node is numbered once).
-    const ids = new Int32Array(tree.count).fill(-1);
-    const order: number[] = [0];
-    ids[0] = 0;
-    for (let k = 0; k < order.length; k++) {
-      const n = order[k] as number;
-      for (const c of [tree.left[n] as number, tree.right[n] as number]) {
-        if (c >= 0 && ids[c] === -1) {
-          ids[c] = order.length;
-          order.push(c);
+  function finish(
+    classify: Classify,
+    about: MmdbMetadata,
+  ): { nodes: number; networks: number; bytes: number } {
+    try {
+      const tree = new TreeFile(treeFd);
+      walk(tree, classify);
+      tree.flush();
+      data.out.flush();
+      const nodeCount = tree.count;
+      const dataBytes = data.out.length;
+      const top = nodeCount + 16 + dataBytes;
+      const recordSize = options.recordSize ?? (top < 2 ** 24 ? 24 : top < 2 ** 28 ? 28 : 32);
+      if (top >= 2 ** recordSize)
+        throw new Error(`${recordSize}-bit records cannot address ${top} (nodes + data)`);
+      // Spec: a record below node_count is a node, equal to it means no data, above it points
+      // into the data section at (record - node_count - 16).
+      const recordOf = (raw: number): number =>
+        raw === RAW_EMPTY ? nodeCount : raw >= DATA ? nodeCount + 16 + (raw - DATA) : raw;
+      const per = (recordSize * 2) / 8;
+      const out = openSync(options.file, 'w');
+      try {
+        const buf = Buffer.alloc(RUN * per);
+        let bytes = 0;
+        for (const [, run] of tree.readBack()) {
+          const n = run.length / 2;
+          for (let k = 0; k < n; k++)
+            writeNode(
+              buf,
+              k * per,
+              recordSize,
+              recordOf(run[k * 2] as number),
+              recordOf(run[k * 2 + 1] as number),
+            );
+          writeAll(out, buf.subarray(0, n * per));
+          bytes += n * per;
         }
+        writeAll(out, Buffer.alloc(16));
+        const chunk = Buffer.alloc(1 << 22);
+        for (let at = 0; at < dataBytes; ) {
+          const n = readSync(dataFd, chunk, 0, Math.min(chunk.length, dataBytes - at), at);
+          writeAll(out, chunk.subarray(0, n));
+          at += n;
+        }
+        const meta = metadata({ ...options, ...about }, nodeCount, recordSize);
+        writeAll(out, meta);
+        return { nodes: nodeCount, networks: tree.networks, bytes: bytes + 16 + dataBytes + meta.length };
+      } finally {
+        closeSync(out);
       }
+    } finally {
+      abort();
     }
-    const nodeCount = order.length;
-    const dataBytes = data.out.result();
-    const top = nodeCount + 16 + dataBytes.length;
-    const recordSize = options.recordSize ?? (top < 2 ** 24 ? 24 : top < 2 ** 28 ? 28 : 32);
-    if (top >= 2 ** recordSize)
-      throw new Error(`${recordSize}-bit records cannot address ${top} (nodes + data)`);
-    // Spec: a record below node_count is a node, equal to it means no data, above it points
-    // into the data section at (record - node_count - 16).
-    const recordOf = (c: number): number =>
-      c === EMPTY ? nodeCount : c >= 0 ? (ids[c] as number) : nodeCount + 16 + (-c - 2);
-    const per = nodeBytes(recordSize);
-    const treeBytes = Buffer.alloc(nodeCount * per + 16);
-    for (let k = 0; k < nodeCount; k++) {
-      const n = order[k] as number;
-      writeNode(
-        treeBytes,
-        k * per,
-        recordSize,
-        recordOf(tree.left[n] as number),
-        recordOf(tree.right[n] as number),
-      );
-    }
-    const meta = new Bytes();
-    meta.bytes(METADATA_MARKER);
-    // libmaxminddb checks each metadata field's type, so the integers are written with theirs.
-    const integers: [string, number, number][] = [
-      ['binary_format_major_version', T_UINT16, 2],
-      ['binary_format_minor_version', T_UINT16, 0],
-      ['build_epoch', T_UINT64, options.buildEpoch],
-      ['ip_version', T_UINT16, 6],
-      ['node_count', T_UINT32, nodeCount],
-      ['record_size', T_UINT16, recordSize],
-    ];
-    const others: [string, MmdbValue][] = [
-      ['database_type', options.databaseType],
-      ['description', { en: options.description }],
-      ['languages', ['en']],
-    ];
-    writeControl(meta, T_MAP, integers.length + others.length);
-    for (const [key, type, value] of integers) {
-      writePlain(meta, key);
-      writeUint(meta, type, BigInt(value));
-    }
-    for (const [key, value] of others) {
-      writePlain(meta, key);
-      writePlain(meta, value);
-    }
-    return Buffer.concat([treeBytes, dataBytes, meta.result()]);
   }
 
-  return { record: (value) => data.record(value), insert, toBuffer };
+  return {
+    record: (value) => data.write(value),
+    shared: (value) => data.shared(value),
+    entries: (list) => data.entries(list),
+    finish,
+    abort,
+  };
 }

@@ -1,3 +1,5 @@
+// The MMDB export writes the API's geolocation of each DB-IP city record (cli/dataset-export.ts).
+export { countryName, geolocationOf } from './geo.ts';
 export { createIntel, type Intel } from './intel.ts';
 export { createIntelRuntime, type IntelRuntime } from './runtime.ts';
 export { createTrapSet, type TrapSet } from './trap-set.ts';

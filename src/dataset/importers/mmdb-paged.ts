@@ -31,7 +31,7 @@ export interface PagedMmdb {
 }
 
 /** Decodes one MMDB data field at `offset` of `buf`; pointers are relative to `base`. */
-function decode(buf: Buffer, base: number, offset: number): { value: unknown; next: number } {
+export function decode(buf: Buffer, base: number, offset: number): { value: unknown; next: number } {
   const ctrl = buf[offset++] as number;
   let type = ctrl >> 5;
   if (type === 1) {
