@@ -74,6 +74,21 @@ export function writeUpdateStatus(dataDir: string, status: UpdateStatusFile): vo
   renameSync(tmp, file);
 }
 
+/** A source's status after a download at `at`: its error and failure count, or its last success. */
+function downloadStatus(
+  d: DownloadResult,
+  at: string,
+  before: SourceDownloadStatus | undefined,
+): SourceDownloadStatus {
+  return {
+    attempted_at: at,
+    ok: d.ok,
+    error: d.ok ? null : (d.error ?? 'failed'),
+    last_ok_at: d.ok ? at : (before?.last_ok_at ?? null),
+    failures: d.ok ? 0 : (before?.failures ?? 0) + 1,
+  };
+}
+
 /** The status after an attempt: its downloads per source, its outcome and the failure count. */
 export function recordUpdateAttempt(
   previous: UpdateStatusFile,
@@ -89,16 +104,7 @@ export function recordUpdateAttempt(
 ): UpdateStatusFile {
   const at = new Date(attempt.at).toISOString();
   const sources = { ...previous.sources };
-  for (const d of attempt.downloads) {
-    const before = sources[d.id];
-    sources[d.id] = {
-      attempted_at: at,
-      ok: d.ok,
-      error: d.ok ? null : (d.error ?? 'failed'),
-      last_ok_at: d.ok ? at : (before?.last_ok_at ?? null),
-      failures: d.ok ? 0 : (before?.failures ?? 0) + 1,
-    };
-  }
+  for (const d of attempt.downloads) sources[d.id] = downloadStatus(d, at, sources[d.id]);
   return {
     last_attempt: {
       at,
