@@ -80,6 +80,19 @@ function misplaced(files: readonly string[], sources: readonly SourceSpec[]): st
  */
 export function scanFromDir(dir: string, sources: readonly SourceSpec[] = UPSTREAM_SOURCES): FromDirScan {
   if (dir.trim() === '') throw new FromDirError('cannot build: --from was given an empty path');
+  checkDirectory(dir);
+  const found: Walk = { files: [], seen: new Set() };
+  walk(dir, '', found);
+  if (found.files.length === 0) throw new FromDirError(`cannot build from ${dir}: the directory is empty`);
+  const recognised = recognisedFiles(dir, found, sources);
+  const used = new Set(recognised.map((r) => r.path));
+  const unrecognised = found.files.map((f) => f.rel).filter((rel) => !used.has(rel));
+  if (recognised.length === 0) throw noneRecognised(dir, unrecognised, sources);
+  return { dir, recognised, unrecognised };
+}
+
+/** Throws FromDirError unless dir is a directory that can be read. */
+function checkDirectory(dir: string): void {
   let st: ReturnType<typeof statSync>;
   try {
     st = statSync(dir);
@@ -92,9 +105,10 @@ export function scanFromDir(dir: string, sources: readonly SourceSpec[] = UPSTRE
     );
   }
   if (!st.isDirectory()) throw new FromDirError(`cannot build from ${dir}: it is a file, not a directory`);
-  const found: Walk = { files: [], seen: new Set() };
-  walk(dir, '', found);
-  if (found.files.length === 0) throw new FromDirError(`cannot build from ${dir}: the directory is empty`);
+}
+
+/** The found files at a source's path, in source order; throws FromDirError when one cannot be read. */
+function recognisedFiles(dir: string, found: Walk, sources: readonly SourceSpec[]): RecognisedFile[] {
   const byPath = new Map(found.files.map((f) => [f.rel, f]));
   const recognised: RecognisedFile[] = [];
   for (const spec of sources) {
@@ -107,17 +121,17 @@ export function scanFromDir(dir: string, sources: readonly SourceSpec[] = UPSTRE
     }
     recognised.push({ path: spec.path, spec, bytes: f.bytes });
   }
-  const used = new Set(recognised.map((r) => r.path));
-  const unrecognised = found.files.map((f) => f.rel).filter((rel) => !used.has(rel));
-  if (recognised.length === 0) {
-    const hint = misplaced(unrecognised, sources);
-    const n = unrecognised.length;
-    throw new FromDirError(
-      `cannot build from ${dir}: none of its ${n} file${n === 1 ? ' is' : 's is'} a recognised upstream file` +
-        (hint
-          ? ` (${hint})`
-          : ' (expected paths such as tor/torbulkexitlist.txt or cloud/aws/ip-ranges.json; see docs/operations.md "Importing and updating data")'),
-    );
-  }
-  return { dir, recognised, unrecognised };
+  return recognised;
+}
+
+/** The error for a directory with no recognised file, naming a misplaced one when there is. */
+function noneRecognised(dir: string, unrecognised: string[], sources: readonly SourceSpec[]): FromDirError {
+  const hint = misplaced(unrecognised, sources);
+  const n = unrecognised.length;
+  return new FromDirError(
+    `cannot build from ${dir}: none of its ${n} file${n === 1 ? ' is' : 's is'} a recognised upstream file` +
+      (hint
+        ? ` (${hint})`
+        : ' (expected paths such as tor/torbulkexitlist.txt or cloud/aws/ip-ranges.json; see docs/operations.md "Importing and updating data")'),
+  );
 }
