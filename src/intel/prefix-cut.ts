@@ -184,6 +184,15 @@ export function* splitByPrefixV6Slices(t: FamilyTable): Slices<PrefixCutV6> {
 
 type Words = Record<'p' | 'lo' | 'hi' | 'end' | 'network' | 'bcast', Uint32Array>;
 
+/** Adds 1 to the 128-bit address in four big-endian uint32 words, in place. */
+function incrementWords(p: Uint32Array): void {
+  for (let k = 3; k >= 0; k--) {
+    const v = ((p[k] as number) + 1) >>> 0;
+    p[k] = v;
+    if (v !== 0) break;
+  }
+}
+
 /**
  * Cuts IPv6 intervals from `from` into `cut`, up to `to` or until `cut` holds `upTo` cuts; the
  * next interval to cut. `w`: scratch words.
@@ -204,11 +213,7 @@ function cutRangeV6(t: FamilyTable, cut: CutTable, w: Words, from: number, to: n
       if (cmpWords(bcast, end) >= 0) break;
       // next = bcast + 1 (no overflow: bcast is below end)
       p.set(bcast);
-      for (let k = 3; k >= 0; k--) {
-        const v = ((p[k] as number) + 1) >>> 0;
-        p[k] = v;
-        if (v !== 0) break;
-      }
+      incrementWords(p);
       push(i, p, 0);
     }
   }
