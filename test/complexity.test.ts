@@ -11,8 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { REPO } from './helpers/process.ts';
 
 const RULE = 'complexity/noExcessiveCognitiveComplexity';
-/** The length of the list when the rule was turned on (2026-11-27); lower it as files leave. */
-const LISTED_AT_MOST = 117;
+/** The length of the list on 2026-11-27 (117 when the rule was turned on that day); lower it as files leave. */
+const LISTED_AT_MOST = 62;
 
 interface BiomeConfig {
   linter: { rules: { complexity: Record<string, string> } };

@@ -22,6 +22,46 @@ afterAll(tmp.cleanup);
 const SOURCES = ['x4bnet', 'spamhaus-drop', 'cloud,"quoted"', 'héberge', 'line\nbreak', 'Ünïcode 🛰'];
 const KINDS = ['datacenter', 'vpn', 'proxy', 'tor_exit', 'drop'];
 
+type Draw = { int: (n: number) => number; hex: () => string; day: () => string; rnd: () => number };
+
+/** The network forms, by the share of rows each takes (cumulative thresholds of one draw). */
+const NETWORK_FORMS: readonly [number, (d: Draw, v4: string) => string][] = [
+  [0.3, (_d, v4) => v4],
+  [0.5, (d, v4) => `${v4}/${d.int(33)}`],
+  [0.55, (d) => `${d.int(4)}.0.0.0/${4 + d.int(6)}`],
+  [0.65, (d) => `2001:db8:${d.hex()}::${d.hex()}`],
+  [
+    0.75,
+    (d) =>
+      `2${d.hex().padStart(3, '0').slice(0, 3)}:${d.hex()}:${d.hex()}:${d.hex()}:0:0:${d.hex()}:${d.hex()}/${d.int(129)}`,
+  ],
+  [0.8, (d) => `2A00:0${d.hex().toUpperCase()}:0000:0000:0000:0000:0000:000${d.int(10)}`],
+  [0.83, (_d, v4) => `::ffff:${v4}`],
+  [0.86, (d) => `::${d.hex()}/${96 + d.int(33)}`],
+  [0.9, (d) => `fe80::${d.hex()}:${d.hex()}/${48 + d.int(81)}`],
+  [1, (d) => `${1 + d.int(9)}.${d.int(4)}.0.0/16`], // few distinct: duplicates
+];
+
+function network(d: Draw): string {
+  const r = d.rnd();
+  const v4 = `${d.int(256)}.${d.int(256)}.${d.int(256)}.${d.int(256)}`;
+  const form = NETWORK_FORMS.find(([limit]) => r < limit) ?? NETWORK_FORMS[NETWORK_FORMS.length - 1];
+  return (form as (typeof NETWORK_FORMS)[number])[1](d, v4);
+}
+
+function validRow(feed: FeedName, d: Draw, pick: <T>(xs: readonly T[]) => T): Record<string, unknown> {
+  const row: Record<string, unknown> = {
+    network: network(d),
+    kind: feed === 'ai_crawlers' ? (d.rnd() < 0.25 ? 'search_crawler' : 'ai_crawler') : pick(KINDS),
+    source: pick(SOURCES),
+    first_seen: d.day(),
+    last_seen: d.day(),
+  };
+  if (feed === 'ai_crawlers' || d.rnd() < 0.1) row.brand = pick(['OpenAI', 'Google', 'Anthropic, PBC']);
+  if (d.rnd() < 0.5) row.asn = pick([0, 4294967295, 1 + d.int(400000)]);
+  return row;
+}
+
 /** 50,000 rows over the six feeds; about 1 in 50 is not a valid row. */
 function mixedRows(feed: FeedName, count: number, seed: number): unknown[] {
   const rnd = seededRandom(seed);
@@ -29,43 +69,20 @@ function mixedRows(feed: FeedName, count: number, seed: number): unknown[] {
   const pick = <T>(xs: readonly T[]) => xs[int(xs.length)] as T;
   const hex = () => int(65536).toString(16);
   const day = () => `2026-0${1 + int(9)}-1${int(10)}T0${int(10)}:00:00Z`;
-  const network = (): string => {
-    const r = rnd();
-    const v4 = `${int(256)}.${int(256)}.${int(256)}.${int(256)}`;
-    if (r < 0.3) return v4;
-    if (r < 0.5) return `${v4}/${int(33)}`;
-    if (r < 0.55) return `${int(4)}.0.0.0/${4 + int(6)}`;
-    if (r < 0.65) return `2001:db8:${hex()}::${hex()}`;
-    if (r < 0.75)
-      return `2${hex().padStart(3, '0').slice(0, 3)}:${hex()}:${hex()}:${hex()}:0:0:${hex()}:${hex()}/${int(129)}`;
-    if (r < 0.8) return `2A00:0${hex().toUpperCase()}:0000:0000:0000:0000:0000:000${int(10)}`;
-    if (r < 0.83) return `::ffff:${v4}`;
-    if (r < 0.86) return `::${hex()}/${96 + int(33)}`;
-    if (r < 0.9) return `fe80::${hex()}:${hex()}/${48 + int(81)}`;
-    return `${1 + int(9)}.${int(4)}.0.0/16`; // few distinct: duplicates
-  };
+  const draw: Draw = { int, hex, day, rnd };
   const rows: unknown[] = [];
   for (let i = 0; i < count; i++) {
-    if (rnd() < 0.02) {
-      rows.push(
-        pick([
-          { network: 'not-an-ip', kind: 'x', source: 's', first_seen: day(), last_seen: day() },
-          { network: '1.2.3.4' },
-          null,
-        ]),
-      );
+    if (rnd() >= 0.02) {
+      rows.push(validRow(feed, draw, pick));
       continue;
     }
-    const row: Record<string, unknown> = {
-      network: network(),
-      kind: feed === 'ai_crawlers' ? (rnd() < 0.25 ? 'search_crawler' : 'ai_crawler') : pick(KINDS),
-      source: pick(SOURCES),
-      first_seen: day(),
-      last_seen: day(),
-    };
-    if (feed === 'ai_crawlers' || rnd() < 0.1) row.brand = pick(['OpenAI', 'Google', 'Anthropic, PBC']);
-    if (rnd() < 0.5) row.asn = pick([0, 4294967295, 1 + int(400000)]);
-    rows.push(row);
+    rows.push(
+      pick([
+        { network: 'not-an-ip', kind: 'x', source: 's', first_seen: day(), last_seen: day() },
+        { network: '1.2.3.4' },
+        null,
+      ]),
+    );
   }
   return rows;
 }
@@ -200,41 +217,51 @@ const EXPECTED: Record<string, string> = {
     'cfa91610805da9cbfc6a0616cb2e6440878d5f62de3674d649b2d7af53634925',
 };
 
+/** Writes each feed's snapshot from its seeded rows; records row counts and each file's SHA-256. */
+async function writeAllFeeds(actual: Record<string, string>): Promise<void> {
+  let seed = 35;
+  for (const feed of FEED_NAMES) {
+    let invalid = 0;
+    const rows = mixedRows(feed, COUNTS[feed], seed++);
+    const { manifest } = await writeFeedSnapshot({
+      dir: tmp.dir,
+      feed,
+      date: '2026-03-04',
+      rows,
+      generatedAt: '2026-03-04T00:05:00.000Z',
+      datasetVersion: 7,
+      // The two largest feeds take the external merge sort path (spilled runs).
+      ...(COUNTS[feed] >= 9000 ? { runSize: 2500 } : {}),
+      onInvalidRow: () => invalid++,
+    });
+    actual[`${feed} rows`] = `${manifest.row_count} valid, ${invalid} invalid`;
+    const d = path.join(tmp.dir, feed, '2026-03-04');
+    for (const name of readdirSync(d).sort())
+      actual[`${feed}/${name}`] = sha256(readFileSync(path.join(d, name)));
+  }
+}
+
+/** The brand-filtered and include=search downloads of ai_crawlers in every format. */
+async function hashDownloads(actual: Record<string, string>): Promise<void> {
+  for (const format of FEED_FORMATS) {
+    for (const options of [
+      { brand: 'openai' },
+      { include: 'search' },
+      { brand: 'Google', include: 'search' },
+    ] as Record<string, string>[]) {
+      const d = await openFeedFile(tmp.dir, 'ai_crawlers', '2026-03-04', format, options);
+      if (!d) throw new Error('snapshot missing');
+      const bytes = Buffer.concat((await collect(d.stream as Readable)) as Buffer[]);
+      actual[`ai_crawlers ${format} ${new URLSearchParams(options)}`] = sha256(bytes);
+    }
+  }
+}
+
 describe('feed builder byte-identity (seeded 50,000 mixed rows)', () => {
   it('writes every feed, format, include file and manifest as the builder of 1f7eeeb did', async () => {
     const actual: Record<string, string> = {};
-    let seed = 35;
-    for (const feed of FEED_NAMES) {
-      let invalid = 0;
-      const rows = mixedRows(feed, COUNTS[feed], seed++);
-      const { manifest } = await writeFeedSnapshot({
-        dir: tmp.dir,
-        feed,
-        date: '2026-03-04',
-        rows,
-        generatedAt: '2026-03-04T00:05:00.000Z',
-        datasetVersion: 7,
-        // The two largest feeds take the external merge sort path (spilled runs).
-        ...(COUNTS[feed] >= 9000 ? { runSize: 2500 } : {}),
-        onInvalidRow: () => invalid++,
-      });
-      actual[`${feed} rows`] = `${manifest.row_count} valid, ${invalid} invalid`;
-      const d = path.join(tmp.dir, feed, '2026-03-04');
-      for (const name of readdirSync(d).sort())
-        actual[`${feed}/${name}`] = sha256(readFileSync(path.join(d, name)));
-    }
-    for (const format of FEED_FORMATS) {
-      for (const options of [
-        { brand: 'openai' },
-        { include: 'search' },
-        { brand: 'Google', include: 'search' },
-      ] as Record<string, string>[]) {
-        const d = await openFeedFile(tmp.dir, 'ai_crawlers', '2026-03-04', format, options);
-        if (!d) throw new Error('snapshot missing');
-        const bytes = Buffer.concat((await collect(d.stream as Readable)) as Buffer[]);
-        actual[`ai_crawlers ${format} ${new URLSearchParams(options)}`] = sha256(bytes);
-      }
-    }
+    await writeAllFeeds(actual);
+    await hashDownloads(actual);
     expect(actual).toEqual(EXPECTED);
   }, 120_000);
 });
