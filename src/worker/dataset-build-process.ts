@@ -40,22 +40,11 @@ export function createChildBuildRunner(
       const args = { dataDir: request.dataDir, from: request.from, npmDir: request.npmDir, now: request.now };
       const child = spawnBuildChild(CHILD, args, { lowPriority: options.lowPriority !== false });
       let stdout = '';
-      let partial = '';
-      // The last step reached says how far the build got (past "write", a temp dir existed).
-      let step: string | null = null;
-      let error: string | null = null;
+      const progress = createProgressReader(request.onProgress);
       child.stdout.on('data', (d: Buffer) => {
         stdout += d.toString();
       });
-      child.stderr.on('data', (d: Buffer) => {
-        const lines = (partial + d.toString()).split('\n');
-        partial = lines.pop() ?? '';
-        for (const line of lines) {
-          if (line.startsWith('build failed: ')) error ??= line.slice(14);
-          else if (error === null && /^[a-z]+: /.test(line)) step = line;
-          request.onProgress?.(line);
-        }
-      });
+      child.stderr.on('data', (d: Buffer) => progress.feed(d.toString()));
       let killedFor: string | null = null;
       const kill = (why: string) => {
         killedFor ??= why;
@@ -77,12 +66,59 @@ export function createChildBuildRunner(
           return;
         }
         if (child.pid) removeTempDirs(request.dataDir, child.pid);
-        const why = killedFor ?? (signal ? `killed by ${signal}` : (error ?? `exited with code ${code}`));
-        reject(
-          new Error(step ? `dataset build failed after "${step}": ${why}` : `dataset build failed: ${why}`),
-        );
+        reject(failure(progress.step, failureReason(killedFor, signal, progress.error, code)));
       });
     });
+}
+
+/** The build's progress read from the child's stderr: each line passed on, the last step, the error. */
+interface ProgressReader {
+  feed(text: string): void;
+  /** The last step reached ("phase: message"): how far the build got (past "write", a temp dir existed). */
+  step: string | null;
+  /** The text after the first `build failed: ` line. */
+  error: string | null;
+}
+
+function createProgressReader(onProgress: ((line: string) => void) | undefined): ProgressReader {
+  let partial = '';
+  const reader: ProgressReader = {
+    step: null,
+    error: null,
+    feed(text) {
+      const lines = (partial + text).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) readLine(reader, line, onProgress);
+    },
+  };
+  return reader;
+}
+
+function readLine(
+  reader: ProgressReader,
+  line: string,
+  onProgress: ((line: string) => void) | undefined,
+): void {
+  if (line.startsWith('build failed: ')) reader.error ??= line.slice(14);
+  else if (reader.error === null && /^[a-z]+: /.test(line)) reader.step = line;
+  onProgress?.(line);
+}
+
+/** Why the child ended without a version: our kill, its signal, its own error, or its exit code. */
+function failureReason(
+  killedFor: string | null,
+  signal: NodeJS.Signals | null,
+  error: string | null,
+  code: number | null,
+): string {
+  if (killedFor !== null) return killedFor;
+  if (signal) return `killed by ${signal}`;
+  return error ?? `exited with code ${code}`;
+}
+
+/** The build's error, naming the last step it reached. */
+function failure(step: string | null, why: string): Error {
+  return new Error(step ? `dataset build failed after "${step}": ${why}` : `dataset build failed: ${why}`);
 }
 
 function parseVersion(stdout: string): number | null {
