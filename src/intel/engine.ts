@@ -129,26 +129,55 @@ function searchV6(
   w2: number,
   w3: number,
 ): number {
+  if (to < 0) return -1;
+  const lo = from < 0 ? 0 : from;
+  const at = keys
+    ? lastAtOrBelowKeyed(s, keys, lo, to, w0, w1, w2, w3)
+    : lastAtOrBelow(s, lo, to, w0, w1, w2, w3);
+  return cmp6(s, at, w0, w1, w2, w3) <= 0 ? at : -1;
+}
+
+/** searchV6's binary search on the top keys, comparing words only where the keys are equal. */
+function lastAtOrBelowKeyed(
+  s: Uint32Array,
+  keys: Float64Array,
+  from: number,
+  to: number,
+  w0: number,
+  w1: number,
+  w2: number,
+  w3: number,
+): number {
   let lo = from;
   let hi = to;
-  if (hi < 0) return -1;
-  if (lo < 0) lo = 0;
-  if (keys) {
-    const x = topKeyV6(w0, w1);
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      const a = keys[mid] as number;
-      if (a < x || (a === x && cmp6(s, mid, w0, w1, w2, w3) <= 0)) lo = mid;
-      else hi = mid - 1;
-    }
-  } else {
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if (cmp6(s, mid, w0, w1, w2, w3) <= 0) lo = mid;
-      else hi = mid - 1;
-    }
+  const x = topKeyV6(w0, w1);
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    const a = keys[mid] as number;
+    if (a < x || (a === x && cmp6(s, mid, w0, w1, w2, w3) <= 0)) lo = mid;
+    else hi = mid - 1;
   }
-  return cmp6(s, lo, w0, w1, w2, w3) <= 0 ? lo : -1;
+  return lo;
+}
+
+/** searchV6's binary search on the words alone (no top keys). */
+function lastAtOrBelow(
+  s: Uint32Array,
+  from: number,
+  to: number,
+  w0: number,
+  w1: number,
+  w2: number,
+  w3: number,
+): number {
+  let lo = from;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (cmp6(s, mid, w0, w1, w2, w3) <= 0) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 /** Index of the interval containing the IPv6 address given as four big-endian words, or -1. */
