@@ -122,6 +122,17 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
   const refuse = (r: RefusedSnapshot): void => {
     log(`dataset v${r.version} refused: ${r.reason}`);
   };
+  /**
+   * A snapshot that failed its checks on reload (SnapshotError; anything else is rethrown): logged
+   * and added to the refused list in place of an older entry for its version, newest first.
+   */
+  const refuseBroken = (err: unknown, version: number): RefusedSnapshot => {
+    if (!(err instanceof SnapshotError)) throw err;
+    const r = { version, reason: err.reason };
+    refuse(r);
+    setRefused([...refused.filter((x) => x.version !== r.version), r].sort((a, b) => b.version - a.version));
+    return r;
+  };
 
   /**
    * `collect`: a full collection right after (start only: it holds the event loop for tens to
@@ -197,13 +208,8 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
         swapIn(snapshot, built, started, serving === null);
         break;
       } catch (err) {
-        if (!(err instanceof SnapshotError)) throw err;
-        const r = { version: c.version, reason: err.reason };
+        const r = refuseBroken(err, c.version);
         first ??= r;
-        refuse(r);
-        setRefused(
-          [...refused.filter((x) => x.version !== r.version), r].sort((a, b) => b.version - a.version),
-        );
       }
     }
     return { current: intel?.datasetVersion ?? null, refused: first };
