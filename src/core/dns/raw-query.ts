@@ -173,6 +173,39 @@ function convert<K extends RawRecordType>(type: K, answers: dnsPacket.Answer[]):
   return out as RawResults[K];
 }
 
+/** Asks one server over UDP with a fresh id; a truncated answer (TC) is asked again over TCP. */
+async function askServer(
+  server: Server,
+  name: string,
+  type: RawRecordType,
+  timeoutMs: number,
+): Promise<Reply> {
+  const id = crypto.randomInt(0, 65536);
+  const query = dnsPacket.encode({
+    type: 'query',
+    id,
+    flags: dnsPacket.RECURSION_DESIRED,
+    questions: [{ type, name, class: 'IN' }],
+  });
+  const reply = await askUdp(server, query, id, name, type, timeoutMs);
+  if (reply.kind === 'answer' && reply.packet.flag_tc)
+    return askTcp(server, query, id, name, type, timeoutMs);
+  return reply;
+}
+
+/** The records of an answer; a non-zero RCODE or no record of the type is a DnsError. */
+function recordsOf<K extends RawRecordType>(
+  type: K,
+  packet: dnsPacket.DecodedPacket,
+  label: string,
+): RawResults[K] {
+  const rcode = (packet.flags ?? 0) & 0xf;
+  if (rcode !== 0) throw new DnsError(RCODE_CLASS[rcode] ?? 'OTHER', label);
+  const records = convert(type, packet.answers ?? []);
+  if (records.length === 0) throw new DnsError('NODATA', label);
+  return records;
+}
+
 /**
  * One query for `name`/`type`: servers in order, `tries` rounds, each try waiting `timeoutMs`.
  * Resolves with at least one record; rejects with a DnsError (NXDOMAIN, NODATA, SERVFAIL,
@@ -190,24 +223,10 @@ export async function rawQuery<K extends RawRecordType>(
   let sawTimeout = false;
   for (let attempt = 0; attempt < Math.max(1, options.tries); attempt++) {
     for (const server of servers) {
-      const id = crypto.randomInt(0, 65536);
-      const query = dnsPacket.encode({
-        type: 'query',
-        id,
-        flags: dnsPacket.RECURSION_DESIRED,
-        questions: [{ type, name, class: 'IN' }],
-      });
-      let reply = await askUdp(server, query, id, name, type, options.timeoutMs);
-      if (reply.kind === 'answer' && reply.packet.flag_tc) {
-        reply = await askTcp(server, query, id, name, type, options.timeoutMs);
-      }
+      const reply = await askServer(server, name, type, options.timeoutMs);
       if (reply.kind === 'timeout') sawTimeout = true;
       if (reply.kind !== 'answer') continue;
-      const rcode = (reply.packet.flags ?? 0) & 0xf;
-      if (rcode !== 0) throw new DnsError(RCODE_CLASS[rcode] ?? 'OTHER', label);
-      const records = convert(type, reply.packet.answers ?? []);
-      if (records.length === 0) throw new DnsError('NODATA', label);
-      return records;
+      return recordsOf(type, reply.packet, label);
     }
   }
   throw new DnsError(sawTimeout ? 'TIMEOUT' : 'OTHER', label);
