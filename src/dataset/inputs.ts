@@ -228,19 +228,23 @@ function gunzipped(bytes: Buffer): Buffer {
   return bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes;
 }
 
+/** Each range sets (or, `exclude`, clears) `flag`, on behalf of source `source`. */
+function pushFlags(
+  into: Inputs,
+  rows: readonly AddrRange[],
+  flag: number,
+  exclude: boolean,
+  source: string,
+): void {
+  for (const x of rows)
+    into.flags.push({ family: x.family, start: x.start, end: x.end, flag, exclude, source });
+}
+
 /** Ranges of a flag list (FLAG_OF its kind), of a cloud or of a crawler; other kinds only count. */
 function addRanges(into: Inputs, spec: SourceSpec, r: ParseResult<AddrRange>): void {
   const flag = FLAG_OF[spec.kind];
   if (flag !== undefined) {
-    for (const x of r.rows)
-      into.flags.push({
-        family: x.family,
-        start: x.start,
-        end: x.end,
-        flag,
-        exclude: false,
-        source: spec.id,
-      });
+    pushFlags(into, r.rows, flag, false, spec.id);
   } else if (spec.kind === 'cloud' || spec.kind === 'ai-crawler') {
     const list = spec.kind === 'cloud' ? into.cloud : into.ai;
     for (const x of r.rows)
@@ -303,24 +307,8 @@ function readGeofeed(into: Inputs, spec: SourceSpec, bytes: Buffer): void {
 function readIp4Set(into: Inputs, spec: SourceSpec, bytes: Buffer): void {
   const z = parseIp4SetZone(bytes);
   const flag = FLAG_OF[spec.kind] ?? 0;
-  for (const x of z.rows)
-    into.flags.push({
-      family: x.family,
-      start: x.start,
-      end: x.end,
-      flag,
-      exclude: false,
-      source: spec.id,
-    });
-  for (const x of z.exclusions)
-    into.flags.push({
-      family: x.family,
-      start: x.start,
-      end: x.end,
-      flag,
-      exclude: true,
-      source: spec.id,
-    });
+  pushFlags(into, z.rows, flag, false, spec.id);
+  pushFlags(into, z.exclusions, flag, true, spec.id);
   into.sources.push(info(spec.id, spec.path, z, spec.kind));
 }
 
