@@ -7,7 +7,6 @@ export {
 export { FromDirError, type FromDirScan, scanFromDir } from './from-dir.ts';
 export * from './importers/index.ts';
 export { npmDataDir } from './inputs.ts';
-export { RULE_COUNTRY_RIR } from './merge.ts';
 export {
   datasetsDir,
   type FamilyTable,

@@ -251,11 +251,6 @@ export function v6Words(bytes: readonly number[], out: Uint32Array): void {
   }
 }
 
-/** Start of interval `i` as a bigint (cold paths: prefixes, history). */
-export function intervalStart(t: FamilyTable, i: number): bigint {
-  return wordsAt(t.starts, t.family, i);
-}
-
 export function wordsAt(arr: Uint32Array, family: 4 | 6, i: number): bigint {
   if (family === 4) return BigInt(arr[i] as number);
   const o = i * 4;
@@ -265,12 +260,6 @@ export function wordsAt(arr: Uint32Array, family: 4 | 6, i: number): bigint {
     (BigInt(arr[o + 2] as number) << 32n) |
     BigInt(arr[o + 3] as number)
   );
-}
-
-/** Inclusive end of interval `i` (next start - 1, or the top of the address space). */
-function intervalEnd(t: FamilyTable, i: number): bigint {
-  if (i + 1 < t.size) return intervalStart(t, i + 1) - 1n;
-  return t.family === 4 ? 0xffffffffn : (1n << 128n) - 1n;
 }
 
 /** The largest CIDR inside [start, end] that contains `ip`. */

@@ -3,7 +3,7 @@
  * file(s) the merge took it from (records.prov, written at build) and the dataset version that
  * holds them. Rules that are ours, not a file's, are named as `netrep-*` pseudo-sources.
  */
-import { FLAG, RULE_COUNTRY_RIR, type Snapshot } from '../dataset/index.ts';
+import { FLAG, type Snapshot } from '../dataset/index.ts';
 import { type Profile, type ProfileBasis, proxyAnonymity } from './profile.ts';
 import type { Provenance } from './types.ts';
 
@@ -91,7 +91,7 @@ function datacenterOf(s: Snapshot, prov: RecordProvenance, b: ProfileBasis): Sou
   return rule ? rule(s, prov) : [];
 }
 
-/** asn, asn_name, prefix, country and rir (RULE_COUNTRY_RIR when the RIR came from the country). */
+/** asn, asn_name, prefix, country and rir (dataset/merge.ts's RULE_COUNTRY_RIR when the RIR came from the country). */
 function putLocation(out: Provenance, s: Snapshot, prov: RecordProvenance, p: Profile): void {
   if (p.asn !== null) {
     put(out, s, 'asn', [prov.asn]);

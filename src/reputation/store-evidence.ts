@@ -145,16 +145,7 @@ export function createEvidenceReads(
               now,
             ]
           : [list, fromDay, toDay, since, now];
-      const rows = await prepared.all<
-        { part: 'w' | 'c' | 'f' | 'n' } & Omit<
-          ReputationEvidenceDaysTable,
-          'day' | 'first_at' | 'last_at'
-        > & {
-            day: number | null;
-            first_at: number | null;
-            last_at: number | null;
-          }
-      >(Q.evidenceWindow, values);
+      const rows = await prepared.all<WindowRow>(Q.evidenceWindow, values);
       for (const d of rows) foldWindowRow(out, d);
       return out;
     },
