@@ -14,7 +14,7 @@ import { createLookupV4 } from './lookup-v4.ts';
 import { pieceV6, splitByPrefixV6Slices } from './prefix-cut.ts';
 import type { Profile } from './profile.ts';
 import type { Slices } from './slices.ts';
-import { type Contribution, POINTS, scoreThreat } from './threat.ts';
+import { type Contribution, POINTS, scoreThreat, THREAT_REASON } from './threat.ts';
 import type { IpAnswer, Threat, ThreatSignalSource } from './types.ts';
 
 /** An answer's threat with an active blocklist listing and a recent pristine trap hit added. */
@@ -28,11 +28,11 @@ function threatWith(signals: ThreatSignalSource): ThreatOf {
       const bad = listing.type === 'malware' || listing.type === 'phishing';
       c.push({
         points: bad ? POINTS.listingMalware : POINTS.listingSpam,
-        reason: `active blocklist listing (${listing.type})`,
+        reason: THREAT_REASON.listing(listing.type),
       });
     }
     c.push(...contributions);
-    if (trap) c.push({ points: POINTS.trap, reason: 'pristine spam trap hit in the last 30 days' });
+    if (trap) c.push({ points: POINTS.trap, reason: THREAT_REASON.trap });
     return scoreThreat(c);
   };
 }

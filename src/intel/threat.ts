@@ -6,6 +6,16 @@ export interface Contribution {
   reason: string;
 }
 
+/**
+ * The wording of the two threat lines no flag of the answer carries (CONTRACT §6), written once:
+ * intel/lookup.ts adds them, the IP page (web/ip-page.ts) reads them back as warning signs.
+ */
+export const THREAT_REASON = {
+  listingPrefix: 'active blocklist listing',
+  listing: (type: string) => `active blocklist listing (${type})`,
+  trap: 'pristine spam trap hit in the last 30 days',
+} as const;
+
 export const POINTS = {
   listingMalware: 60,
   listingSpam: 45,

@@ -5,7 +5,7 @@
  * invalid) apart from neutral facts such as "Datacenter: yes", RPKI and the country sources
  * explained in plain words, and a bogon's page saying why it has no network data.
  */
-import type { IpAnswerExtended } from '../intel/index.ts';
+import { type IpAnswerExtended, THREAT_REASON } from '../intel/index.ts';
 import { describedBy, esc, facts, page, problem } from './html.ts';
 
 /** Page-specific styles. Every colour pair holds WCAG AA contrast (4.5:1) for its text. */
@@ -48,15 +48,15 @@ function warningSigns(a: IpAnswerExtended): Sign[] {
   const n = a.netrep;
   const r = a.asn_reputation;
   const signs: Sign[] = [];
-  // The threat lines of CONTRACT §6 that no flag carries (intel/lookup.ts words them).
-  const listing = a.threat.explanation.find((e) => e.includes('active blocklist listing'));
+  // The threat lines of CONTRACT §6 that no flag carries, in intel's own wording (THREAT_REASON).
+  const listing = a.threat.explanation.find((e) => e.includes(THREAT_REASON.listingPrefix));
   if (listing)
     signs.push([
       'danger',
       "On this instance's blocklist.",
       `${listing.replace(/^\+\d+ /, '')}: see the Blocklist tool.`,
     ]);
-  if (a.threat.explanation.some((e) => e.includes('spam trap hit')))
+  if (a.threat.explanation.some((e) => e.includes(THREAT_REASON.trap)))
     signs.push(['danger', 'Spam trap hit.', 'It sent mail to a pristine spam trap in the last 30 days.']);
   if (n.is_tor_exit) signs.push(['danger', 'Tor exit node.', 'Traffic from it may come from any Tor user.']);
   if (n.is_proxy) {
