@@ -7,7 +7,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
-import { AppError, ERRORS, type ErrorCode } from '../../core/errors.ts';
+import { AppError, type ErrorCode } from '../../core/errors.ts';
 import { isStoreUnavailable } from '../../store/index.ts';
 import { errorPage } from '../../web/error-page.ts';
 import type { Access } from '../context.ts';
