@@ -6,6 +6,7 @@ import { runNetrep } from '../../test/helpers/process.ts';
 import { tempDir } from '../../test/helpers/stores.ts';
 import { createManualClock } from '../core/clock.ts';
 import { listFeedSnapshots, readFeedManifest } from '../feeds/index.ts';
+import { feedsExitCode, formatFeedResult } from './feeds.ts';
 
 const dataDir = tempDir('netrep-cli-feeds-');
 const env = { NETREP_DATA_DIR: dataDir, NETREP_DATABASE_URL: '' };
@@ -54,5 +55,35 @@ describe('netrep feeds build', () => {
     const r = runNetrep(['feeds', 'build', '--feed', 'everything'], env);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/unknown feed everything/);
+  });
+});
+
+describe('formatFeedResult and feedsExitCode', () => {
+  const base = {
+    feed: 'tor_exits',
+    date: '2026-11-27',
+    rowCount: 3,
+    sha256: 'ab',
+    reason: null,
+    skippedRows: 0,
+  } as const;
+
+  it('prints rows and hash when built, the reason otherwise, and the invalid source rows', () => {
+    expect(formatFeedResult({ ...base, status: 'created' })).toBe(
+      'tor_exits\t2026-11-27\tcreated\t3 rows sha256 ab\n',
+    );
+    expect(formatFeedResult({ ...base, status: 'skipped', reason: 'no dataset yet' })).toBe(
+      'tor_exits\t2026-11-27\tskipped\tno dataset yet\n',
+    );
+    expect(formatFeedResult({ ...base, status: 'exists', skippedRows: 2 })).toBe(
+      'tor_exits\t2026-11-27\texists\t3 rows sha256 ab (2 invalid source rows skipped)\n',
+    );
+  });
+
+  it('exits 1 when a feed failed, else 2 when one was skipped, else 0', () => {
+    const r = (status: 'created' | 'skipped' | 'failed') => ({ ...base, status });
+    expect(feedsExitCode([r('skipped'), r('failed')])).toBe(1);
+    expect(feedsExitCode([r('created'), r('skipped')])).toBe(2);
+    expect(feedsExitCode([r('created')])).toBe(0);
   });
 });

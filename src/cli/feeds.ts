@@ -1,7 +1,14 @@
 /** `netrep feeds build` (CONTRACT §0b, §9): builds today's missing feed snapshots now, as the server does daily. */
 import type { Command } from 'commander';
 import { systemClock } from '../core/clock.ts';
-import { buildDailyFeeds, FEED_NAMES, type FeedName, feedsDir, isFeedName } from '../feeds/index.ts';
+import {
+  buildDailyFeeds,
+  FEED_NAMES,
+  type FeedBuildResult,
+  type FeedName,
+  feedsDir,
+  isFeedName,
+} from '../feeds/index.ts';
 import { createFeedSources } from '../worker/feeds.ts';
 import { fail, withContext } from './context.ts';
 
@@ -25,17 +32,24 @@ export function registerFeedsCommands(program: Command): void {
           feeds: wanted as FeedName[],
           onSkippedRow: (feed, reason) => process.stderr.write(`${feed}: row skipped: ${reason}\n`),
         });
-        for (const r of results) {
-          let detail =
-            r.status === 'skipped' || r.status === 'failed'
-              ? r.reason
-              : `${r.rowCount} rows sha256 ${r.sha256}`;
-          if (r.skippedRows > 0) detail += ` (${r.skippedRows} invalid source rows skipped)`;
-          process.stdout.write(`${r.feed}\t${r.date}\t${r.status}\t${detail}\n`);
-        }
-        // 1: a feed failed (the others were built); 2: a feed has no source data yet.
-        if (results.some((r) => r.status === 'failed')) process.exitCode = 1;
-        else if (results.some((r) => r.status === 'skipped')) process.exitCode = 2;
+        for (const r of results) process.stdout.write(formatFeedResult(r));
+        const code = feedsExitCode(results);
+        if (code !== 0) process.exitCode = code;
       });
     });
+}
+
+/** One result as a tab-separated line: feed, date, status, then the rows and hash or the reason. */
+export function formatFeedResult(r: FeedBuildResult): string {
+  let detail =
+    r.status === 'skipped' || r.status === 'failed' ? r.reason : `${r.rowCount} rows sha256 ${r.sha256}`;
+  if (r.skippedRows > 0) detail += ` (${r.skippedRows} invalid source rows skipped)`;
+  return `${r.feed}\t${r.date}\t${r.status}\t${detail}\n`;
+}
+
+/** 1: a feed failed (the others were built); 2: a feed has no source data yet; else 0. */
+export function feedsExitCode(results: readonly FeedBuildResult[]): number {
+  if (results.some((r) => r.status === 'failed')) return 1;
+  if (results.some((r) => r.status === 'skipped')) return 2;
+  return 0;
 }
