@@ -1,6 +1,6 @@
 /** The dashboard's form reading without a server: text fields kept, the first wrong one named. */
 import { describe, expect, it } from 'vitest';
-import { field, fields, keyIdOf, readForm } from './dashboard-forms.ts';
+import { field, fieldProblem, fields, keyIdOf, readForm } from './dashboard-forms.ts';
 
 describe('readForm', () => {
   it('keeps the known text fields and lists, and drops the unknown ones', () => {
@@ -31,6 +31,20 @@ describe('readForm', () => {
     expect(readForm('email=x', 'login').wrong).toMatch(/could not be read/);
     expect(readForm(['a'], 'login').wrong).toMatch(/could not be read/);
     expect(readForm(undefined, 'login')).toEqual({ form: {}, wrong: null });
+  });
+});
+
+describe('fieldProblem', () => {
+  it('lets text and lists of text be, and names the field of anything else or of a NUL', () => {
+    expect(fieldProblem('name', 'x')).toBeNull();
+    expect(fieldProblem('permissions', ['a', 'b'])).toBeNull();
+    expect(fieldProblem('permissions', [])).toBeNull();
+    for (const bad of [1, null, undefined, { a: 'b' }, ['a', 2]]) {
+      expect(fieldProblem('name', bad)).toBe('The field "name" must be text.');
+    }
+    expect(fieldProblem('ip', ['1.2.3.4', 'a\u0000'])).toBe(
+      'The field "ip" must not contain NUL characters.',
+    );
   });
 });
 

@@ -38,14 +38,20 @@ export function readForm(body: unknown, name: FormName): { form: Form; wrong: st
   for (const field of FORM_FIELDS[name]) {
     if (!Object.hasOwn(fields, field)) continue;
     const value = fields[field];
-    const texts = typeof value === 'string' ? [value] : Array.isArray(value) ? value : [null];
-    if (!texts.every((v) => typeof v === 'string')) wrong ??= `The field "${field}" must be text.`;
-    // NUL is no character of any field, and PostgreSQL refuses it in text.
-    else if (texts.some((v) => v.includes('\u0000')))
-      wrong ??= `The field "${field}" must not contain NUL characters.`;
-    else form[field] = value as string | string[];
+    const problem = fieldProblem(field, value);
+    if (problem === null) form[field] = value as string | string[];
+    else wrong ??= problem;
   }
   return { form, wrong };
+}
+
+/** Why a posted field's value is refused (not text nor a list of text, or text with a NUL), else null. */
+export function fieldProblem(field: string, value: unknown): string | null {
+  const texts = typeof value === 'string' ? [value] : Array.isArray(value) ? value : [null];
+  if (!texts.every((v) => typeof v === 'string')) return `The field "${field}" must be text.`;
+  // NUL is no character of any field, and PostgreSQL refuses it in text.
+  if (texts.some((v) => v.includes('\u0000'))) return `The field "${field}" must not contain NUL characters.`;
+  return null;
 }
 
 export const KeyIdParam = Type.Object({ id: Type.String({ maxLength: 20 }) });
