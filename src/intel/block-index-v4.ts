@@ -89,6 +89,16 @@ function blockBuilder(starts: Uint32Array) {
     k = firstAtOrAbove(from, k);
     return blockEntry(starts, from, k, firstAtOrAbove(from + size, k));
   };
+  /** The /24 entries of the partial /20s of the partial /16 `top`. */
+  const partial16Blocks24 = (top: number): void => {
+    for (let q = base20[top] as number, end = q + 16; q < end; q++) {
+      if (by20[3 * q] !== PARTIAL_V4) continue;
+      base24[q] = b;
+      k = (by20[3 * q + 1] as number) + 1; // the /20's first start
+      const from = top * 65536 + (q - (base20[top] as number)) * 4096;
+      for (let c = 0; c < 16; c++) by24[b++] = entryAt(from + c * 256, 256);
+    }
+  };
   return {
     pass16(fromTop: number, toTop: number): void {
       for (let top = fromTop; top < toTop; top++) {
@@ -114,14 +124,7 @@ function blockBuilder(starts: Uint32Array) {
     },
     pass24(fromTop: number, toTop: number): void {
       for (let top = fromTop; top < toTop; top++) {
-        if (by16[top] !== PARTIAL_V4) continue;
-        for (let q = base20[top] as number, end = q + 16; q < end; q++) {
-          if (by20[3 * q] !== PARTIAL_V4) continue;
-          base24[q] = b;
-          k = (by20[3 * q + 1] as number) + 1; // the /20's first start
-          const from = top * 65536 + (q - (base20[top] as number)) * 4096;
-          for (let c = 0; c < 16; c++) by24[b++] = entryAt(from + c * 256, 256);
-        }
+        if (by16[top] === PARTIAL_V4) partial16Blocks24(top);
       }
     },
     done: (): BlockIndexV4 => ({ by16, base20, by20, base24, by24 }),
