@@ -48,15 +48,19 @@ export function serializableSchema(schema: unknown): unknown {
   for (const [k, v] of Object.entries(schema)) {
     out[k] = VALUE_KEYWORDS.has(k) ? v : serializableSchema(v);
   }
+  return withoutUnion(out);
+}
+
+/** A schema (its members already rewritten) with its `anyOf` rewritten when it is one of the two shapes above. */
+function withoutUnion(out: Schema): Schema {
   const anyOf = out['anyOf'];
   if (!Array.isArray(anyOf) || anyOf.length === 0) return out;
   const { anyOf: _, ...rest } = out;
   if (stringLiteralsOf(out) !== null) return { ...rest, type: 'string' };
-  if (anyOf.length === 2) {
-    const [a, b] = anyOf as unknown[];
-    const typed = isNull(b) ? a : isNull(a) ? b : undefined;
-    if (isObject(typed) && isPlainTyped(typed)) return { ...rest, ...typed, nullable: true };
-  }
+  if (anyOf.length !== 2) return out;
+  const [a, b] = anyOf as unknown[];
+  const typed = isNull(b) ? a : isNull(a) ? b : undefined;
+  if (isObject(typed) && isPlainTyped(typed)) return { ...rest, ...typed, nullable: true };
   return out;
 }
 
