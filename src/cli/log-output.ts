@@ -35,14 +35,8 @@ function scalar(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
-/** One pino JSON record as a human line (with the stack of an error below it). */
-export function prettyLine(json: string): string {
-  let rec: Record<string, unknown>;
-  try {
-    rec = JSON.parse(json) as Record<string, unknown>;
-  } catch {
-    return json.endsWith('\n') ? json : `${json}\n`;
-  }
+/** A record's head: time, level, request id, request line, status, duration and message. */
+function headParts(rec: Record<string, unknown>): string[] {
   const level = LEVELS[Number(rec.level)] ?? 'LOG';
   const parts = [clockTime(rec.time), level.padEnd(5)];
   if (rec.reqId !== undefined) parts.push(`[${String(rec.reqId)}]`);
@@ -52,6 +46,18 @@ export function prettyLine(json: string): string {
   if (res?.statusCode !== undefined) parts.push(`→ ${res.statusCode}`);
   if (typeof rec.responseTime === 'number') parts.push(`${rec.responseTime.toFixed(1)} ms`);
   if (rec.msg !== undefined && rec.msg !== '') parts.push(String(rec.msg));
+  return parts;
+}
+
+/** One pino JSON record as a human line (with the stack of an error below it). */
+export function prettyLine(json: string): string {
+  let rec: Record<string, unknown>;
+  try {
+    rec = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return json.endsWith('\n') ? json : `${json}\n`;
+  }
+  const parts = headParts(rec);
   for (const [k, v] of Object.entries(rec)) {
     if (HEAD_FIELDS.has(k) || k === 'responseTime' || v === undefined) continue;
     parts.push(`${k}=${scalar(v)}`);
