@@ -23,35 +23,45 @@ const resultLine = (r: ResultEntry) =>
   [`${r.method}=${r.result}`, ...Object.entries(r.properties).map(([k, v]) => `${k}=${v}`)].join(' ') +
   (r.reason ? ` (${r.reason})` : '');
 
-/** Every Authentication-Results header with its trust, every DKIM-Signature and the ARC chain. */
-function authenticationDetails(auth: Authentication): string {
+/** Every Authentication-Results header, top-most first, with its trust and its results. */
+function resultsHeadersDetails(auth: Authentication): string {
+  if (auth.authentication_results.length === 0) return '';
   const trust =
     auth.trust_source === 'configured'
       ? 'NETREP_TRUSTED_AUTHSERV_IDS'
       : 'the top-most header and its authserv-id';
-  let out = '';
-  if (auth.authentication_results.length > 0) {
-    out += `\nAuthentication-Results (${auth.authentication_results.length}, top-most first; trusted: ${trust})\n`;
-    auth.authentication_results.forEach((h, i) => {
-      out += `  ${i + 1}. ${h.authserv_id ?? '(no authserv-id)'}  ${h.trusted ? 'trusted' : 'not trusted'}\n`;
-      for (const r of h.results) out += `     ${resultLine(r)}\n`;
-    });
-  }
-  if (auth.dkim_signatures.length > 0) {
-    out += `\nDKIM-Signature (${auth.dkim_signatures.length})\n`;
-    for (const sig of auth.dkim_signatures)
-      out += `  d=${sig.domain ?? '?'} s=${sig.selector ?? '?'}${sig.algorithm ? ` a=${sig.algorithm}` : ''}\n`;
-  }
-  const arc = auth.arc;
-  if (arc.seals.length > 0 || arc.authentication_results.length > 0) {
-    const n = arc.instances;
-    out += `\nARC chain: ${n} instance${n === 1 ? '' : 's'}, last cv=${arc.verdict ?? '-'}; ${arc.chain_problem ?? 'structure sound'} (signatures not verified)\n`;
-    for (const seal of arc.seals)
-      out += `  ARC-Seal i=${seal.instance ?? '?'} cv=${seal.cv ?? '-'} d=${seal.domain ?? '?'} s=${seal.selector ?? '?'}\n`;
-    for (const r of arc.authentication_results)
-      out += `  ARC-Authentication-Results i=${r.instance ?? '?'} ${r.authserv_id ?? '(no authserv-id)'}: ${r.results.map((x) => `${x.method}=${x.result}`).join(' ') || '-'}\n`;
-  }
+  let out = `\nAuthentication-Results (${auth.authentication_results.length}, top-most first; trusted: ${trust})\n`;
+  auth.authentication_results.forEach((h, i) => {
+    out += `  ${i + 1}. ${h.authserv_id ?? '(no authserv-id)'}  ${h.trusted ? 'trusted' : 'not trusted'}\n`;
+    for (const r of h.results) out += `     ${resultLine(r)}\n`;
+  });
   return out;
+}
+
+/** Every DKIM-Signature: its domain, selector and algorithm. */
+function dkimSignaturesDetails(auth: Authentication): string {
+  if (auth.dkim_signatures.length === 0) return '';
+  let out = `\nDKIM-Signature (${auth.dkim_signatures.length})\n`;
+  for (const sig of auth.dkim_signatures)
+    out += `  d=${sig.domain ?? '?'} s=${sig.selector ?? '?'}${sig.algorithm ? ` a=${sig.algorithm}` : ''}\n`;
+  return out;
+}
+
+/** The ARC chain: its verdict and structure, then each seal and ARC-Authentication-Results. */
+function arcChainDetails(arc: Authentication['arc']): string {
+  if (arc.seals.length === 0 && arc.authentication_results.length === 0) return '';
+  const n = arc.instances;
+  let out = `\nARC chain: ${n} instance${n === 1 ? '' : 's'}, last cv=${arc.verdict ?? '-'}; ${arc.chain_problem ?? 'structure sound'} (signatures not verified)\n`;
+  for (const seal of arc.seals)
+    out += `  ARC-Seal i=${seal.instance ?? '?'} cv=${seal.cv ?? '-'} d=${seal.domain ?? '?'} s=${seal.selector ?? '?'}\n`;
+  for (const r of arc.authentication_results)
+    out += `  ARC-Authentication-Results i=${r.instance ?? '?'} ${r.authserv_id ?? '(no authserv-id)'}: ${r.results.map((x) => `${x.method}=${x.result}`).join(' ') || '-'}\n`;
+  return out;
+}
+
+/** Every Authentication-Results header with its trust, every DKIM-Signature and the ARC chain. */
+function authenticationDetails(auth: Authentication): string {
+  return resultsHeadersDetails(auth) + dkimSignaturesDetails(auth) + arcChainDetails(auth.arc);
 }
 
 /** The report: the hops in delivery order with their delays, then authentication and findings. */
