@@ -75,18 +75,20 @@ export function createBuildEta(plan: BuildPlan): BuildEta {
   let events = 0;
   let merges = 0;
   let sourceSeen = false;
+  const readEnd = w.npm + w.upstream;
+  const readAt = (source: string | undefined): number | null => {
+    if (source !== undefined) {
+      sourceSeen = true;
+      const f = w.files.get(source);
+      return f ? w.npm + f.before : null;
+    }
+    // The first event opens the build; a later one without a source reports what was read.
+    return events === 1 && !sourceSeen ? 0 : readEnd;
+  };
   const at = (e: ProgressEvent): number | null => {
-    const readEnd = w.npm + w.upstream;
     switch (e.phase) {
-      case 'read': {
-        if (e.source !== undefined) {
-          sourceSeen = true;
-          const f = w.files.get(e.source);
-          return f ? w.npm + f.before : null;
-        }
-        // The first event opens the build; a later one without a source reports what was read.
-        return events === 1 && !sourceSeen ? 0 : readEnd;
-      }
+      case 'read':
+        return readAt(e.source);
       case 'merge':
         merges++;
         if (merges === 1) return readEnd;
