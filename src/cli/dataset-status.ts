@@ -4,6 +4,7 @@
  * same object /readyz carries under `dataset`.
  */
 import type { DatasetStatus } from '../dataset/index.ts';
+import { formatTable } from './table.ts';
 
 /** An age in the largest whole unit: `40 s`, `12 min`, `5 h`, `3 d`. */
 export function formatAge(seconds: number): string {
@@ -13,17 +14,8 @@ export function formatAge(seconds: number): string {
   return `${Math.floor(seconds / 86_400)} d`;
 }
 
-const table = (rows: string[][]): string => {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows
-    .map((r) =>
-      r
-        .map((c, i) => c.padEnd(widths[i] ?? 0))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
-};
+/** The rows aligned in columns, without the final newline. */
+const table = (rows: string[][]): string => formatTable(rows).slice(0, -1);
 
 /** The update line: schedule, last attempt and its outcome, failures in a row, next attempt. */
 export function formatUpdateLine(u: DatasetStatus['update']): string {
@@ -40,24 +32,37 @@ export function formatUpdateLine(u: DatasetStatus['update']): string {
   return parts.join('; ');
 }
 
+/** A source's last download: not yet, ok when, or failed when, why and how many times in a row. */
+export function lastDownloadCell(x: DatasetStatus['sources'][number]): string {
+  if (x.ok === null) return 'not downloaded';
+  if (x.ok) return `ok ${x.attempted_at}`;
+  return `failed ${x.attempted_at}: ${x.error}${x.failures > 1 ? ` (${x.failures} in a row)` : ''}`;
+}
+
+/** The snapshot's lines: version and age, summary, verification, and the family table. */
+function snapshotLines(s: DatasetStatus): string[] {
+  if (s.version === null)
+    return ['no dataset snapshot yet; run `netrep dataset build` or `netrep dataset update`'];
+  const lines = [
+    `dataset v${s.version}, built ${s.built_at} (${formatAge(s.age_seconds ?? 0)} ago)`,
+    s.summary,
+  ];
+  if (s.verified === false)
+    lines.push('unverified: built before file hashes (2026-11-27); sizes checked only');
+  lines.push('');
+  lines.push(
+    table([
+      ['family', 'sources', 'rows', 'age'],
+      ...s.families.map((f) => [f.family, String(f.sources), String(f.rows), formatAge(f.age_seconds)]),
+    ]),
+  );
+  return lines;
+}
+
 export function formatDatasetStatus(s: DatasetStatus): string {
   const lines: string[] = [];
   for (const r of s.refused ?? []) lines.push(`dataset v${r.version} refused: ${r.reason}`);
-  if (s.version === null) {
-    lines.push('no dataset snapshot yet; run `netrep dataset build` or `netrep dataset update`');
-  } else {
-    lines.push(`dataset v${s.version}, built ${s.built_at} (${formatAge(s.age_seconds ?? 0)} ago)`);
-    lines.push(s.summary);
-    if (s.verified === false)
-      lines.push('unverified: built before file hashes (2026-11-27); sizes checked only');
-    lines.push('');
-    lines.push(
-      table([
-        ['family', 'sources', 'rows', 'age'],
-        ...s.families.map((f) => [f.family, String(f.sources), String(f.rows), formatAge(f.age_seconds)]),
-      ]),
-    );
-  }
+  lines.push(...snapshotLines(s));
   lines.push('');
   lines.push(formatUpdateLine(s.update));
   if (s.sources.length > 0) {
@@ -69,11 +74,7 @@ export function formatDatasetStatus(s: DatasetStatus): string {
           x.id,
           x.family,
           x.in_snapshot ? `yes (${x.rows ?? 0} rows)` : 'no',
-          x.ok === null
-            ? 'not downloaded'
-            : x.ok
-              ? `ok ${x.attempted_at}`
-              : `failed ${x.attempted_at}: ${x.error}${x.failures > 1 ? ` (${x.failures} in a row)` : ''}`,
+          lastDownloadCell(x),
         ]),
       ]),
     );
