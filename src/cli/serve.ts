@@ -84,38 +84,11 @@ export function serveBanner(
 
 /** The serving dataset (what it holds, its age), its updates and failed downloads. */
 function datasetFacts(app: BannerApp, config: BannerConfig): BannerFact[] {
-  const facts: BannerFact[] = [];
   const version = app.services.datasetVersion();
   const status = app.services.datasetStatus();
-  const updating = config.datasetUpdate !== 'off';
-  if (version === null) {
-    const failure = app.services.intel.failure();
-    facts.push({
-      text: `netrep dataset: none is serving${failure ? ` (${failure})` : ''}; the IP and ASN routes answer 503 NOT_READY until \`netrep dataset build\` and POST /v1/admin/datasets/reload bring one`,
-      fields: { dataset_version: null, dataset_error: failure },
-    });
-  } else {
-    // Which source families the snapshot holds and their age; a snapshot from npm only says so.
-    const families = status.families.map((f) => `${f.family} ${formatAge(f.age_seconds)}`).join(', ');
-    facts.push({
-      text: `netrep dataset ${status.summary}${status.upstream ? '' : updating && config.workers ? '; the first dataset update runs now' : '; run `netrep dataset update` or `dataset build --from DIR`'}`,
-      fields: { dataset_version: version, upstream: status.upstream },
-    });
-    facts.push({
-      text: `netrep dataset families (age): ${families}`,
-      fields: { families: Object.fromEntries(status.families.map((f) => [f.family, f.age_seconds])) },
-    });
-  }
-  if (updating)
-    facts.push({
-      text: `netrep dataset update: ${config.datasetUpdate}, ${config.workers ? 'built here' : 'swapped in when a worker builds it'}${status.update.last_attempt_at ? `; ${formatUpdateLine(status.update).replace(/^update: [^;]*; /, '')}` : ''}`,
-      fields: {
-        dataset_update: config.datasetUpdate,
-        builds_here: config.workers,
-        last_result: status.update.last_result,
-        failed_sources: status.sources.filter((s) => s.ok === false).map((s) => s.id),
-      },
-    });
+  const facts =
+    version === null ? [noDatasetFact(app.services.intel.failure())] : servingFacts(version, status, config);
+  if (config.datasetUpdate !== 'off') facts.push(updateFact(status, config));
   const failing = status.sources.filter((s) => s.ok === false);
   if (failing.length > 0)
     facts.push({
@@ -123,6 +96,43 @@ function datasetFacts(app: BannerApp, config: BannerConfig): BannerFact[] {
       fields: { failed_sources: failing.map((s) => s.id) },
     });
   return facts;
+}
+
+/** No snapshot serves: why, and how to bring one. */
+function noDatasetFact(failure: string | null): BannerFact {
+  return {
+    text: `netrep dataset: none is serving${failure ? ` (${failure})` : ''}; the IP and ASN routes answer 503 NOT_READY until \`netrep dataset build\` and POST /v1/admin/datasets/reload bring one`,
+    fields: { dataset_version: null, dataset_error: failure },
+  };
+}
+
+/** Which source families the serving snapshot holds and their age; a snapshot from npm only says so. */
+function servingFacts(version: number, status: DatasetStatus, config: BannerConfig): BannerFact[] {
+  const updating = config.datasetUpdate !== 'off';
+  const families = status.families.map((f) => `${f.family} ${formatAge(f.age_seconds)}`).join(', ');
+  return [
+    {
+      text: `netrep dataset ${status.summary}${status.upstream ? '' : updating && config.workers ? '; the first dataset update runs now' : '; run `netrep dataset update` or `dataset build --from DIR`'}`,
+      fields: { dataset_version: version, upstream: status.upstream },
+    },
+    {
+      text: `netrep dataset families (age): ${families}`,
+      fields: { families: Object.fromEntries(status.families.map((f) => [f.family, f.age_seconds])) },
+    },
+  ];
+}
+
+/** The update schedule, where updates are built, and how the last attempt went. */
+function updateFact(status: DatasetStatus, config: BannerConfig): BannerFact {
+  return {
+    text: `netrep dataset update: ${config.datasetUpdate}, ${config.workers ? 'built here' : 'swapped in when a worker builds it'}${status.update.last_attempt_at ? `; ${formatUpdateLine(status.update).replace(/^update: [^;]*; /, '')}` : ''}`,
+    fields: {
+      dataset_update: config.datasetUpdate,
+      builds_here: config.workers,
+      last_result: status.update.last_result,
+      failed_sources: status.sources.filter((s) => s.ok === false).map((s) => s.id),
+    },
+  };
 }
 
 /** How long a shutdown may take before the process exits anyway, naming the part that hung. */
