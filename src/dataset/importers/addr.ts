@@ -1,33 +1,34 @@
+import { formatV6 } from '../../core/ip.ts';
 import type { AddrRange, Family, TextInput } from './types.ts';
+
+/** One decimal octet in text[from, to): 0-255 in one to three digits, no leading zero; else -1. */
+function octetAt(text: string, from: number, to: number): number {
+  const digits = to - from;
+  if (digits === 0 || digits > 3) return -1;
+  if (digits > 1 && text.charCodeAt(from) === 48) return -1;
+  let value = 0;
+  for (let i = from; i < to; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    value = value * 10 + d;
+  }
+  return value > 255 ? -1 : value;
+}
 
 /** Strict dotted-quad to unsigned int; -1 when invalid (leading zeros are refused). */
 export function parseV4(text: string): number {
   let value = 0;
-  let part = 0;
-  let digits = 0;
-  let dots = 0;
-  let leadingZero = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 46) {
-      if (digits === 0) return -1;
-      value = value * 256 + part;
-      part = 0;
-      digits = 0;
-      dots++;
-      if (dots > 3) return -1;
-    } else if (c >= 48 && c <= 57) {
-      if (digits === 0) leadingZero = c === 48;
-      else if (leadingZero) return -1;
-      part = part * 10 + (c - 48);
-      digits++;
-      if (part > 255) return -1;
-    } else {
-      return -1;
-    }
+  let from = 0;
+  for (let k = 0; k < 3; k++) {
+    const dot = text.indexOf('.', from);
+    const octet = dot === -1 ? -1 : octetAt(text, from, dot);
+    if (octet < 0) return -1;
+    value = value * 256 + octet;
+    from = dot + 1;
   }
-  if (dots !== 3 || digits === 0) return -1;
-  return value * 256 + part;
+  // A fourth dot makes the last part no octet.
+  const last = octetAt(text, from, text.length);
+  return last < 0 ? -1 : value * 256 + last;
 }
 
 function hexGroup(text: string): number {
@@ -140,31 +141,16 @@ export function splitLines(text: string): string[] {
   return lines;
 }
 
+const formatGroups = [0, 0, 0, 0, 0, 0, 0, 0];
+
+/** IPv4 dotted quad, IPv6 in RFC 5952 form (core/ip.ts formatV6: the one zero-run search). */
 export function formatAddr(family: Family, value: bigint): string {
   if (family === 4) {
     const n = Number(value);
     return `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
   }
-  const groups: string[] = [];
-  for (let i = 7; i >= 0; i--) groups.push(((value >> BigInt(i * 16)) & 0xffffn).toString(16));
-  // RFC 5952: compress the longest run of two or more zero groups.
-  let bestStart = -1;
-  let bestLen = 0;
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== '0') {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === '0') j++;
-    if (j - i > bestLen && j - i >= 2) {
-      bestStart = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
-  if (bestStart === -1) return groups.join(':');
-  return `${groups.slice(0, bestStart).join(':')}::${groups.slice(bestStart + bestLen).join(':')}`;
+  for (let i = 0; i < 8; i++) formatGroups[i] = Number((value >> BigInt((7 - i) * 16)) & 0xffffn);
+  return formatV6(formatGroups);
 }
 
 /** The CIDR blocks exactly covering an inclusive range. */
