@@ -17,6 +17,23 @@ export interface CountryRangeRow extends AddrRange {
 
 const COUNTRY = /^[A-Z]{2}$/;
 
+/**
+ * The quoted field whose opening quote is at line[at]: its value (RFC 4180: `""` is one quote)
+ * and the index after its closing quote; null when the quote is never closed.
+ */
+function readQuoted(line: string, at: number): { value: string; end: number } | null {
+  let value = '';
+  let i = at + 1;
+  for (;;) {
+    const q = line.indexOf('"', i);
+    if (q === -1) return null;
+    value += line.slice(i, q);
+    if (line[q + 1] !== '"') return { value, end: q + 1 };
+    value += '"';
+    i = q + 2;
+  }
+}
+
 /** Splits one CSV line with optional RFC 4180 quoting; null when quotes are unbalanced. */
 export function splitCsvLine(line: string): string[] | null {
   if (!line.includes('"')) return line.split(',');
@@ -24,23 +41,11 @@ export function splitCsvLine(line: string): string[] | null {
   let i = 0;
   while (i <= line.length) {
     if (line[i] === '"') {
-      let value = '';
-      i++;
-      for (;;) {
-        const q = line.indexOf('"', i);
-        if (q === -1) return null;
-        value += line.slice(i, q);
-        if (line[q + 1] === '"') {
-          value += '"';
-          i = q + 2;
-          continue;
-        }
-        i = q + 1;
-        break;
-      }
-      if (i < line.length && line[i] !== ',') return null;
-      out.push(value);
-      i++;
+      const field = readQuoted(line, i);
+      // A closing quote ends the field: only a comma or the end of the line may follow it.
+      if (!field || (field.end < line.length && line[field.end] !== ',')) return null;
+      out.push(field.value);
+      i = field.end + 1;
     } else {
       const comma = line.indexOf(',', i);
       const end = comma === -1 ? line.length : comma;
