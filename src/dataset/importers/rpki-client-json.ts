@@ -9,6 +9,19 @@ export interface RoaRow extends AddrRange {
   asn: number;
 }
 
+/** Why a ROA's fields are refused (prefix, then ASN, then maxLength), or null when they hold. */
+function roaProblem(
+  r: (AddrRange & { prefixLength: number }) | null,
+  asn: unknown,
+  maxLength: unknown,
+): string | null {
+  if (!r) return 'invalid prefix';
+  if (typeof asn !== 'number' || !Number.isInteger(asn) || asn < 0 || asn > 4294967295) return 'invalid ASN';
+  if (typeof maxLength !== 'number' || maxLength < r.prefixLength || maxLength > (r.family === 4 ? 32 : 128))
+    return 'invalid maxLength';
+  return null;
+}
+
 export function parseRpkiClientJson(input: TextInput): ParseResult<RoaRow> & { buildTime: string | null } {
   const doc = parseJsonDocument(input, 'rpki-client JSON');
   const rows: RoaRow[] = [];
@@ -24,21 +37,15 @@ export function parseRpkiClientJson(input: TextInput): ParseResult<RoaRow> & { b
     const asnRaw = roa['asn'];
     const asn = typeof asnRaw === 'string' ? Number(asnRaw.replace(/^AS/i, '')) : asnRaw;
     const maxLength = roa['maxLength'];
-    if (!r) rejected.push({ line: i + 1, text, reason: 'invalid prefix' });
-    else if (typeof asn !== 'number' || !Number.isInteger(asn) || asn < 0 || asn > 4294967295)
-      rejected.push({ line: i + 1, text, reason: 'invalid ASN' });
-    else if (
-      typeof maxLength !== 'number' ||
-      maxLength < r.prefixLength ||
-      maxLength > (r.family === 4 ? 32 : 128)
-    )
-      rejected.push({ line: i + 1, text, reason: 'invalid maxLength' });
-    else {
-      const key = `${r.family}:${r.start}:${r.prefixLength}:${maxLength}:${asn}`;
-      if (seen.has(key)) return;
-      seen.add(key);
-      rows.push({ ...r, maxLength, asn });
+    const problem = roaProblem(r, asn, maxLength);
+    if (problem || !r) {
+      rejected.push({ line: i + 1, text, reason: problem ?? 'invalid prefix' });
+      return;
     }
+    const key = `${r.family}:${r.start}:${r.prefixLength}:${maxLength}:${asn}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    rows.push({ ...r, maxLength: maxLength as number, asn: asn as number });
   });
   const meta = isRecord(doc) && isRecord(doc['metadata']) ? doc['metadata'] : null;
   return {
