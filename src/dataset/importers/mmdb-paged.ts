@@ -30,31 +30,50 @@ export interface PagedMmdb {
   close(): void;
 }
 
+/** What an extended size byte count (size 29, 30, 31: one, two, three bytes) adds to the bytes read. */
+const SIZE_BASE = [0, 29, 285, 65821];
+
 /** Decodes one MMDB data field at `offset` of `buf`; pointers are relative to `base`. */
 export function decode(buf: Buffer, base: number, offset: number): { value: unknown; next: number } {
   const ctrl = buf[offset++] as number;
   let type = ctrl >> 5;
-  if (type === 1) {
-    const ss = (ctrl >> 3) & 3;
-    const v = ctrl & 7;
-    let p: number;
-    if (ss === 0) p = (v << 8) | (buf[offset] as number);
-    else if (ss === 1) p = ((v << 16) | buf.readUInt16BE(offset)) + 2048;
-    else if (ss === 2) p = v * 0x1000000 + buf.readUIntBE(offset, 3) + 526336;
-    else p = buf.readUInt32BE(offset);
-    // A pointer's target is read where it is; the cursor moves on past the pointer.
-    return { value: decode(buf, base, base + p).value, next: offset + ss + 1 };
-  }
+  if (type === 1) return decodePointer(buf, base, offset, ctrl);
   if (type === 0) type = 7 + (buf[offset++] as number);
   let size = ctrl & 31;
-  if (size === 29) size = 29 + (buf[offset++] as number);
-  else if (size === 30) {
-    size = 285 + buf.readUInt16BE(offset);
-    offset += 2;
-  } else if (size === 31) {
-    size = 65821 + buf.readUIntBE(offset, 3);
-    offset += 3;
+  if (size >= 29) {
+    const extra = size - 28;
+    size = (SIZE_BASE[extra] as number) + buf.readUIntBE(offset, extra);
+    offset += extra;
   }
+  return decodeValue(buf, base, type, offset, size);
+}
+
+/** A pointer (type 1) whose size bits and value start in `ctrl` and go on at `offset`. */
+function decodePointer(
+  buf: Buffer,
+  base: number,
+  offset: number,
+  ctrl: number,
+): { value: unknown; next: number } {
+  const ss = (ctrl >> 3) & 3;
+  const v = ctrl & 7;
+  let p: number;
+  if (ss === 0) p = (v << 8) | (buf[offset] as number);
+  else if (ss === 1) p = ((v << 16) | buf.readUInt16BE(offset)) + 2048;
+  else if (ss === 2) p = v * 0x1000000 + buf.readUIntBE(offset, 3) + 526336;
+  else p = buf.readUInt32BE(offset);
+  // A pointer's target is read where it is; the cursor moves on past the pointer.
+  return { value: decode(buf, base, base + p).value, next: offset + ss + 1 };
+}
+
+/** The field of `type` and `size` whose payload starts at `offset`. */
+function decodeValue(
+  buf: Buffer,
+  base: number,
+  type: number,
+  offset: number,
+  size: number,
+): { value: unknown; next: number } {
   switch (type) {
     case 2:
       return { value: buf.toString('utf8', offset, offset + size), next: offset + size };
@@ -65,37 +84,14 @@ export function decode(buf: Buffer, base: number, offset: number): { value: unkn
     case 5:
     case 6:
     case 9:
-    case 10: {
-      let n = 0n;
-      for (let k = 0; k < size; k++) n = (n << 8n) | BigInt(buf[offset + k] as number);
-      return { value: size <= 6 ? Number(n) : n.toString(), next: offset + size };
-    }
-    case 7: {
-      const out: Record<string, unknown> = {};
-      let at = offset;
-      for (let k = 0; k < size; k++) {
-        const key = decode(buf, base, at);
-        const value = decode(buf, base, key.next);
-        out[String(key.value)] = value.value;
-        at = value.next;
-      }
-      return { value: out, next: at };
-    }
-    case 8: {
-      let n = 0;
-      for (let k = 0; k < size; k++) n = (n << 8) | (buf[offset + k] as number);
-      return { value: size === 4 ? n | 0 : n, next: offset + size };
-    }
-    case 11: {
-      const out: unknown[] = [];
-      let at = offset;
-      for (let k = 0; k < size; k++) {
-        const item = decode(buf, base, at);
-        out.push(item.value);
-        at = item.next;
-      }
-      return { value: out, next: at };
-    }
+    case 10:
+      return { value: decodeUint(buf, offset, size), next: offset + size };
+    case 7:
+      return decodeMap(buf, base, offset, size);
+    case 8:
+      return { value: decodeInt32(buf, offset, size), next: offset + size };
+    case 11:
+      return decodeArray(buf, base, offset, size);
     case 14:
       return { value: size !== 0, next: offset };
     case 15:
@@ -103,6 +99,53 @@ export function decode(buf: Buffer, base: number, offset: number): { value: unkn
     default:
       throw new Error(`MMDB: unknown data type ${type}`);
   }
+}
+
+/** An unsigned integer of `size` bytes: a number up to 6 bytes, decimal text above. */
+function decodeUint(buf: Buffer, offset: number, size: number): number | string {
+  let n = 0n;
+  for (let k = 0; k < size; k++) n = (n << 8n) | BigInt(buf[offset + k] as number);
+  return size <= 6 ? Number(n) : n.toString();
+}
+
+/** A signed 32-bit integer of `size` bytes (shorter ones are positive). */
+function decodeInt32(buf: Buffer, offset: number, size: number): number {
+  let n = 0;
+  for (let k = 0; k < size; k++) n = (n << 8) | (buf[offset + k] as number);
+  return size === 4 ? n | 0 : n;
+}
+
+function decodeMap(
+  buf: Buffer,
+  base: number,
+  offset: number,
+  size: number,
+): { value: unknown; next: number } {
+  const out: Record<string, unknown> = {};
+  let at = offset;
+  for (let k = 0; k < size; k++) {
+    const key = decode(buf, base, at);
+    const value = decode(buf, base, key.next);
+    out[String(key.value)] = value.value;
+    at = value.next;
+  }
+  return { value: out, next: at };
+}
+
+function decodeArray(
+  buf: Buffer,
+  base: number,
+  offset: number,
+  size: number,
+): { value: unknown; next: number } {
+  const out: unknown[] = [];
+  let at = offset;
+  for (let k = 0; k < size; k++) {
+    const item = decode(buf, base, at);
+    out.push(item.value);
+    at = item.next;
+  }
+  return { value: out, next: at };
 }
 
 function readAt(fd: number, position: number, length: number): Buffer {
