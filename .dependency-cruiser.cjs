@@ -6,7 +6,7 @@
  * dnsbl/, worker/, cli/, web/) ← app.ts, the composition root, which alone sees everything.
  */
 const DOMAINS =
-  'accounts|audit|blocklist|dataset|emailauth|feeds|headers|intel|limits|listcheck|reputation|telemetry|warmup|webhooks';
+  'accounts|audit|blocklist|dataset|emailauth|feeds|headers|intel|limits|listcheck|reputation|scan|telemetry|warmup|webhooks';
 const OUTER = 'http|dnsbl|worker|cli|web';
 const TEST = '(\\.test\\.ts$|^test/)';
 

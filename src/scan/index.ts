@@ -1,0 +1,188 @@
+/**
+ * The service scan (issue #34): `service_title`, `service_server` and `tls_organization` of the
+ * addresses users look up, found by one TLS and one HTTP request per port, safely. Off unless
+ * NETREP_SCAN=on; lookups answer from stored results at once and queue what is missing; the
+ * worker runs the queue under NETREP_SCAN_RATE.
+ */
+import { LRUCache } from 'lru-cache';
+import type { Clock } from '../core/clock.ts';
+import { createCounts, type RefusalKind, type ScanCounts } from './counts.ts';
+import { answerOf, keepFor, verdictOf } from './rules.ts';
+import { type ScannerSettings, scanAddress } from './scanner.ts';
+import type { ScanRow, ScanStore } from './store.ts';
+import { parseExcludeList, parsePorts, scanRefusal, type TargetRules } from './target.ts';
+import type { ScanAnswer, ScanReport } from './types.ts';
+
+export type { ScanCounts } from './counts.ts';
+export { createScanStore, type ScanStore } from './store.ts';
+export { parseExcludeList, parsePorts, scanRefusal } from './target.ts';
+export type * from './types.ts';
+
+export interface ScanSettings {
+  enabled: boolean;
+  /** NETREP_SCAN_PORTS entries (`443/tls`, `80`). */
+  ports: readonly string[];
+  /** NETREP_SCAN_EXCLUDE CIDRs. */
+  exclude: readonly string[];
+  contact: string;
+  version: string;
+  ttlSeconds: number;
+  ratePerMinute: number;
+  allowLoopback: boolean;
+  connectTimeoutMs: number;
+  deadlineMs: number;
+  /** Extra trusted roots (tests' own CA). */
+  ca?: string[];
+}
+
+export interface Scan {
+  readonly enabled: boolean;
+  /**
+   * The scan part of a lookup's answer. Scanning off: `disabled`, from memory. Else one indexed
+   * read (or the in-memory copy); a missing or expired result is queued when `mayQueue()` allows
+   * it (the anonymous quota), else the answer says `refused`.
+   */
+  forLookup(ip: string, mayQueue: () => Promise<boolean>): ScanAnswer | Promise<ScanAnswer>;
+  /** Claims and runs queued scans until none is due, the minute's cap is reached or `stopping()`. */
+  runDue(stopping?: () => boolean): Promise<number>;
+  /** Scans now (the operator's `netrep scan`): the report, or why the address is never scanned. */
+  scanNow(ip: string): Promise<{ refused: string } | { report: ScanReport }>;
+  counts(): ScanCounts;
+}
+
+/** `netrep-scan/0.1.0 (+mailto:abuse@example.org)`: who is knocking and whom to tell. */
+export function userAgentOf(version: string, contact: string): string {
+  return `netrep-scan/${version}${contact ? ` (+${contact})` : ''}`;
+}
+
+const DISABLED: ScanAnswer = Object.freeze(answerOf('disabled')) as ScanAnswer;
+/** Lanes of one worker pass: scans of different addresses at once. */
+const LANES = 4;
+const PENDING_KEEP_MS = 2000;
+const RESULT_KEEP_MS = 600_000;
+
+function refusalKind(reason: string): RefusalKind {
+  return reason.includes('NETREP_SCAN_EXCLUDE') ? 'excluded' : 'not_public';
+}
+
+export function createScan(options: {
+  settings: ScanSettings;
+  store: ScanStore;
+  clock: Clock;
+  /** Names this process's claims (host, pid, random). */
+  worker: string;
+}): Scan {
+  const { settings: s, store, clock, worker } = options;
+  const rules: TargetRules = { allowLoopback: s.allowLoopback, exclude: parseExcludeList(s.exclude) };
+  const scanner: ScannerSettings = {
+    ports: parsePorts(s.ports),
+    connectTimeoutMs: s.connectTimeoutMs,
+    deadlineMs: s.deadlineMs,
+    userAgent: userAgentOf(s.version, s.contact),
+    ...(s.ca ? { ca: s.ca } : {}),
+  };
+  const ttlMs = s.ttlSeconds * 1000;
+  const leaseMs = s.deadlineMs + 30_000;
+  const counts = createCounts();
+  const cache = new LRUCache<string, { row: ScanRow | null; until: number }>({ max: 10_000 });
+
+  const readRow = async (ip: string, now: number): Promise<ScanRow | null> => {
+    const kept = cache.get(ip);
+    if (kept && kept.until > now) return kept.row;
+    const row = await store.read(ip);
+    cache.set(ip, { row, until: now + keepFor(row, now, PENDING_KEEP_MS, RESULT_KEEP_MS) });
+    return row;
+  };
+
+  const refused = (ip: string): string | null => {
+    const reason = scanRefusal(ip, rules);
+    if (reason) counts.refusals[refusalKind(reason)]++;
+    return reason;
+  };
+
+  const lookup = async (ip: string, mayQueue: () => Promise<boolean>): Promise<ScanAnswer> => {
+    const reason = refused(ip);
+    if (reason) return answerOf('refused', reason);
+    const now = clock();
+    let verdict: ReturnType<typeof verdictOf>;
+    try {
+      verdict = verdictOf(await readRow(ip, now), now);
+      if (!verdict.queue) return verdict.answer;
+      if (!(await mayQueue())) {
+        counts.refusals.quota++;
+        const why = 'this client may start no more scans now (the anonymous quota)';
+        return {
+          ...verdict.answer,
+          scan: { status: 'refused', scanned_at: verdict.answer.scan.scanned_at, reason: why },
+        };
+      }
+      if (await store.queue(ip, now)) counts.queued++;
+      cache.delete(ip);
+    } catch {
+      // The lookup answers without its scan part rather than not at all.
+      return answerOf('failed', 'scan results could not be read (the store did not answer)');
+    }
+    return verdict.answer;
+  };
+
+  const runOne = async (row: ScanRow): Promise<void> => {
+    const reason = scanRefusal(row.ip, rules);
+    const now = clock();
+    const report: ScanReport = reason
+      ? {
+          ip: row.ip,
+          ports: [],
+          service_title: null,
+          service_server: null,
+          tls_organization: null,
+          status: 'failed',
+          reason,
+        }
+      : await scanAddress(row.ip, scanner, clock);
+    for (const p of report.ports) counts.ports[p.outcome] = (counts.ports[p.outcome] ?? 0) + 1;
+    counts.scans[report.status]++;
+    const end = clock();
+    await store.finish(row.ip, worker, {
+      status: report.status,
+      reason: report.reason,
+      report: JSON.stringify(report),
+      scanned_at: now,
+      expires_at: end + ttlMs,
+    });
+  };
+
+  const lane = async (stopping: () => boolean): Promise<number> => {
+    let ran = 0;
+    while (!stopping()) {
+      const now = clock();
+      const row = await store.claim(worker, now, leaseMs);
+      if (!row) break;
+      const minute = Math.floor(now / 60_000);
+      if (!(await store.takeSlot(minute, s.ratePerMinute))) {
+        await store.release(row.ip, worker);
+        counts.deferred++;
+        break;
+      }
+      await runOne(row);
+      ran++;
+    }
+    return ran;
+  };
+
+  return {
+    enabled: s.enabled,
+    forLookup: (ip, mayQueue) => (s.enabled ? lookup(ip, mayQueue) : DISABLED),
+    async runDue(stopping = () => false) {
+      if (!s.enabled) return 0;
+      await store.pruneBudget(Math.floor(clock() / 60_000) - 5);
+      const ran = await Promise.all(Array.from({ length: LANES }, () => lane(stopping)));
+      return ran.reduce((a, b) => a + b, 0);
+    },
+    async scanNow(ip) {
+      const reason = scanRefusal(ip, rules);
+      if (reason) return { refused: reason };
+      return { report: await scanAddress(ip, scanner, clock) };
+    },
+    counts: () => counts,
+  };
+}
