@@ -12,6 +12,7 @@ export const ERRORS = {
   INVALID_PARAMETER: { status: 400, message: 'a parameter is out of range' },
   INVALID_DOMAIN: { status: 400, message: 'domain is not a valid public DNS hostname' },
   TOO_MANY_OBSERVATIONS: { status: 400, message: 'maximum 100 observations per request' },
+  INVALID_REPORT: { status: 400, message: 'the upload is not a readable DMARC or TLS report' },
   HEADERS_TOO_LARGE: { status: 400, message: 'headers value exceeds 49152 bytes' },
   POPULATION_TOO_LARGE: { status: 400, message: 'targets expand to more addresses than max_population' },
   DATASET_VERSION_UNAVAILABLE: {
