@@ -200,49 +200,69 @@ export function writeFeedRows(input: WriteFeedRowsInput): void {
   // Without upstream files (a build from the npm packages alone) there is nothing to publish.
   // Writing empty files would let the daily feed job freeze an empty snapshot for the whole
   // day; without them the feeds answer NOT_READY until a `--from`/`update` build brings data.
-  if (!input.build.from) return;
+  const { from } = input.build;
+  if (!from) return;
   const out = path.join(input.dir, FEED_ROWS_DIR);
   mkdirSync(out, { recursive: true });
+  const collectors = openCollectors(input);
+  collectSources(input, from, collectors);
+  for (const [feed, collector] of collectors) writeFeedFile(path.join(out, `${feed}.tsv`), collector);
+}
+
+/** One collector per dataset feed, each knowing the previous version's first_seen dates. */
+function openCollectors(input: WriteFeedRowsInput): Map<DatasetFeed, FeedCollector> {
   const collectors = new Map<DatasetFeed, FeedCollector>();
   for (const feed of DATASET_FEEDS) {
     const prev = input.previousDir ? path.join(input.previousDir, FEED_ROWS_DIR, `${feed}.tsv`) : '';
     collectors.set(feed, new FeedCollector(prev ? readPrevious(prev) : new Map(), input.createdAt));
   }
+  return collectors;
+}
+
+/** ASN-DROP lists whole ASNs: their announced prefixes (ip-location-db) join the feed. */
+function addAsnDrop(blocked: FeedCollector, inputs: WriteFeedRowsInput['inputs']): void {
+  for (const r of inputs.asn)
+    if (inputs.asnDrop.has(r.asn)) blocked.add(r.family, r, 'asn_drop', 'spamhaus-asndrop', { asn: r.asn });
+}
+
+/** Precedence in the feed: DROP/EDROP, then ASN-DROP, then UCEPROTECT level 3. */
+function followsAsnDrop(spec: SourceSpec): boolean {
+  return spec.kind === 'asn-drop' || spec.kind === 'uce3';
+}
+
+/** Every listing source's rows into its feed's collector, in source order (= precedence). */
+function collectSources(
+  input: WriteFeedRowsInput,
+  from: string,
+  collectors: Map<DatasetFeed, FeedCollector>,
+): void {
   const blocked = collectors.get('asn_wide_blocked') as FeedCollector;
-  const addAsnDrop = () => {
-    // ASN-DROP lists whole ASNs: their announced prefixes (ip-location-db) join the feed.
-    for (const r of input.inputs.asn)
-      if (input.inputs.asnDrop.has(r.asn))
-        blocked.add(r.family, r, 'asn_drop', 'spamhaus-asndrop', { asn: r.asn });
-  };
   let asnDropDone = false;
-  const { from } = input.build;
   const skipped = new Set((input.inputs.sources ?? []).filter((x) => x.skipped).map((x) => x.id));
   for (const spec of input.build.sources ?? UPSTREAM_SOURCES) {
-    if (spec.kind === 'asn-drop' || spec.kind === 'uce3') {
-      // Precedence in the feed: DROP/EDROP, then ASN-DROP, then UCEPROTECT level 3.
-      if (!asnDropDone) addAsnDrop();
+    if (!asnDropDone && followsAsnDrop(spec)) {
+      addAsnDrop(blocked, input.inputs);
       asnDropDone = true;
     }
     const target = feedFor(spec);
-    if (!target || !from || skipped.has(spec.id)) continue;
     const file = path.join(from, spec.path);
-    if (!existsSync(file)) continue;
+    if (!target || skipped.has(spec.id) || !existsSync(file)) continue;
     const collector = collectors.get(target.feed) as FeedCollector;
     const extra = target.feed === 'ai_crawlers' && spec.label ? { brand: spec.label } : {};
     for (const r of parseRanges(spec, readFileSync(file)))
       collector.add(r.family, r, target.kind, spec.id, extra);
   }
-  if (!asnDropDone) addAsnDrop();
-  for (const [feed, collector] of collectors) {
-    const lines = [COLUMNS.join('\t')];
-    for (const r of collector.rows.values()) {
-      lines.push(
-        [r.network, r.kind, r.source, r.first_seen, r.last_seen, r.brand ?? '', r.asn ?? ''].join('\t'),
-      );
-    }
-    writeFileSync(path.join(out, `${feed}.tsv`), `${lines.join('\n')}\n`);
+  if (!asnDropDone) addAsnDrop(blocked, input.inputs);
+}
+
+function writeFeedFile(file: string, collector: FeedCollector): void {
+  const lines = [COLUMNS.join('\t')];
+  for (const r of collector.rows.values()) {
+    lines.push(
+      [r.network, r.kind, r.source, r.first_seen, r.last_seen, r.brand ?? '', r.asn ?? ''].join('\t'),
+    );
   }
+  writeFileSync(file, `${lines.join('\n')}\n`);
 }
 
 /** Whether a snapshot directory carries feed rows (snapshots built before feeds existed do not). */
