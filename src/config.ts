@@ -281,6 +281,20 @@ export const SETTINGS = {
     default: '7',
     description: 'Delivery attempts per event and webhook before it is marked dead.',
   },
+  reportsMaxUploadBytes: {
+    env: 'NETREP_REPORTS_MAX_UPLOAD_BYTES',
+    kind: 'int',
+    default: '10485760',
+    description:
+      'Largest body POST /v1/email/reports takes (a report as sent: XML, gzip, zip, JSON or an email); larger is 413 PAYLOAD_TOO_LARGE.',
+  },
+  reportsMaxDecodedBytes: {
+    env: 'NETREP_REPORTS_MAX_DECODED_BYTES',
+    kind: 'int',
+    default: '67108864',
+    description:
+      'Largest report after gunzip or unzip; decompression stops at this many bytes and the upload is refused 413 PAYLOAD_TOO_LARGE (a zip or gzip bomb never fills memory).',
+  },
 } as const satisfies Record<string, Setting>;
 
 type Settings = typeof SETTINGS;
