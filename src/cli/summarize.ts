@@ -5,7 +5,15 @@
  */
 import type { Command } from 'commander';
 import type { IpAnswer } from '../intel/index.ts';
-import { createOutput, EXIT_USAGE, hasInput, invalidLine, loadIntel, readList } from './ip-list.ts';
+import {
+  createOutput,
+  EXIT_USAGE,
+  hasInput,
+  invalidLine,
+  type ListSource,
+  loadIntel,
+  readList,
+} from './ip-list.ts';
 import { formatTable } from './table.ts';
 
 const FLAGS = [
@@ -156,6 +164,15 @@ interface SummarizeOptions {
   top: string;
 }
 
+/** What is wrong with the command line (no addresses, a --top that is not a count), or null. */
+export function usageError(source: ListSource, top: string): string | null {
+  if (!hasInput(source)) return 'netrep: give addresses as arguments, or --file PATH (- for stdin)\n';
+  const n = Number(top);
+  if (!Number.isInteger(n) || n < 0)
+    return `netrep: --top takes a whole number, not ${JSON.stringify(top)}\n`;
+  return null;
+}
+
 export function registerSummarizeCommand(program: Command): void {
   program
     .command('summarize')
@@ -166,16 +183,13 @@ export function registerSummarizeCommand(program: Command): void {
     .option('--top <n>', 'rows per ranked section in the table (0: all)', '10')
     .action(async (ips: string[], opts: SummarizeOptions) => {
       const source = { args: ips, file: opts.file };
-      const top = Number(opts.top);
-      if (!hasInput(source) || !Number.isInteger(top) || top < 0) {
-        process.stderr.write(
-          hasInput(source)
-            ? `netrep: --top takes a whole number, not ${JSON.stringify(opts.top)}\n`
-            : 'netrep: give addresses as arguments, or --file PATH (- for stdin)\n',
-        );
+      const usage = usageError(source, opts.top);
+      if (usage) {
+        process.stderr.write(usage);
         process.exitCode = EXIT_USAGE;
         return;
       }
+      const top = Number(opts.top);
       const intel = loadIntel();
       if (!intel) {
         process.exitCode = 1;
