@@ -1,4 +1,8 @@
 import ipaddr from 'ipaddr.js';
+import { rfc5952Text } from './ipv6-text.ts';
+
+export { bigIntToIpv6, intToIpv4, ipv4ToInt, ipv6ToBigInt } from './ip-numbers.ts';
+export { formatV6 } from './ipv6-text.ts';
 
 /**
  * IP address normalization, one set of rules for every route and importer:
@@ -80,9 +84,6 @@ for (let d = 0; d < 16; d++) {
 }
 
 const groups = [0, 0, 0, 0, 0, 0, 0, 0];
-/** Lower-case hex digits as character codes, and the scratch buffer formatV6 writes text into. */
-const HEX_CODES = Buffer.from('0123456789abcdef', 'latin1');
-const V6_TEXT = Buffer.alloc(48);
 
 /**
  * What readGroups saw besides the groups: whether the text had no upper-case digit and no
@@ -149,82 +150,13 @@ function readGroups(text: string, from: number, to: number, want: number): boole
   return true;
 }
 
-/** Where the run RFC 5952 compresses starts (-1: none) and its length, set by findZeroRun. */
-let runAt = -1;
-let runLen = 1;
-
-/**
- * The longest run of two or more zero groups in `g`, the first one on a tie, into runAt and
- * runLen (module state, as `groups`, so the hot path allocates nothing).
- */
-function findZeroRun(g: readonly number[]): void {
-  let best = -1;
-  let bestLen = 1;
-  for (let i = 0; i < 8; ) {
-    if (g[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && g[j] === 0) j++;
-    if (j - i >= 2 && j - i > bestLen) {
-      best = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
-  runAt = best;
-  runLen = bestLen;
-}
-
-/** Writes the RFC 5952 text of `g` into V6_TEXT and returns its length. */
-function writeV6(g: readonly number[]): number {
-  findZeroRun(g);
-  const best = runAt;
-  const bestLen = runLen;
-  const out = V6_TEXT;
-  let n = 0;
-  let sep = false;
-  for (let k = 0; k < 8; k++) {
-    if (k === best) {
-      out[n++] = 58;
-      out[n++] = 58;
-      k += bestLen - 1;
-      sep = false;
-      continue;
-    }
-    if (sep) out[n++] = 58;
-    const v = g[k] as number;
-    if (v >= 0x1000) out[n++] = HEX_CODES[v >> 12] as number;
-    if (v >= 0x100) out[n++] = HEX_CODES[(v >> 8) & 15] as number;
-    if (v >= 0x10) out[n++] = HEX_CODES[(v >> 4) & 15] as number;
-    out[n++] = HEX_CODES[v & 15] as number;
-    sep = true;
-  }
-  return n;
-}
-
-/**
- * RFC 5952 text: the longest run of two or more zero groups becomes `::` (the first one on a
- * tie), hex in lower case without leading zeros.
- */
-export function formatV6(g: readonly number[]): string {
-  // Written as bytes and read out once: one flat string (concatenation makes a rope of up to
-  // 15 pieces, which every later use as a map key or parse input must flatten).
-  return V6_TEXT.toString('latin1', 0, writeV6(g));
-}
-
 /**
  * The RFC 5952 text of `groups` as read from `text` (eight groups, no dotted quad): `text`
  * itself when it is already written so (the common case for addresses that come from logs and
  * other programs: no new string, no second pass over the text), else a new string.
  */
 function v6Text(text: string): string {
-  if (!groupsPlain) return formatV6(groups);
-  findZeroRun(groups);
-  // No `::` and no run to compress, or `::` standing for exactly the run RFC 5952 compresses.
-  if (runAt < 0 ? gapAt < 0 : gapAt === runAt && gapLen === runLen) return text;
-  return formatV6(groups);
+  return rfc5952Text(text, groups, groupsPlain, gapAt, gapLen);
 }
 
 /**
@@ -371,17 +303,29 @@ export function parseCidr(input: unknown, options: { strict?: boolean } = {}): P
   const addrText = slash === -1 ? text : text.slice(0, slash);
   const ip = parseIp(addrText);
   if (!ip) return null;
-  const max = ip.family === 4 ? 32 : 128;
-  let prefixLength = max;
-  if (slash !== -1) {
-    const lenText = text.slice(slash + 1);
-    if (!/^\d{1,3}$/.test(lenText)) return null;
-    prefixLength = Number(lenText);
-    // An IPv4-mapped IPv6 network keeps its meaning on the IPv4 side.
-    if (ip.family === 4 && addrText.includes(':')) prefixLength -= 96;
-    if (prefixLength < 0 || prefixLength > max) return null;
-  }
+  const prefixLength = slash === -1 ? maxPrefix(ip) : prefixLengthOf(text.slice(slash + 1), ip, addrText);
+  if (prefixLength < 0) return null;
   const bytes = ip.bytes.slice();
+  if (clearHostBits(bytes, prefixLength, maxPrefix(ip)) && options.strict) return null;
+  const network = bytesToIp(bytes);
+  return { family: ip.family, network, prefixLength, cidr: `${network}/${prefixLength}`, bytes };
+}
+
+function maxPrefix(ip: ParsedIp): number {
+  return ip.family === 4 ? 32 : 128;
+}
+
+/** The prefix length written after the slash, for the address read from `addrText`; -1 when invalid. */
+function prefixLengthOf(lenText: string, ip: ParsedIp, addrText: string): number {
+  if (!/^\d{1,3}$/.test(lenText)) return -1;
+  let prefixLength = Number(lenText);
+  // An IPv4-mapped IPv6 network keeps its meaning on the IPv4 side.
+  if (ip.family === 4 && addrText.includes(':')) prefixLength -= 96;
+  return prefixLength < 0 || prefixLength > maxPrefix(ip) ? -1 : prefixLength;
+}
+
+/** Clears the bits of `bytes` from `prefixLength` to `max`; whether any was set. */
+function clearHostBits(bytes: number[], prefixLength: number, max: number): boolean {
   let changed = false;
   for (let bit = prefixLength; bit < max; bit++) {
     const i = bit >> 3;
@@ -391,44 +335,11 @@ export function parseCidr(input: unknown, options: { strict?: boolean } = {}): P
       changed = true;
     }
   }
-  if (changed && options.strict) return null;
-  const network = bytesToIp(bytes);
-  return { family: ip.family, network, prefixLength, cidr: `${network}/${prefixLength}`, bytes };
+  return changed;
 }
 
 export function bytesToIp(bytes: number[]): string {
   if (bytes.length === 4) return bytes.join('.');
-  return ipaddr.fromByteArray(bytes).toString();
-}
-
-/** IPv4 as an unsigned 32-bit integer. */
-export function ipv4ToInt(bytes: readonly number[]): number {
-  return (
-    (((bytes[0] as number) << 24) |
-      ((bytes[1] as number) << 16) |
-      ((bytes[2] as number) << 8) |
-      (bytes[3] as number)) >>>
-    0
-  );
-}
-
-export function intToIpv4(n: number): string {
-  return `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
-}
-
-/** IPv6 as a 128-bit bigint. */
-export function ipv6ToBigInt(bytes: readonly number[]): bigint {
-  let n = 0n;
-  for (const b of bytes) n = (n << 8n) | BigInt(b);
-  return n;
-}
-
-export function bigIntToIpv6(n: bigint): string {
-  const bytes: number[] = new Array(16);
-  for (let i = 15; i >= 0; i--) {
-    bytes[i] = Number(n & 255n);
-    n >>= 8n;
-  }
   return ipaddr.fromByteArray(bytes).toString();
 }
 
