@@ -275,10 +275,10 @@ function keyPages(scope: HttpApp, services: HttpServices, kit: Kit): void {
   });
 }
 
-/** The administrators' pages: users (sign-in locks) and the blocklist. */
+/** The administrators' users page (sign-in locks). */
 function adminPages(scope: HttpApp, services: HttpServices, kit: Kit): void {
   const { accounts } = services;
-  const { current, formUser, renderKeys, renderBlocklist, renderUsers } = kit;
+  const { current, formUser, renderKeys, renderUsers } = kit;
   scope.get('/dashboard/users', { config: none, schema: hidden }, async (request, reply) => {
     const s = await current(request);
     if (!s) return denied(reply);
@@ -298,6 +298,25 @@ function adminPages(scope: HttpApp, services: HttpServices, kit: Kit): void {
       ? renderUsers(reply, s, { notice: `Unlocked ${email.toLowerCase()}: it may sign in again.` })
       : renderUsers(reply, s, { error: 'No such user.' }, 404);
   });
+}
+
+/** The blocklist page and its list and delist forms (administrators only). */
+function blocklistPages(scope: HttpApp, services: HttpServices, kit: Kit): void {
+  const { formUser, current, renderKeys, renderBlocklist } = kit;
+
+  /** The blocklist page after `change`; a change the blocklist refuses (an AppError) is the page with its message, 400. */
+  const changeBlocklist = async (
+    reply: FastifyReply,
+    s: { user: User; csrf: string },
+    change: () => Promise<{ error?: string; notice?: string }>,
+  ) => {
+    try {
+      return await renderBlocklist(reply, s, await change());
+    } catch (err) {
+      if (isAppError(err)) return renderBlocklist(reply, s, { error: err.message }, 400);
+      throw err;
+    }
+  };
 
   scope.get('/dashboard/blocklist', { config: none, schema: hidden }, async (request, reply) => {
     const s = await current(request);
@@ -318,7 +337,7 @@ function adminPages(scope: HttpApp, services: HttpServices, kit: Kit): void {
     const days = field(s.form, 'expires_days');
     if (days !== '' && !/^\d{1,4}$/.test(days))
       return renderBlocklist(reply, s, { error: 'Expiry must be a whole number of days.' }, 400);
-    try {
+    return changeBlocklist(reply, s, async () => {
       const listing = await services.blocklist.list({
         ip: field(s.form, 'ip'),
         type: field(s.form, 'type') as 'spam',
@@ -326,13 +345,8 @@ function adminPages(scope: HttpApp, services: HttpServices, kit: Kit): void {
         expiresAt: days === '' ? null : services.clock() + Number(days) * DAY_MS,
         actor: s.user.email,
       });
-      return renderBlocklist(reply, s, {
-        notice: `Listed ${listing.ip} (${listing.type}, ${listing.returnCode}).`,
-      });
-    } catch (err) {
-      if (isAppError(err)) return renderBlocklist(reply, s, { error: err.message }, 400);
-      throw err;
-    }
+      return { notice: `Listed ${listing.ip} (${listing.type}, ${listing.returnCode}).` };
+    });
   });
 
   scope.post('/dashboard/blocklist/delist', { config: none, schema: hidden }, async (request, reply) => {
@@ -342,20 +356,13 @@ function adminPages(scope: HttpApp, services: HttpServices, kit: Kit): void {
     if (!isAdmin(s.user))
       return renderKeys(reply, s, { error: 'Only administrators manage the blocklist.' }, 403);
     if (s.wrong) return renderBlocklist(reply, s, { error: s.wrong }, 400);
-    try {
+    return changeBlocklist(reply, s, async () => {
       const gone = await services.blocklist.delist(field(s.form, 'ip'), {
         reason: 'delisted in the dashboard',
         actor: s.user.email,
       });
-      return renderBlocklist(
-        reply,
-        s,
-        gone ? { notice: `Delisted ${gone.ip}.` } : { error: 'That address is not listed.' },
-      );
-    } catch (err) {
-      if (isAppError(err)) return renderBlocklist(reply, s, { error: err.message }, 400);
-      throw err;
-    }
+      return gone ? { notice: `Delisted ${gone.ip}.` } : { error: 'That address is not listed.' };
+    });
   });
 }
 
@@ -368,5 +375,6 @@ export function dashboardRoutes(app: HttpApp, services: HttpServices): void {
     sessionPages(scope, services, kit);
     keyPages(scope, services, kit);
     adminPages(scope, services, kit);
+    blocklistPages(scope, services, kit);
   });
 }
