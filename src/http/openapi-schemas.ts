@@ -121,6 +121,11 @@ export function createSchemaNames(): SchemaNames {
     if (node !== self && nameOf.has(node)) return refTo(node, '');
     const documented = (node as { [DOC_SCHEMA]?: unknown })[DOC_SCHEMA];
     if (documented !== undefined) return convert(documented, self);
+    return convertKeywords(node, self);
+  };
+
+  /** An object schema's keywords converted, its `$id` dropped; a union of string literals becomes an enum. */
+  const convertKeywords = (node: object, self: unknown): Json => {
     const out: Json = {};
     for (const [k, v] of Object.entries(node)) {
       if (k === '$id') continue;
