@@ -106,22 +106,76 @@ function incompleteNotice(r: DomainAuthResult, resolvers: string | undefined): s
   )}. Try again later.</p>${queries.length > 0 ? `<ul>${queries.map((q) => `<li><code>${esc(q)}</code></li>`).join('')}</ul>` : ''}</div>`;
 }
 
-function domainAnswerHtml(r: DomainAuthResult, resolvers: string | undefined): string {
-  const status = r.record_status;
-  const unreadSelectors = Object.entries(status.dkim)
+type DkimKey = DomainAuthResult['dkim'][number];
+type MxHost = DomainAuthResult['mx']['hosts'][number];
+
+/** The grade, the incomplete notice when the answer is one, and what was counted. */
+function gradeCard(r: DomainAuthResult, resolvers: string | undefined): string {
+  return `<section aria-labelledby="grade-h" class="grade-card"><h2 id="grade-h">${esc(r.domain)}</h2>
+<p class="grade grade-${esc(r.grade)}"><span class="letter" aria-label="grade ${esc(r.grade)}${r.complete ? '' : ', incomplete'}">${esc(r.grade)}</span> <span>${esc(r.score)}/100${r.complete ? '' : ' from the records that could be read'}</span></p>
+${incompleteNotice(r, resolvers)}
+<p class="muted">MX 10 + SPF 25 + DKIM 30 + DMARC 35 points. Checked ${esc(r.checked_at)} with ${esc(r.dns.lookups)} DNS queries${r.dns.deadline_exceeded ? ' (some answers were cut off by the deadline)' : ''}.</p></section>`;
+}
+
+/** One MX host: its preference, name and addresses, or why it has none. */
+function mxHostItem(r: DomainAuthResult, h: MxHost): string {
+  return `<li>${esc(h.preference)} <code>${esc(h.exchange)}</code> ${h.resolves ? esc(h.addresses.join(', ')) : r.unchecked.some((u) => u.record === 'mx' && u.query.startsWith(`${h.exchange} `)) ? '(<strong>could not check</strong> its address)' : '(does not resolve)'}</li>`;
+}
+
+function mxFindings(r: DomainAuthResult): string {
+  return findings(
+    'MX',
+    'mx-h',
+    r.mx.errors,
+    [],
+    r.record_status.mx === 'temperror' && r.mx.hosts.length === 0
+      ? couldNotCheck('the MX records')
+      : r.mx.null_mx
+        ? '<p>Null MX: the domain accepts no mail.</p>'
+        : `<ul>${r.mx.hosts.map((h) => mxHostItem(r, h)).join('') || '<li>No MX records.</li>'}</ul>`,
+  );
+}
+
+function spfFindings(r: DomainAuthResult): string {
+  const unread = r.record_status.spf === 'temperror';
+  return findings(
+    'SPF',
+    'spf-h',
+    r.spf.validation_errors,
+    r.spf.warnings,
+    unread && !r.spf.found
+      ? couldNotCheck('the SPF record')
+      : `${r.spf.raw ? `<p><code class="record">${esc(r.spf.raw)}</code></p>` : '<p>No SPF record.</p>'}${
+          unread ? couldNotCheck('every lookup this record needs') : ''
+        }${facts([
+          ['Records', r.spf.record_count],
+          ['Ends in all', r.spf.all_qualifier === null ? 'no' : `${r.spf.all_qualifier}all`],
+          ['DNS lookups', `${r.spf.dns_lookup_count} of 10`],
+          ['Void lookups', `${r.spf.void_lookup_count} of 2`],
+          ['Includes', r.spf.includes.join(', ')],
+          ['Valid', unread ? 'could not check' : yesNo(r.spf.is_valid)],
+        ])}`,
+  );
+}
+
+/** One DKIM selector's line: its key's type, size and flags, "could not check" or "not found". */
+function dkimItem(r: DomainAuthResult, d: DkimKey): string {
+  return `<li><code>${esc(d.record_domain)}</code>: ${
+    d.found
+      ? `${esc(d.key_type ?? 'unknown')} key${d.key_bits ? `, ${esc(d.key_bits)} bits` : ''}${d.testing ? ', testing' : ''}${d.revoked ? ', revoked' : ''}`
+      : r.record_status.dkim[d.selector] === 'temperror'
+        ? '<strong>could not check</strong>'
+        : 'not found'
+  }</li>`;
+}
+
+/** The DKIM section: each selector's key, the selectors whose record could not be read, and the errors of both. */
+function dkimFindings(r: DomainAuthResult): string {
+  const unreadSelectors = Object.entries(r.record_status.dkim)
     .filter(([selector, v]) => v === 'temperror' && !r.dkim.some((d) => d.selector === selector))
     .map(([selector]) => selector);
   const dkimRows = [
-    ...r.dkim.map(
-      (d) =>
-        `<li><code>${esc(d.record_domain)}</code>: ${
-          d.found
-            ? `${esc(d.key_type ?? 'unknown')} key${d.key_bits ? `, ${esc(d.key_bits)} bits` : ''}${d.testing ? ', testing' : ''}${d.revoked ? ', revoked' : ''}`
-            : status.dkim[d.selector] === 'temperror'
-              ? '<strong>could not check</strong>'
-              : 'not found'
-        }</li>`,
-    ),
+    ...r.dkim.map((d) => dkimItem(r, d)),
     ...unreadSelectors.map(
       (selector) =>
         `<li><code>${esc(`${selector}._domainkey.${r.domain}`)}</code>: <strong>could not check</strong></li>`,
@@ -138,58 +192,36 @@ function domainAnswerHtml(r: DomainAuthResult, resolvers: string | undefined): s
   const dkimUnread = r.unchecked
     .filter((u) => u.record === 'dkim' && unreadSelectors.some((s) => u.query.startsWith(`${s}._domainkey.`)))
     .map((u) => `DNS ${u.error} while looking up ${u.query}`);
-  return `<section aria-labelledby="grade-h" class="grade-card"><h2 id="grade-h">${esc(r.domain)}</h2>
-<p class="grade grade-${esc(r.grade)}"><span class="letter" aria-label="grade ${esc(r.grade)}${r.complete ? '' : ', incomplete'}">${esc(r.grade)}</span> <span>${esc(r.score)}/100${r.complete ? '' : ' from the records that could be read'}</span></p>
-${incompleteNotice(r, resolvers)}
-<p class="muted">MX 10 + SPF 25 + DKIM 30 + DMARC 35 points. Checked ${esc(r.checked_at)} with ${esc(r.dns.lookups)} DNS queries${r.dns.deadline_exceeded ? ' (some answers were cut off by the deadline)' : ''}.</p></section>
+  return findings('DKIM', 'dkim-h', [...dkimErrors, ...dkimUnread], [], dkim);
+}
+
+function dmarcFindings(r: DomainAuthResult): string {
+  return findings(
+    'DMARC',
+    'dmarc-h',
+    r.dmarc.validation_errors,
+    r.dmarc.warnings,
+    r.record_status.dmarc === 'temperror'
+      ? couldNotCheck('the DMARC record')
+      : `${r.dmarc.raw ? `<p><code class="record">${esc(r.dmarc.raw)}</code></p>` : '<p>No DMARC record.</p>'}${facts(
+          [
+            ['Policy', r.dmarc.effective_policy],
+            ['Strength', r.dmarc.strength_rating],
+            ['Percentage', `${r.dmarc.percentage} %`],
+            ['Reports to', r.dmarc.aggregate_report_uris.join(', ')],
+            ['Record at', r.dmarc.record_domain],
+          ],
+        )}`,
+  );
+}
+
+function domainAnswerHtml(r: DomainAuthResult, resolvers: string | undefined): string {
+  return `${gradeCard(r, resolvers)}
 <section aria-labelledby="rec-h"><h2 id="rec-h">Recommendations</h2>${list(r.recommendations, 'Nothing to improve.')}</section>
-${findings(
-  'MX',
-  'mx-h',
-  r.mx.errors,
-  [],
-  status.mx === 'temperror' && r.mx.hosts.length === 0
-    ? couldNotCheck('the MX records')
-    : r.mx.null_mx
-      ? '<p>Null MX: the domain accepts no mail.</p>'
-      : `<ul>${r.mx.hosts.map((h) => `<li>${esc(h.preference)} <code>${esc(h.exchange)}</code> ${h.resolves ? esc(h.addresses.join(', ')) : r.unchecked.some((u) => u.record === 'mx' && u.query.startsWith(`${h.exchange} `)) ? '(<strong>could not check</strong> its address)' : '(does not resolve)'}</li>`).join('') || '<li>No MX records.</li>'}</ul>`,
-)}
-${findings(
-  'SPF',
-  'spf-h',
-  r.spf.validation_errors,
-  r.spf.warnings,
-  status.spf === 'temperror' && !r.spf.found
-    ? couldNotCheck('the SPF record')
-    : `${r.spf.raw ? `<p><code class="record">${esc(r.spf.raw)}</code></p>` : '<p>No SPF record.</p>'}${
-        status.spf === 'temperror' ? couldNotCheck('every lookup this record needs') : ''
-      }${facts([
-        ['Records', r.spf.record_count],
-        ['Ends in all', r.spf.all_qualifier === null ? 'no' : `${r.spf.all_qualifier}all`],
-        ['DNS lookups', `${r.spf.dns_lookup_count} of 10`],
-        ['Void lookups', `${r.spf.void_lookup_count} of 2`],
-        ['Includes', r.spf.includes.join(', ')],
-        ['Valid', status.spf === 'temperror' ? 'could not check' : yesNo(r.spf.is_valid)],
-      ])}`,
-)}
-${findings('DKIM', 'dkim-h', [...dkimErrors, ...dkimUnread], [], dkim)}
-${findings(
-  'DMARC',
-  'dmarc-h',
-  r.dmarc.validation_errors,
-  r.dmarc.warnings,
-  status.dmarc === 'temperror'
-    ? couldNotCheck('the DMARC record')
-    : `${r.dmarc.raw ? `<p><code class="record">${esc(r.dmarc.raw)}</code></p>` : '<p>No DMARC record.</p>'}${facts(
-        [
-          ['Policy', r.dmarc.effective_policy],
-          ['Strength', r.dmarc.strength_rating],
-          ['Percentage', `${r.dmarc.percentage} %`],
-          ['Reports to', r.dmarc.aggregate_report_uris.join(', ')],
-          ['Record at', r.dmarc.record_domain],
-        ],
-      )}`,
-)}`;
+${mxFindings(r)}
+${spfFindings(r)}
+${dkimFindings(r)}
+${dmarcFindings(r)}`;
 }
 
 export function domainToolPage(options: {
