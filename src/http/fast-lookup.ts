@@ -120,6 +120,54 @@ function onlyOnce(reply: FastReply): FastReply {
 
 const ignoreReply: FastReply = () => undefined;
 
+/** A plain `/v1/ip/` path with address characters only: the one URL form taken. */
+const takesUrl = (url: string): boolean => url.startsWith(PREFIX) && addressChars(url, PREFIX.length);
+
+/** The digest of `key` (null: not a key), from the connection's memo when it last sent the same key. */
+function memoHash(accounts: Accounts, key: string, memo: KeyMemo | undefined): string | null {
+  if (memo === undefined) return accounts.keyHash(key);
+  if (memo.key !== key) {
+    memo.key = key;
+    memo.hash = accounts.keyHash(key);
+  }
+  return memo.hash;
+}
+
+function rateHeaders(headers: Record<string, string>, state: LimitState | null): void {
+  if (state) Object.assign(headers, rateLimitHeaderValues(state));
+}
+
+const elapsedMs = (started: number) => Math.round(performance.now() - started);
+
+/** The error a failed answer is written as: its own AppError, 503 for a store outage, else 500 INTERNAL. */
+function failureOf(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (isStoreUnavailable(err)) return storeUnavailable(err);
+  return new AppError('INTERNAL', 'internal error; the request id identifies it in the logs');
+}
+
+/**
+ * `warm` of FastLookup: one store read per key at a time, so that when a cached key expires
+ * (PostgreSQL: every second) the connections using it do not all ask at once.
+ */
+function keyWarmer(accounts: Accounts): FastLookup['warm'] {
+  const warming = new Map<string, Promise<void>>();
+  return (presented) => {
+    // Keyed by the key itself for as long as its one store read is pending (authenticate
+    // hashes it; a second hash here would only name the same entry).
+    const key = presented.trim();
+    let pending = warming.get(key);
+    if (!pending) {
+      pending = accounts
+        .authenticate(key)
+        .then(() => undefined)
+        .finally(() => warming.delete(key));
+      warming.set(key, pending);
+    }
+    return pending;
+  };
+}
+
 export function createFastLookup(options: FastLookupOptions): FastLookup {
   const { accounts, limits, runtime, record } = options;
 
@@ -138,12 +186,6 @@ export function createFastLookup(options: FastLookupOptions): FastLookup {
 
   /** Set by send: lets the synchronous path tell whether a throw came after its answer. */
   let sent = false;
-
-  function rateHeaders(headers: Record<string, string>, state: LimitState | null): void {
-    if (state) Object.assign(headers, rateLimitHeaderValues(state));
-  }
-
-  const elapsedMs = (started: number) => Math.round(performance.now() - started);
 
   function answer(
     reply: FastReply,
@@ -177,16 +219,23 @@ export function createFastLookup(options: FastLookupOptions): FastLookup {
   }
 
   function failed(reply: FastReply, started: number, id: string, err: unknown): void {
-    const known = err instanceof AppError || isStoreUnavailable(err);
-    if (!known) options.logError(err, id);
-    const appErr =
-      err instanceof AppError
-        ? err
-        : known
-          ? storeUnavailable(err)
-          : new AppError('INTERNAL', 'internal error; the request id identifies it in the logs');
+    if (!(err instanceof AppError || isStoreUnavailable(err))) options.logError(err, id);
+    const appErr = failureOf(err);
     const headers: Record<string, string> = { 'x-request-id': id, ...appErr.headers };
     send(reply, started, appErr.status, errorBody(appErr, elapsedMs(started), id), headers);
+  }
+
+  /**
+   * The answer of a key with no quota to check, for the address in `scratch`: answered now, so
+   * a flag does what onlyOnce does on the quota path, without a closure per request.
+   */
+  function answerNow(reply: FastReply, started: number, id: string): void {
+    sent = false;
+    try {
+      answer(reply, started, id, scratch, null);
+    } catch (err) {
+      failed(sent ? ignoreReply : reply, started, id, err);
+    }
   }
 
   // The address of the request being taken, read in place (readIp); an answer that waits for the
@@ -199,18 +248,8 @@ export function createFastLookup(options: FastLookupOptions): FastLookup {
     reply: FastReply,
     memo?: KeyMemo,
   ): FastOutcome => {
-    if (!url.startsWith(PREFIX) || !addressChars(url, PREFIX.length)) return 'declined';
-    if (presented === undefined || options.closing()) return 'declined';
-    const key = presented.trim();
-    let hash: string | null;
-    if (memo && memo.key === key) hash = memo.hash;
-    else {
-      hash = accounts.keyHash(key);
-      if (memo) {
-        memo.key = key;
-        memo.hash = hash;
-      }
-    }
+    if (!takesUrl(url) || presented === undefined || options.closing()) return 'declined';
+    const hash = memoHash(accounts, presented.trim(), memo);
     if (hash === null) return 'declined';
     const principal: Principal | null = accounts.cachedPrincipalByHash(hash);
     if (!principal) return 'uncached';
@@ -223,14 +262,7 @@ export function createFastLookup(options: FastLookupOptions): FastLookup {
     // The access hook's charge (key-access.ts); an unlimited tier's is done at once.
     const charged = chargeKey(accounts, limits, principal);
     if (charged === null) {
-      // Answered now, so a flag does what onlyOnce does on the quota path, without a closure
-      // per request.
-      sent = false;
-      try {
-        answer(reply, started, id, scratch, null);
-      } catch (err) {
-        failed(sent ? ignoreReply : reply, started, id, err);
-      }
+      answerNow(reply, started, id);
       return 'taken';
     }
     const once = onlyOnce(reply);
@@ -241,26 +273,7 @@ export function createFastLookup(options: FastLookupOptions): FastLookup {
       .catch((err: unknown) => failed(once, started, id, err));
     return 'taken';
   };
-  // One store read per key at a time: when a cached key expires (PostgreSQL: every second),
-  // every connection using it asks at once.
-  const warming = new Map<string, Promise<void>>();
-  return {
-    take,
-    warm(presented) {
-      // Keyed by the key itself for as long as its one store read is pending (authenticate
-      // hashes it; a second hash here would only name the same entry).
-      const key = presented.trim();
-      let pending = warming.get(key);
-      if (!pending) {
-        pending = accounts
-          .authenticate(key)
-          .then(() => undefined)
-          .finally(() => warming.delete(key));
-        warming.set(key, pending);
-      }
-      return pending;
-    },
-  };
+  return { take, warm: keyWarmer(accounts) };
 }
 
 /** The fast lookup on Node's request event. */
