@@ -120,6 +120,68 @@ interface LookupOptions {
   extended?: boolean;
 }
 
+type Output = ReturnType<typeof createOutput>;
+type Answer = IpAnswer | IpAnswerExtended | null;
+
+/** Writes the answers in one format: built once per run, called once per address. */
+interface AnswerWriter {
+  /** An entry that is not an IP address (already reported on stderr). */
+  invalid(entry: ListEntry): void;
+  answer(entry: ListEntry, address: string, answer: Answer): void;
+  end(): void;
+}
+
+/** NDJSON: each line the body GET /v1/ip/{ip} would send, or its error body. */
+function jsonWriter(out: Output, datasetVersion: number): AnswerWriter {
+  const meta = `"meta":{"dataset_version":${datasetVersion}}`;
+  return {
+    invalid(entry) {
+      const message = `${JSON.stringify(entry.text.slice(0, 100))} is not an IP address`;
+      out.write(`${errorLine(entry, 'INVALID_IP', message)}\n`);
+    },
+    answer(entry, address, answer) {
+      const line = answer
+        ? `{"data":${JSON.stringify(answer)},${meta}}`
+        : errorLine(entry, 'NOT_FOUND', `no data found for ${address}`, meta);
+      out.write(`${line}\n`);
+    },
+    end() {},
+  };
+}
+
+/** CSV with a header line; an invalid entry writes nothing. */
+function csvWriter(out: Output, extended: boolean): AnswerWriter {
+  const columns = extended ? [...CSV_COLUMNS, ...EXTENDED_CSV_COLUMNS] : CSV_COLUMNS;
+  out.write(`${columns.join(',')}\n`);
+  return {
+    invalid() {},
+    answer(_entry, address, answer) {
+      out.write(csvRow(address, answer, extended));
+    },
+    end() {},
+  };
+}
+
+/** An aligned table, written at the end (its column widths need every row). */
+function tableWriter(out: Output, extended: boolean): AnswerWriter {
+  const table: string[][] = [extended ? [...TABLE_HEAD, ...EXTENDED_TABLE_HEAD] : [...TABLE_HEAD]];
+  return {
+    invalid() {},
+    answer(_entry, address, answer) {
+      table.push([...tableRow(address, answer), ...(extended ? extendedTableCells(answer) : [])]);
+    },
+    end() {
+      out.write(formatTable(table));
+    },
+  };
+}
+
+function answerWriter(format: Format, out: Output, datasetVersion: number, extended: boolean): AnswerWriter {
+  if (format === 'json') return jsonWriter(out, datasetVersion);
+  if (format === 'csv') return csvWriter(out, extended);
+  return tableWriter(out, extended);
+}
+
 async function runLookup(args: string[], opts: LookupOptions): Promise<void> {
   const source = { args, file: opts.file };
   if (!hasInput(source)) {
@@ -133,36 +195,21 @@ async function runLookup(args: string[], opts: LookupOptions): Promise<void> {
     return;
   }
   const format: Format = opts.format ?? (process.stdout.isTTY ? 'table' : 'json');
-  const meta = `"meta":{"dataset_version":${intel.datasetVersion}}`;
   const out = createOutput();
-  const table: string[][] = [[...TABLE_HEAD]];
-  let invalid = 0;
   const extended = opts.extended === true;
-  const columns = extended ? [...CSV_COLUMNS, ...EXTENDED_CSV_COLUMNS] : CSV_COLUMNS;
-  if (format === 'csv') out.write(`${columns.join(',')}\n`);
-  if (extended) table[0]?.push(...EXTENDED_TABLE_HEAD);
+  const writer = answerWriter(format, out, intel.datasetVersion, extended);
+  let invalid = 0;
   for await (const entry of readList(source)) {
     if (!entry.ip) {
       invalid++;
       process.stderr.write(invalidLine(entry));
-      if (format === 'json') {
-        const message = `${JSON.stringify(entry.text.slice(0, 100))} is not an IP address`;
-        out.write(`${errorLine(entry, 'INVALID_IP', message)}\n`);
-      }
+      writer.invalid(entry);
       continue;
     }
-    const answer: IpAnswer | IpAnswerExtended | null = opts.extended
-      ? await intel.lookupExtended(entry.ip)
-      : intel.lookup(entry.ip);
-    if (format === 'json') {
-      const line = answer
-        ? `{"data":${JSON.stringify(answer)},${meta}}`
-        : errorLine(entry, 'NOT_FOUND', `no data found for ${entry.ip.address}`, meta);
-      out.write(`${line}\n`);
-    } else if (format === 'csv') out.write(csvRow(entry.ip.address, answer, extended));
-    else table.push([...tableRow(entry.ip.address, answer), ...(extended ? extendedTableCells(answer) : [])]);
+    const answer: Answer = extended ? await intel.lookupExtended(entry.ip) : intel.lookup(entry.ip);
+    writer.answer(entry, entry.ip.address, answer);
   }
-  if (format === 'table') out.write(formatTable(table));
+  writer.end();
   await out.flush();
   if (invalid > 0) process.exitCode = 1;
 }
