@@ -14,7 +14,8 @@ import { diffSnapshots } from './history.ts';
 import type { Rir } from './importers/rir-delegated.ts';
 import type { AddrRange, Family } from './importers/types.ts';
 import { type Inputs, readInputs } from './inputs.ts';
-import { createInterner, type FamilyMerge, type MergeContext, mergeFamily } from './merge.ts';
+import { mergeFamily } from './merge.ts';
+import { createInterner, type FamilyMerge, type MergeContext } from './merge-context.ts';
 import {
   datasetsDir,
   digestSnapshotFiles,

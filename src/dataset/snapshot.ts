@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Provenance } from './merge.ts';
+import type { Provenance } from './merge-context.ts';
 import { TableFile, tablesByteLength } from './table-file.ts';
 import type { AsnEntry, Manifest } from './types.ts';
 
