@@ -10,6 +10,7 @@ import { createDnsClient } from '../core/dns/index.ts';
 import { createDatasetStatusReader } from '../dataset/index.ts';
 import type { HttpServices, ReadinessCheck } from '../http/context.ts';
 import { ipEnrichmentOf } from '../intel/index.ts';
+import { createReports } from '../reports/index.ts';
 import { createListCheck, parseCheckZones } from '../listcheck/index.ts';
 import { ping, type Store } from '../store/index.ts';
 import type { DatasetStage } from './dataset.ts';
@@ -88,6 +89,7 @@ export function composeServices(inputs: {
       ownZone: config.dnsblZone,
       own: async (ip) => checkAnswer(ip, await domains.blocklist.check(ip)),
     }),
+    reports: createReports({ store, clock, maxDecodedBytes: config.reportsMaxDecodedBytes }),
   };
 }
 

@@ -21,6 +21,7 @@ import type { HopEnrichment } from '../headers/index.ts';
 import type { IntelRuntime } from '../intel/index.ts';
 import type { LimitState, Limits, MinuteBucket } from '../limits/index.ts';
 import type { ListCheck } from '../listcheck/index.ts';
+import type { Reports } from '../reports/index.ts';
 import type { Reputation } from '../reputation/index.ts';
 import type { Store } from '../store/index.ts';
 import type { Telemetry } from '../telemetry/index.ts';
@@ -94,6 +95,8 @@ export interface HttpServices {
   webhooks: Webhooks;
   /** The public DNSBLs of NETREP_DNSBL_CHECK_ZONES, asked for one address (issue 36). */
   listCheck: ListCheck;
+  /** DMARC aggregate, failure and SMTP TLS reports per owner (issue 38). */
+  reports: Reports;
 }
 
 /** The Fastify instance routes are registered on: request parts typed from their TypeBox schemas. */
