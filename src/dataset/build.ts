@@ -13,7 +13,8 @@ import { scanFromDir } from './from-dir.ts';
 import { diffSnapshots } from './history.ts';
 import type { Rir } from './importers/rir-delegated.ts';
 import type { AddrRange, Family } from './importers/types.ts';
-import { type Inputs, readInputs } from './inputs.ts';
+import type { Inputs } from './input-rows.ts';
+import { readInputs } from './inputs.ts';
 import { mergeFamily } from './merge.ts';
 import { createInterner, type FamilyMerge, type MergeContext } from './merge-context.ts';
 import {

@@ -5,7 +5,7 @@
  */
 import { flattenNarrowest, type Pieces } from './flatten.ts';
 import type { AddrRange, Family } from './importers/types.ts';
-import type { Inputs } from './inputs.ts';
+import type { Inputs } from './input-rows.ts';
 import { type MergeContext, packCountry } from './merge-context.ts';
 import { RIRS } from './types.ts';
 

@@ -6,7 +6,7 @@
  */
 import { rirForCountry } from './country-rir.ts';
 import type { Family } from './importers/types.ts';
-import type { Inputs } from './inputs.ts';
+import type { Inputs } from './input-rows.ts';
 import type { FamilyMerge, MergeContext, Provenance, RecordFacts } from './merge-context.ts';
 import { familyLayers, L, type Layer } from './merge-layers.ts';
 import { RIRS } from './types.ts';
