@@ -7,12 +7,11 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Clock } from '../core/clock.ts';
-import { rirForCountry } from './country-rir.ts';
+import { asnTable } from './asn-table.ts';
 import { writeFeedRows } from './feed-rows.ts';
 import { scanFromDir } from './from-dir.ts';
 import { diffSnapshots } from './history.ts';
-import type { Rir } from './importers/rir-delegated.ts';
-import type { AddrRange, Family } from './importers/types.ts';
+import type { Family } from './importers/types.ts';
 import type { Inputs } from './input-rows.ts';
 import { readInputs } from './inputs.ts';
 import { mergeFamily } from './merge.ts';
@@ -31,7 +30,7 @@ import {
 } from './snapshot.ts';
 import type { SourceSpec } from './sources.ts';
 import { column, type TypedArray, writeTables } from './table-file.ts';
-import type { AsnEntry, Manifest, ProgressEvent } from './types.ts';
+import type { Manifest, ProgressEvent } from './types.ts';
 import { upstreamDir } from './update.ts';
 
 export interface BuildOptions {
@@ -108,122 +107,6 @@ function roaTables(inputs: Inputs, f: Family): Record<string, TypedArray> {
   };
 }
 
-function unpackCountry(c: number): string | null {
-  return c ? String.fromCharCode(c >> 8, c & 255) : null;
-}
-
-type RirAsn = { rir: Rir; country: string | null; date: string | null };
-
-function asnTable(inputs: Inputs, ctx: MergeContext, merged: FamilyMerge[]): AsnEntry[] {
-  const rirAsn = new Map<number, RirAsn>();
-  for (const r of inputs.rirAsns) {
-    for (let k = 0; k < r.count && k < 65536; k++)
-      rirAsn.set(r.firstAsn + k, { rir: r.rir, country: r.country, date: r.date });
-  }
-  const { best, weights } = spansOfAsns(inputs, ctx, merged);
-  const out: AsnEntry[] = [];
-  for (const [asn, b] of best) out.push(asnEntry(inputs, asn, b.org, rirAsn.get(asn), weights.get(asn)));
-  for (const [asn, d] of inputs.asnDrop) {
-    if (best.has(asn)) continue;
-    const rir = rirAsn.get(asn);
-    out.push({
-      asn,
-      name: d.name ?? '',
-      country: d.country,
-      rir: rir?.rir ?? null,
-      allocation_date: rir?.date ?? null,
-      datacenter: false,
-      vpn: false,
-      asn_drop: true,
-      as_class: inputs.asClasses.get(asn)?.class ?? null,
-      as_class_basis: inputs.asClasses.get(asn)?.basis ?? null,
-    });
-  }
-  return out.sort((a, b) => a.asn - b.asn);
-}
-
-/** The entry of an ASN with address rows: named by its widest span's organization. */
-function asnEntry(
-  inputs: Inputs,
-  asn: number,
-  org: string,
-  rir: RirAsn | undefined,
-  weights: Map<string, bigint> | undefined,
-): AsnEntry {
-  const country = rir?.country ?? majority(weights);
-  // RIR statistics first; otherwise the documented country fallback (README.md).
-  const registry: Rir | null = rir?.rir ?? rirForCountry(country);
-  return {
-    asn,
-    name: org,
-    country,
-    rir: registry,
-    allocation_date: rir?.date ?? null,
-    datacenter: inputs.datacenterAsns.has(asn),
-    vpn: inputs.vpnAsns.has(asn),
-    asn_drop: inputs.asnDrop.has(asn),
-    as_class: inputs.asClasses.get(asn)?.class ?? null,
-    as_class_basis: inputs.asClasses.get(asn)?.basis ?? null,
-  };
-}
-
-/**
- * Name: the organization on the widest address span of the ASN. Country without RIR data:
- * the country holding most of its IPv4 addresses (IPv6 row count when it has no IPv4), so
- * per ASN the addresses (IPv6: rows) in each country.
- */
-function spansOfAsns(
-  inputs: Inputs,
-  ctx: MergeContext,
-  merged: FamilyMerge[],
-): { best: Map<number, { size: bigint; org: string }>; weights: Map<number, Map<string, bigint>> } {
-  const best = new Map<number, { size: bigint; org: string }>();
-  const weights = new Map<number, Map<string, bigint>>();
-  for (const row of inputs.asn) {
-    const size = row.end - row.start;
-    const cur = best.get(row.asn);
-    if (!cur || size > cur.size) best.set(row.asn, { size, org: row.org });
-    const cc = countryAt(ctx, merged, row);
-    if (!cc) continue;
-    let w = weights.get(row.asn);
-    if (!w) {
-      w = new Map();
-      weights.set(row.asn, w);
-    }
-    w.set(cc, (w.get(cc) ?? 0n) + (row.family === 4 ? size + 1n : 1n));
-  }
-  return { best, weights };
-}
-
-/** The country of the merged interval holding a row's first address. */
-function countryAt(ctx: MergeContext, merged: FamilyMerge[], row: AddrRange): string | null {
-  const m = merged[row.family === 4 ? 0 : 1] as FamilyMerge;
-  let lo = 0;
-  let hi = m.starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if ((m.starts[mid] as bigint) <= row.start) lo = mid;
-    else hi = mid - 1;
-  }
-  const rec = m.recs[lo] as number;
-  return rec === undefined || rec < 0
-    ? null
-    : unpackCountry((ctx.records[rec] as { country: number }).country);
-}
-
-/** The country with the most weight (the first of equals), null without any. */
-function majority(weights: Map<string, bigint> | undefined): string | null {
-  let top: string | null = null;
-  let topW = -1n;
-  for (const [cc, w] of weights ?? []) {
-    if (w > topW) {
-      top = cc;
-      topW = w;
-    }
-  }
-  return top;
-}
-
 /**
  * The previous version for the change history and the feed rows; a broken one (SnapshotError)
  * is left out with a progress line, and the new version has no history against it.
@@ -251,36 +134,9 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
   // A missing, empty or unrecognised --from DIR is an error, never a silent npm-only build.
   if (options.from !== undefined) scanFromDir(options.from, options.sources);
   const progress = (phase: string, message: string) => options.onProgress?.({ phase, message });
-  progress('read', 'reading sources');
-  const inputs = readInputs({
-    from: options.from,
-    npmDir: options.npmDir,
-    sources: options.sources,
-    // The data dir's own downloads (`dataset update`): fast-churning lists age out by fetch time.
-    ...(options.from !== undefined &&
-    path.resolve(options.from) === path.resolve(upstreamDir(options.dataDir))
-      ? { ageOutAt: options.clock() }
-      : {}),
-    onSource: (id) => options.onProgress?.({ phase: 'read', message: `reading ${id}`, source: id }),
-  });
-  for (const s of inputs.sources)
-    progress('read', `${s.id}: ${s.skipped ?? s.note ?? `${s.rows} rows, ${s.rejected} rejected`}`);
-  const ctx: MergeContext = {
-    interner: createInterner(),
-    records: [],
-    recordIds: new Map(),
-    geofeedIds: new Map(),
-    geofeeds: [],
-    rirOfAsn: rirOfAsns(inputs),
-    provenances: [],
-    provenanceIds: new Map(),
-  };
-  progress('merge', 'merging IPv4');
-  const m4 = mergeFamily(4, inputs, ctx);
-  progress('merge', `IPv4: ${m4.starts.length} intervals; merging IPv6`);
-  const m6 = mergeFamily(6, inputs, ctx);
-  progress('merge', `IPv6: ${m6.starts.length} intervals, ${ctx.records.length} records`);
-  const asns = asnTable(inputs, ctx, [m4, m6]);
+  const inputs = readBuildInputs(options, progress);
+  const merged = mergeInputs(inputs, progress);
+  const asns = asnTable(inputs, merged.ctx, [merged.m4, merged.m6]);
 
   for (const name of sweepStaleBuilds(options.dataDir)) progress('read', `removed ${name} (a killed build)`);
   const versions = listDatasetVersions(options.dataDir);
@@ -295,52 +151,18 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
   mkdirSync(tmp);
   const dir = path.join(root, `v${version}`);
   try {
-    const r = ctx.records;
-    const tables: Record<string, TypedArray> = {
-      ...familyTables(4, m4),
-      ...familyTables(6, m6),
-      'rec.asn': column(Uint32Array, 'rec.asn', r, (x) => x.asn),
-      'rec.org': column(Uint32Array, 'rec.org', r, (x) => x.org),
-      'rec.country': column(Uint16Array, 'rec.country', r, (x) => x.country),
-      'rec.whoisCountry': column(Uint16Array, 'rec.whoisCountry', r, (x) => x.whoisCountry),
-      'rec.asnCountry': column(Uint16Array, 'rec.asnCountry', r, (x) => x.asnCountry),
-      'rec.rir': column(Uint8Array, 'rec.rir', r, (x) => x.rir),
-      'rec.flags': column(Uint16Array, 'rec.flags', r, (x) => x.flags),
-      'rec.cloud': column(Uint32Array, 'rec.cloud', r, (x) => x.cloud),
-      'rec.ai': column(Uint32Array, 'rec.ai', r, (x) => x.ai),
-      'rec.geofeed': column(Int32Array, 'rec.geofeed', r, (x) => x.geofeed),
-      'rec.prov': column(Uint32Array, 'rec.prov', r, (x) => x.prov),
-      geofeeds: column(Uint32Array, 'geofeeds', ctx.geofeeds, (x) => x),
-      ...roaTables(inputs, 4),
-      ...roaTables(inputs, 6),
-    };
+    const tables = snapshotTables(inputs, merged);
     progress('write', `writing v${version}`);
     const sections = writeTables(path.join(tmp, 'tables.bin'), tables);
     const createdAt = new Date(options.clock()).toISOString();
-    const manifest: Manifest = {
-      format: SNAPSHOT_FORMAT,
-      version,
-      created_at: createdAt,
-      sources: inputs.sources,
-      source_versions: Object.fromEntries(inputs.sources.map((s) => [s.id, version])),
-      dbip_city: inputs.dbipCity,
-      counts: {
-        v4_intervals: m4.starts.length,
-        v6_intervals: m6.starts.length,
-        records: r.length,
-        asns: asns.length,
-        roas: inputs.roas.length,
-        changes: 0,
-      },
-      sections,
-    };
-    writeFileSync(path.join(tmp, 'strings.json'), JSON.stringify(ctx.interner.strings));
+    const manifest = manifestOf(version, createdAt, inputs, merged, asns.length, sections);
+    writeFileSync(path.join(tmp, 'strings.json'), JSON.stringify(merged.ctx.interner.strings));
     // Descending: the first entry V8 parses has the widest number, so the 'asn' field holds a
     // double from the start. Ascending, the few 32-bit ASNs above 2^30 came last and changed the
     // field's representation, and the first read of each of the ~90,000 entries paid a map
     // migration (about 120 ms of every load).
     writeFileSync(path.join(tmp, 'asns.json'), JSON.stringify([...asns].sort((a, b) => b.asn - a.asn)));
-    writeFileSync(path.join(tmp, 'provenance.json'), JSON.stringify(ctx.provenances));
+    writeFileSync(path.join(tmp, 'provenance.json'), JSON.stringify(merged.ctx.provenances));
     writeFileSync(path.join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 1));
     const previous = prev ? loadPrevious(prev.dir, progress) : null;
     if (prev && previous) {
@@ -367,4 +189,102 @@ export async function buildDataset(options: BuildOptions): Promise<BuildResult> 
   }
   progress('done', `dataset v${version} written to ${dir}`);
   return { version, dir, snapshot: loadSnapshot(dir, { hashes: false }) };
+}
+
+type Progress = (phase: string, message: string) => void;
+
+/** Every source of the build read, with a progress line per source read and one per summary. */
+function readBuildInputs(options: BuildOptions, progress: Progress): Inputs {
+  progress('read', 'reading sources');
+  const inputs = readInputs({
+    from: options.from,
+    npmDir: options.npmDir,
+    sources: options.sources,
+    // The data dir's own downloads (`dataset update`): fast-churning lists age out by fetch time.
+    ...(options.from !== undefined &&
+    path.resolve(options.from) === path.resolve(upstreamDir(options.dataDir))
+      ? { ageOutAt: options.clock() }
+      : {}),
+    onSource: (id) => options.onProgress?.({ phase: 'read', message: `reading ${id}`, source: id }),
+  });
+  for (const s of inputs.sources)
+    progress('read', `${s.id}: ${s.skipped ?? s.note ?? `${s.rows} rows, ${s.rejected} rejected`}`);
+  return inputs;
+}
+
+/** Both families merged, sharing one context (interned strings, records, provenance). */
+interface Merged {
+  ctx: MergeContext;
+  m4: FamilyMerge;
+  m6: FamilyMerge;
+}
+
+function mergeInputs(inputs: Inputs, progress: Progress): Merged {
+  const ctx: MergeContext = {
+    interner: createInterner(),
+    records: [],
+    recordIds: new Map(),
+    geofeedIds: new Map(),
+    geofeeds: [],
+    rirOfAsn: rirOfAsns(inputs),
+    provenances: [],
+    provenanceIds: new Map(),
+  };
+  progress('merge', 'merging IPv4');
+  const m4 = mergeFamily(4, inputs, ctx);
+  progress('merge', `IPv4: ${m4.starts.length} intervals; merging IPv6`);
+  const m6 = mergeFamily(6, inputs, ctx);
+  progress('merge', `IPv6: ${m6.starts.length} intervals, ${ctx.records.length} records`);
+  return { ctx, m4, m6 };
+}
+
+/** The typed tables of `tables.bin`: both families' intervals, the records' columns, geofeeds, ROAs. */
+function snapshotTables(inputs: Inputs, { ctx, m4, m6 }: Merged): Record<string, TypedArray> {
+  const r = ctx.records;
+  return {
+    ...familyTables(4, m4),
+    ...familyTables(6, m6),
+    'rec.asn': column(Uint32Array, 'rec.asn', r, (x) => x.asn),
+    'rec.org': column(Uint32Array, 'rec.org', r, (x) => x.org),
+    'rec.country': column(Uint16Array, 'rec.country', r, (x) => x.country),
+    'rec.whoisCountry': column(Uint16Array, 'rec.whoisCountry', r, (x) => x.whoisCountry),
+    'rec.asnCountry': column(Uint16Array, 'rec.asnCountry', r, (x) => x.asnCountry),
+    'rec.rir': column(Uint8Array, 'rec.rir', r, (x) => x.rir),
+    'rec.flags': column(Uint16Array, 'rec.flags', r, (x) => x.flags),
+    'rec.cloud': column(Uint32Array, 'rec.cloud', r, (x) => x.cloud),
+    'rec.ai': column(Uint32Array, 'rec.ai', r, (x) => x.ai),
+    'rec.geofeed': column(Int32Array, 'rec.geofeed', r, (x) => x.geofeed),
+    'rec.prov': column(Uint32Array, 'rec.prov', r, (x) => x.prov),
+    geofeeds: column(Uint32Array, 'geofeeds', ctx.geofeeds, (x) => x),
+    ...roaTables(inputs, 4),
+    ...roaTables(inputs, 6),
+  };
+}
+
+/** The manifest as first written (no change count, no file digests yet). */
+function manifestOf(
+  version: number,
+  createdAt: string,
+  inputs: Inputs,
+  { ctx, m4, m6 }: Merged,
+  asnCount: number,
+  sections: Manifest['sections'],
+): Manifest {
+  return {
+    format: SNAPSHOT_FORMAT,
+    version,
+    created_at: createdAt,
+    sources: inputs.sources,
+    source_versions: Object.fromEntries(inputs.sources.map((s) => [s.id, version])),
+    dbip_city: inputs.dbipCity,
+    counts: {
+      v4_intervals: m4.starts.length,
+      v6_intervals: m6.starts.length,
+      records: ctx.records.length,
+      asns: asnCount,
+      roas: inputs.roas.length,
+      changes: 0,
+    },
+    sections,
+  };
 }
