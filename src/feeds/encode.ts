@@ -1,11 +1,12 @@
+import { ByteSink } from './encoders/byte-sink.ts';
 import type { EncodeContext } from './encoders/encoder.ts';
 import { ENCODERS } from './encoders/registry.ts';
 import type { CanonicalRow } from './row.ts';
 import { type RowSource, type SortOptions, sortFeedRows } from './sort-rows.ts';
 import type { FeedFormat } from './types.ts';
 
-/** Encoded text is handed out in chunks of about this many characters. */
-export const CHUNK_CHARS = 1 << 16;
+/** Encoded text is handed out in chunks of about this many bytes. */
+const CHUNK_BYTES = 1 << 16;
 
 /** Encodes rows already in canonical order (as sortFeedRows yields them), chunk by chunk. */
 export async function* encodeCanonicalRows(
@@ -14,21 +15,20 @@ export async function* encodeCanonicalRows(
   ctx: EncodeContext,
 ): AsyncGenerator<string> {
   const encoder = ENCODERS[format](ctx);
-  let chunk = encoder.header();
+  const out = new ByteSink(CHUNK_BYTES * 2);
+  out.text(encoder.header());
   let previous: string | null = null;
   for await (const c of rows) {
     // Encoders rely on canonical, duplicate-free order (iptables sections, RPZ owner names).
     if (previous !== null && c.key <= previous)
       throw new Error(`${format} encoder: rows out of canonical order`);
     previous = c.key;
-    chunk += encoder.row(c);
-    if (chunk.length >= CHUNK_CHARS) {
-      yield chunk;
-      chunk = '';
-    }
+    encoder.row(c, out);
+    // Cut between rows only: a chunk never ends inside a UTF-8 character.
+    if (out.pos >= CHUNK_BYTES) yield out.takeText();
   }
-  chunk += encoder.footer();
-  if (chunk) yield chunk;
+  out.text(encoder.footer());
+  if (out.pos > 0) yield out.takeText();
 }
 
 /** Validates, normalizes, sorts and dedupes any rows, then encodes them in one format. */

@@ -1,5 +1,6 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { type IpFamily, parseCidr } from '../core/ip.ts';
+import { quickV6 } from './quick-v6.ts';
 import { type FeedRow, FeedRowSchema } from './types.ts';
 
 /**
@@ -183,10 +184,14 @@ export function rowLine(input: unknown): RowLine {
     key = `4${address.toString(16).padStart(8, '0')}${String(v4.prefixLength).padStart(3, '0')}`;
     head = (address * 64 + v4.prefixLength) * 16;
   } else {
-    const c = canonicalizeRow(input);
-    network = c.row.network;
-    key = c.key;
-    head = keyHead(key);
+    const v6 = quickV6(input.network);
+    if (v6) ({ network, key, head } = v6);
+    else {
+      const c = canonicalizeRow(input);
+      network = c.row.network;
+      key = c.key;
+      head = keyHead(key);
+    }
   }
   const brand = input.brand === undefined ? '' : lineField(input.brand);
   const line = `${key}\t${network}\t${lineShared(input)}\t${brand}\t${input.asn ?? ''}`;

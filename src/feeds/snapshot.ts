@@ -13,6 +13,7 @@ import {
 import path from 'node:path';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { FEED_INCLUDES, feedDefinition, feedDownloadPath, feedFileName, isFeedName } from './catalog.ts';
+import { ByteSink } from './encoders/byte-sink.ts';
 import type { EncodeContext, FeedEncoder } from './encoders/encoder.ts';
 import { ENCODERS } from './encoders/registry.ts';
 import type { CanonicalRow } from './row.ts';
@@ -69,49 +70,34 @@ interface OpenFile {
   fh: FileHandle;
   hash: Hash;
   bytes: number;
-  /** Encoded, hashed, not yet written. */
-  queued: Buffer[];
-  queuedBytes: number;
+  /** Encoded, not yet hashed nor written. */
+  out: ByteSink;
   /** The write in flight (one per file), awaited before the next one and at the end. */
   writing: Promise<unknown>;
 }
 
-/** Encoded bytes are written once this many are queued for a file. */
+/** Encoded bytes are hashed and written once this many are held for a file. */
 const WRITE_BYTES = 1 << 20;
+/** A file's buffer: a write's worth and room for the batch that fills it. */
+const SINK_BYTES = WRITE_BYTES + (WRITE_BYTES >> 1);
 
-/** Queues encoded text (hashed now, written by drain). */
-function queue(f: OpenFile, text: string): void {
-  if (!text) return;
-  const buf = Buffer.from(text, 'utf8');
-  f.hash.update(buf);
-  f.bytes += buf.length;
-  f.queued.push(buf);
-  f.queuedBytes += buf.length;
-}
-
-/**
- * Encodes a batch of rows into one file. The batch's text becomes bytes at once: no
- * concatenation chain outlives the batch (their pieces, kept alive across batches, cost the GC
- * more than the encoding).
- */
+/** Encodes a batch of rows into one file's buffer: bytes in place, no string per row (byte-sink.ts). */
 function encodeBatch(f: OpenFile, rows: readonly CanonicalRow[]): void {
-  if (rows.length === 0) return;
-  let text = '';
-  for (const c of rows) text += f.encoder.row(c);
-  queue(f, text);
+  const { encoder, out } = f;
+  for (let i = 0; i < rows.length; i++) encoder.row(rows[i] as CanonicalRow, out);
 }
 
 /**
- * Starts writing a file's queued bytes once enough are queued (or `all`), after its previous write:
- * encoding goes on while the bytes are written.
+ * Hashes and starts writing a file's held bytes once enough are held (or `all`), after its
+ * previous write: encoding goes on while the bytes are written.
  */
 async function drain(f: OpenFile, all = false): Promise<void> {
-  if (f.queuedBytes === 0 || (!all && f.queuedBytes < WRITE_BYTES)) return;
-  const bufs = f.queued;
-  f.queued = [];
-  f.queuedBytes = 0;
+  if (f.out.pos === 0 || (!all && f.out.pos < WRITE_BYTES)) return;
+  const buf = f.out.take(all ? 0 : SINK_BYTES);
+  f.hash.update(buf);
+  f.bytes += buf.length;
   await f.writing;
-  f.writing = f.fh.writev(bufs);
+  f.writing = f.fh.write(buf);
   // Handled here so a failure waits, unreported, for the next await of f.writing, which throws it.
   f.writing.catch(() => {});
 }
@@ -161,11 +147,10 @@ export async function writeFeedSnapshot(input: WriteSnapshotInput): Promise<Writ
         fh,
         hash: createHash('sha256'),
         bytes: 0,
-        queued: [],
-        queuedBytes: 0,
+        out: new ByteSink(SINK_BYTES),
         writing: Promise.resolve(),
       };
-      queue(f, encoder.header());
+      f.out.text(encoder.header());
       return f;
     };
     for (const format of FEED_FORMATS) files.push(await openFile(feedFileName(feed, format), format));
@@ -199,7 +184,7 @@ export async function writeFeedSnapshot(input: WriteSnapshotInput): Promise<Writ
       await Promise.all([...files, ...side.values()].map((f) => drain(f)));
     }
     const finish = async (f: OpenFile) => {
-      queue(f, f.encoder.footer());
+      f.out.text(f.encoder.footer());
       await drain(f, true);
       await f.writing;
       await f.fh.sync();

@@ -1,6 +1,8 @@
 import { commentHeader, type EncoderFactory } from './encoder.ts';
 
 const RANGES_PER_LINE = 64;
+const REMOTE_IP = Buffer.from('\tremote_ip');
+const NEXT_REMOTE_IP = Buffer.from('\n\tremote_ip');
 
 export function caddyMatcherName(feed: string): string {
   return `netrep_${feed}`;
@@ -20,11 +22,12 @@ export const createCaddyEncoder: EncoderFactory = (ctx) => {
         `Usage: import /etc/caddy/netrep/${ctx.feed.name}.caddy inside a site block;`,
         `requests from a listed network get 403 through the @${matcher} matcher.`,
       ]),
-    row: ({ row }) => {
+    row: ({ row }, out) => {
       const at = count++ % RANGES_PER_LINE;
-      const open = count === 1 ? `@${matcher} {\n` : '';
-      const lead = at === 0 ? `${count === 1 ? '' : '\n'}\tremote_ip` : '';
-      return `${open}${lead} ${row.network}`;
+      if (count === 1) out.text(`@${matcher} {\n`);
+      if (at === 0) out.bytes(count === 1 ? REMOTE_IP : NEXT_REMOTE_IP);
+      out.byte(32);
+      out.ascii(row.network);
     },
     footer: () => (count === 0 ? '' : `\n}\nrespond @${matcher} 403\n`),
   };

@@ -5,6 +5,8 @@ export const CLOUDFLARE_MAX_EXPRESSION = 4095;
 
 const OPEN = '(ip.src in {';
 const CLOSE = '})';
+const OPEN_BYTES = Buffer.from(OPEN);
+const CLOSE_OPEN_BYTES = Buffer.from(`${CLOSE}\n${OPEN}`);
 
 /**
  * One firewall-rule expression per line, `(ip.src in {a b/24 ...})`, split so that each expression
@@ -15,18 +17,19 @@ export const createCloudflareEncoder: EncoderFactory = () => {
   let length = 0;
   return {
     header: () => '',
-    row: ({ row }) => {
+    row: ({ row }, out) => {
       const token = row.network;
       if (length === 0) {
         length = OPEN.length + token.length;
-        return OPEN + token;
-      }
-      if (length + 1 + token.length + CLOSE.length > CLOUDFLARE_MAX_EXPRESSION) {
+        out.bytes(OPEN_BYTES);
+      } else if (length + 1 + token.length + CLOSE.length > CLOUDFLARE_MAX_EXPRESSION) {
         length = OPEN.length + token.length;
-        return `${CLOSE}\n${OPEN}${token}`;
+        out.bytes(CLOSE_OPEN_BYTES);
+      } else {
+        length += 1 + token.length;
+        out.byte(32);
       }
-      length += 1 + token.length;
-      return ` ${token}`;
+      out.ascii(token);
     },
     footer: () => (length === 0 ? '' : `${CLOSE}\n`),
   };

@@ -1,4 +1,5 @@
 import { sharedFieldsMemo } from '../row.ts';
+import { utf8Memo } from './byte-sink.ts';
 import type { EncoderFactory } from './encoder.ts';
 
 /** RFC 4180: a field with a comma, quote, CR or LF is quoted, and quotes inside are doubled. */
@@ -13,16 +14,24 @@ export function csvField(value: string): string {
 export const createCsvEncoder: EncoderFactory = (ctx) => {
   const hasBrand = ctx.feed.has_brand;
   const shared = sharedFieldsMemo(
-    (r) => `${csvField(r.kind)},${csvField(r.source)},${csvField(r.first_seen)},${csvField(r.last_seen)}`,
+    (r) => `,${csvField(r.kind)},${csvField(r.source)},${csvField(r.first_seen)},${csvField(r.last_seen)},`,
   );
+  const sharedBytes = utf8Memo();
+  const brandBytes = utf8Memo((b) => `${csvField(b)},`);
   return {
     header: () =>
       hasBrand
         ? 'network,kind,source,first_seen,last_seen,brand,asn\n'
         : 'network,kind,source,first_seen,last_seen,asn\n',
-    row: ({ row }) => {
-      const b = hasBrand ? `,${row.brand === undefined ? '' : csvField(row.brand)}` : '';
-      return `${row.network},${shared(row)}${b},${row.asn ?? ''}\n`;
+    row: ({ row }, out) => {
+      out.ascii(row.network);
+      out.bytes(sharedBytes(shared(row)));
+      if (hasBrand) {
+        if (row.brand === undefined) out.byte(44);
+        else out.bytes(brandBytes(row.brand));
+      }
+      if (row.asn !== undefined) out.int(row.asn);
+      out.byte(10);
     },
     footer: () => '',
   };

@@ -1,5 +1,6 @@
 import type { CanonicalRow } from '../row.ts';
 import type { FeedDefinition } from '../types.ts';
+import type { ByteSink } from './byte-sink.ts';
 
 /** What every encoder knows about the snapshot besides its rows. */
 export interface EncodeContext {
@@ -12,11 +13,13 @@ export interface EncodeContext {
 
 /**
  * A streaming encoder: `header`, then `row` once per row in canonical order, then `footer`.
- * Each returns the text to append (possibly empty); state between calls is the encoder's own.
+ * `header` and `footer` return the text to write (possibly empty); `row` appends the row's bytes
+ * to `out` (byte-sink.ts: no per-row string to flatten and encode). State between calls is the
+ * encoder's own.
  */
 export interface FeedEncoder {
   header(): string;
-  row(row: CanonicalRow): string;
+  row(row: CanonicalRow, out: ByteSink): void;
   footer(): string;
 }
 

@@ -33,6 +33,7 @@ export async function* iptablesRuleSet(
   yield RULE_SET_TAIL;
 }
 
+const DROP = Buffer.from(' -j DROP\n');
 const END = { 4: 'NETREP_IPV4_RULES', 6: 'NETREP_IPV6_RULES' } as const;
 const TOOL = { 4: 'iptables', 6: 'ip6tables' } as const;
 
@@ -55,6 +56,8 @@ function closeSection(family: IpFamily): string {
  */
 export const createIptablesEncoder: EncoderFactory = (ctx) => {
   const chain = iptablesChain(ctx.feed.name);
+  // ruleLine's text, in bytes: the part before the address and the part after the prefix length.
+  const head = Buffer.from(`-A ${chain} -s `);
   let family: IpFamily = 4;
   const toV6 = () => {
     family = 6;
@@ -70,10 +73,14 @@ export const createIptablesEncoder: EncoderFactory = (ctx) => {
       'set -eu\n' +
       `CHAIN=${chain}\n` +
       openSection(4, chain),
-    row: (c) => {
-      if (c.family === 6 && family === 4) return toV6() + ruleLine(chain, c);
-      if (c.family !== family) throw new Error('iptables encoder: rows are not in canonical order');
-      return ruleLine(chain, c);
+    row: (c, out) => {
+      if (c.family === 6 && family === 4) out.text(toV6());
+      else if (c.family !== family) throw new Error('iptables encoder: rows are not in canonical order');
+      out.bytes(head);
+      out.ascii(c.address);
+      out.byte(47);
+      out.int(c.prefixLength);
+      out.bytes(DROP);
     },
     footer: () => (family === 4 ? toV6() : '') + closeSection(6),
   };

@@ -1,4 +1,5 @@
 import { sharedFieldsMemo } from '../row.ts';
+import { utf8Memo } from './byte-sink.ts';
 import type { EncoderFactory } from './encoder.ts';
 
 /** Strings JSON.stringify writes as they are, between quotes (it escapes controls, quote, backslash, lone surrogates). */
@@ -8,6 +9,10 @@ const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 function jsonString(value: string): string {
   return PLAIN.test(value) ? `"${value}"` : JSON.stringify(value);
 }
+
+const FIRST = Buffer.from('\n{"network":"');
+const NEXT = Buffer.from(',\n{"network":"');
+const ASN = Buffer.from(',"asn":');
 
 /**
  * A JSON array of row objects, one per line, keys in a fixed order (network, kind, source,
@@ -19,16 +24,23 @@ export const createJsonEncoder: EncoderFactory = (ctx) => {
   const hasBrand = ctx.feed.has_brand;
   const shared = sharedFieldsMemo(
     (r) =>
-      `"kind":${jsonString(r.kind)},"source":${jsonString(r.source)},"first_seen":${jsonString(r.first_seen)},"last_seen":${jsonString(r.last_seen)}`,
+      `","kind":${jsonString(r.kind)},"source":${jsonString(r.source)},"first_seen":${jsonString(r.first_seen)},"last_seen":${jsonString(r.last_seen)}`,
   );
+  const sharedBytes = utf8Memo();
+  const brandBytes = utf8Memo((b) => `,"brand":${jsonString(b)}`);
   return {
     header: () => '[',
-    row: ({ row }) => {
-      const lead = first ? '\n' : ',\n';
+    row: ({ row }, out) => {
+      out.bytes(first ? FIRST : NEXT);
       first = false;
-      const b = hasBrand && row.brand !== undefined ? `,"brand":${jsonString(row.brand)}` : '';
-      const asn = row.asn === undefined ? '' : `,"asn":${row.asn}`;
-      return `${lead}{"network":"${row.network}",${shared(row)}${b}${asn}}`;
+      out.ascii(row.network);
+      out.bytes(sharedBytes(shared(row)));
+      if (hasBrand && row.brand !== undefined) out.bytes(brandBytes(row.brand));
+      if (row.asn !== undefined) {
+        out.bytes(ASN);
+        out.int(row.asn);
+      }
+      out.byte(125);
     },
     footer: () => (first ? ']\n' : '\n]\n'),
   };

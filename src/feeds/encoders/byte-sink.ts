@@ -1,0 +1,113 @@
+/**
+ * Encoded bytes appended in place (issue #35 item 2). Encoders write a row's pieces straight
+ * into one growing buffer instead of joining strings that must later be flattened and encoded:
+ * a network, a prefix length or an ASN is ASCII and is copied character by character; text that
+ * may not be ASCII (kind, source, brand) is encoded once per distinct value (`utf8Memo`).
+ */
+export class ByteSink {
+  buf: Buffer;
+  /** Bytes written so far. */
+  pos = 0;
+
+  constructor(size = 1 << 16) {
+    this.buf = Buffer.allocUnsafe(size);
+  }
+
+  /** Room for `n` more bytes. */
+  private room(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+
+  byte(b: number): void {
+    if (this.pos >= this.buf.length) this.room(1);
+    this.buf[this.pos++] = b;
+  }
+
+  /** A string known to be ASCII (a network, digits): one byte per character. */
+  ascii(s: string): void {
+    const n = s.length;
+    if (this.pos + n > this.buf.length) this.room(n);
+    const buf = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < n; i++) buf[p++] = s.charCodeAt(i);
+    this.pos = p;
+  }
+
+  /** `s.slice(start, end)` of an ASCII string, without the slice. */
+  asciiRange(s: string, start: number, end: number): void {
+    if (this.pos + end - start > this.buf.length) this.room(end - start);
+    const buf = this.buf;
+    let p = this.pos;
+    for (let i = start; i < end; i++) buf[p++] = s.charCodeAt(i);
+    this.pos = p;
+  }
+
+  bytes(b: Uint8Array): void {
+    const n = b.length;
+    if (this.pos + n > this.buf.length) this.room(n);
+    if (n > 32) {
+      this.buf.set(b, this.pos);
+      this.pos += n;
+      return;
+    }
+    const buf = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < n; i++) buf[p++] = b[i] as number;
+    this.pos = p;
+  }
+
+  /** Any string, UTF-8 (for headers, footers and other text written once per file). */
+  text(s: string): void {
+    this.room(Buffer.byteLength(s));
+    this.pos += this.buf.write(s, this.pos);
+  }
+
+  /** A non-negative integer in decimal, as String(n) writes it. */
+  int(n: number): void {
+    let digits = 1;
+    for (let x = n; x >= 10; x = Math.floor(x / 10)) digits++;
+    if (this.pos + digits > this.buf.length) this.room(digits);
+    const buf = this.buf;
+    let x = n;
+    for (let p = this.pos + digits - 1; p >= this.pos; p--) {
+      buf[p] = 48 + (x % 10);
+      x = Math.floor(x / 10);
+    }
+    this.pos += digits;
+  }
+
+  /** The bytes written, handed out; the sink starts again empty, on a fresh buffer of `size`. */
+  take(size = this.buf.length): Buffer {
+    const out = this.buf.subarray(0, this.pos);
+    this.buf = Buffer.allocUnsafe(size);
+    this.pos = 0;
+    return out;
+  }
+
+  /** The bytes written as text; the sink starts again empty on the same buffer. */
+  takeText(): string {
+    const out = this.buf.toString('utf8', 0, this.pos);
+    this.pos = 0;
+    return out;
+  }
+}
+
+/**
+ * `render(value)` as UTF-8 bytes, encoded once for a run of equal values (rows of one source
+ * share their kind, source and dates; sharedFieldsMemo hands out the same string for them): the
+ * writer copies bytes instead of encoding text per row.
+ */
+export function utf8Memo(render: (value: string) => string = (v) => v): (value: string) => Buffer {
+  let last: string | undefined;
+  let out = Buffer.alloc(0);
+  return (value) => {
+    if (value !== last) {
+      last = value;
+      out = Buffer.from(render(value), 'utf8');
+    }
+    return out;
+  };
+}
