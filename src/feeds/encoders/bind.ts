@@ -20,7 +20,7 @@ function writeV6Words(a: string, out: ByteSink): void {
 }
 
 /** rpzIpName written to a sink, without the name's string. */
-export function writeRpzIpName(
+function writeRpzIpName(
   c: Pick<CanonicalRow, 'family' | 'address' | 'prefixLength'>,
   out: ByteSink,
 ): void {
