@@ -61,41 +61,43 @@ function invalidIpEntry(issue: ValidationIssue | undefined): AppError | null {
   return new AppError('INVALID_IP', `invalid IP address: ips[${m[1]}] is ${JSON.stringify(issue.data)}`);
 }
 
+/** The field a body validation issue says was not given (absent, or explicitly null), else ''. */
+function missingField(first: ValidationIssue | undefined, where: string): string {
+  if (first?.keyword === 'required' && where === '') return String(first.params?.missingProperty);
+  if (first?.keyword === 'type' && first.data === null && /^\/[a-z_]+$/.test(where)) return where.slice(1);
+  return '';
+}
+
+/** The first issue of a body that fails its schema, as the code of the table that names it. */
+function fromBodyValidation(first: ValidationIssue | undefined): AppError {
+  const where = first?.instancePath ?? '';
+  const sizeCode = SIZE_CODES[where];
+  const ipEntry = invalidIpEntry(first);
+  if (ipEntry) return ipEntry;
+  // Absent, or explicitly null: both mean the field was not given.
+  const requiredCode = REQUIRED_CODES[missingField(first, where)];
+  if (requiredCode) return new AppError(requiredCode);
+  if (first?.keyword === 'maxItems' && sizeCode) {
+    return new AppError(
+      sizeCode,
+      `maximum ${String(first.params?.limit)} items in ${where.slice(1)} per request`,
+    );
+  }
+  if (first?.keyword === 'additionalProperties') {
+    return new AppError(
+      'INVALID_BODY',
+      `body${where} has an unknown field ${String(first.params?.additionalProperty)}`,
+    );
+  }
+  return new AppError('INVALID_BODY', `body${where.replaceAll('/', '.')} ${first?.message ?? 'is invalid'}`);
+}
+
 function fromValidation(err: FastifyError): AppError {
   const issues = (err.validation ?? []) as ValidationIssue[];
   const first = issues[0];
   const context = err.validationContext ?? 'body';
+  if (context === 'body') return fromBodyValidation(first);
   const where = first?.instancePath ?? '';
-  if (context === 'body') {
-    const sizeCode = SIZE_CODES[where];
-    const ipEntry = invalidIpEntry(first);
-    if (ipEntry) return ipEntry;
-    // Absent, or explicitly null: both mean the field was not given.
-    const missing =
-      first?.keyword === 'required' && where === ''
-        ? String(first.params?.missingProperty)
-        : first?.keyword === 'type' && first.data === null && /^\/[a-z_]+$/.test(where)
-          ? where.slice(1)
-          : '';
-    const requiredCode = REQUIRED_CODES[missing];
-    if (requiredCode) return new AppError(requiredCode);
-    if (first?.keyword === 'maxItems' && sizeCode) {
-      return new AppError(
-        sizeCode,
-        `maximum ${String(first.params?.limit)} items in ${where.slice(1)} per request`,
-      );
-    }
-    if (first?.keyword === 'additionalProperties') {
-      return new AppError(
-        'INVALID_BODY',
-        `body${where} has an unknown field ${String(first.params?.additionalProperty)}`,
-      );
-    }
-    return new AppError(
-      'INVALID_BODY',
-      `body${where.replaceAll('/', '.')} ${first?.message ?? 'is invalid'}`,
-    );
-  }
   const name = where.replace(/^\//, '') || (first?.params?.missingProperty as string | undefined) || context;
   return new AppError(
     'INVALID_PARAMETER',
@@ -103,32 +105,40 @@ function fromValidation(err: FastifyError): AppError {
   );
 }
 
+/** A Fastify error code of body parsing or routing as the code of the table, else null. */
+function fromFastifyCode(code: string, type: string | undefined): AppError | null {
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new AppError('PAYLOAD_TOO_LARGE');
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return new AppError('INVALID_BODY', 'content type must be application/json');
+  }
+  if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return new AppError('INVALID_BODY', 'request body is empty');
+  if (code.startsWith('FST_ERR_CTP_') || type === 'entity.parse.failed') {
+    return new AppError('INVALID_BODY', 'request body is not valid JSON');
+  }
+  if (code === 'FST_ERR_BAD_URL' || code === 'FST_ERR_ASYNC_CONSTRAINT') {
+    return new AppError('INVALID_PARAMETER', 'the request path is malformed');
+  }
+  return null;
+}
+
+/** A 4xx status an error carries as the code of the table, else null. */
+function fromClientStatus(status: unknown): AppError | null {
+  if (typeof status !== 'number' || status < 400 || status >= 500) return null;
+  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE');
+  if (status === 404) return new AppError('NOT_FOUND');
+  if (status === 405) return new AppError('METHOD_NOT_ALLOWED');
+  return new AppError('INVALID_BODY', 'the request is malformed');
+}
+
 function toAppError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
   const fe = err as Partial<FastifyError>;
-  if (fe && typeof fe === 'object') {
-    if (fe.validation) return fromValidation(fe as FastifyError);
-    const code = fe.code ?? '';
-    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new AppError('PAYLOAD_TOO_LARGE');
-    if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return new AppError('INVALID_BODY', 'content type must be application/json');
-    }
-    if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return new AppError('INVALID_BODY', 'request body is empty');
-    if (code.startsWith('FST_ERR_CTP_') || (fe as { type?: string }).type === 'entity.parse.failed') {
-      return new AppError('INVALID_BODY', 'request body is not valid JSON');
-    }
-    if (code === 'FST_ERR_BAD_URL' || code === 'FST_ERR_ASYNC_CONSTRAINT') {
-      return new AppError('INVALID_PARAMETER', 'the request path is malformed');
-    }
-    const status = (fe as { statusCode?: unknown }).statusCode;
-    if (typeof status === 'number' && status >= 400 && status < 500) {
-      if (status === 413) return new AppError('PAYLOAD_TOO_LARGE');
-      if (status === 404) return new AppError('NOT_FOUND');
-      if (status === 405) return new AppError('METHOD_NOT_ALLOWED');
-      return new AppError('INVALID_BODY', 'the request is malformed');
-    }
-  }
-  return null;
+  if (!fe || typeof fe !== 'object') return null;
+  if (fe.validation) return fromValidation(fe as FastifyError);
+  return (
+    fromFastifyCode(fe.code ?? '', (fe as { type?: string }).type) ??
+    fromClientStatus((fe as { statusCode?: unknown }).statusCode)
+  );
 }
 
 /** The error envelope's text (spec §7): every error body is built here. */
