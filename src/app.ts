@@ -26,6 +26,7 @@ import type { ExpiryWorker } from './worker/blocklist-expiry.ts';
 import type { DatasetUpdater, DatasetUpdaterOptions } from './worker/dataset-update.ts';
 import type { FcrdnsWorker } from './worker/fcrdns.ts';
 import type { FeedsWorker } from './worker/feeds.ts';
+import type { ScanWorker } from './worker/scan.ts';
 import type { WebhookWorker } from './worker/webhooks.ts';
 
 export { connectRedis } from './app/store.ts';
@@ -85,6 +86,8 @@ export interface App {
   datasetUpdater: DatasetUpdater;
   /** Collects webhook events and sends due deliveries; `runOnce()` for tests. */
   webhookWorker: WebhookWorker;
+  /** Runs queued service scans (NETREP_SCAN=on); `runOnce()` for tests. */
+  scanWorker: ScanWorker;
   /**
    * Starts listening on NETREP_LISTEN (and NETREP_METRICS_LISTEN when separate); returns the bound
    * address. In 'build' mode the first dataset is read or built from then on.
@@ -197,6 +200,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         ['feeds worker', () => workers.feedsWorker.stop()],
         ['dataset updater', () => dataset.stop()],
         ['webhook worker', () => workers.webhookWorker.stop()],
+        ['scan worker', () => workers.scanWorker.stop()],
         // The computations queued behind the last answers (after every source of them stopped).
         ['reputation', () => reputation.close()],
         ['trap set', () => trapSet.close()],

@@ -1,7 +1,6 @@
-/**
- * Every NETREP_* setting, declared once with its type, default and description. Nothing else
- * in the code reads process.env. A `.env` file in the working directory is read when present
- * (variables already set in the environment win). The configuration reference's table
+/** Data table: every NETREP_* setting, declared once with its type, default and description.
+ * Nothing else in the code reads process.env. A `.env` file in the working directory is read when
+ * present (variables already set in the environment win). The configuration reference's table
  * (docs/configuration.md) is generated from SETTINGS (`netrep config --defaults` prints it) and
  * checked by a test.
  */
@@ -267,6 +266,67 @@ export const SETTINGS = {
     default: '0',
     description:
       "Scheduling priority (nice, -20 to 19) of the DNSBL server's thread; 0 leaves it at the process's. Below the process's value needs CAP_SYS_NICE (root); when refused, logged and left as is. A negative value keeps DNS answers prompt while the HTTP API takes the CPU.",
+  },
+  scan: {
+    env: 'NETREP_SCAN',
+    kind: 'bool',
+    default: 'off',
+    description:
+      'The service scan (`service_title`, `service_server`, `tls_organization` of GET /v1/public/ip/{ip}): `on` makes this instance connect to the public addresses users look up (one TLS and one HTTP request per port, at most once per NETREP_SCAN_TTL), so it is off until an operator chooses it; off, answers say `scan.status: disabled`.',
+  },
+  scanPorts: {
+    env: 'NETREP_SCAN_PORTS',
+    kind: 'list',
+    default: '443/tls,80/http',
+    description:
+      'Ports the scan tries, in order, one request each: `PORT/tls` or `PORT/http` (a bare 443 is TLS, any other bare port plain HTTP).',
+  },
+  scanContact: {
+    env: 'NETREP_SCAN_CONTACT',
+    kind: 'string',
+    default: '',
+    description:
+      'Who to tell about the scan, in its User-Agent `netrep-scan/VERSION (+CONTACT)`: a URL or `mailto:` address of the operator. Set it before turning NETREP_SCAN on.',
+  },
+  scanTtl: {
+    env: 'NETREP_SCAN_TTL',
+    kind: 'int',
+    default: '604800',
+    description:
+      'Seconds a scan result is kept and served before a lookup queues a new scan (7 days); one scan per address per TTL across all instances.',
+  },
+  scanRate: {
+    env: 'NETREP_SCAN_RATE',
+    kind: 'int',
+    default: '30',
+    description: 'Scans started per minute across all instances sharing the store; more wait in the queue.',
+  },
+  scanExclude: {
+    env: 'NETREP_SCAN_EXCLUDE',
+    kind: 'list',
+    default: '',
+    description:
+      'CIDRs never scanned (an operator opt-out list), on top of the non-public ranges that never are.',
+  },
+  scanConnectTimeoutMs: {
+    env: 'NETREP_SCAN_CONNECT_TIMEOUT_MS',
+    kind: 'int',
+    default: '3000',
+    description: 'A scan probe that has no TCP connection within this many milliseconds gives that port up.',
+  },
+  scanDeadlineMs: {
+    env: 'NETREP_SCAN_DEADLINE_MS',
+    kind: 'int',
+    default: '10000',
+    description:
+      'The whole scan of one address (every port: connect, TLS, request, the first 64 KiB of the answer) ends within this many milliseconds.',
+  },
+  scanAllowLoopback: {
+    env: 'NETREP_SCAN_ALLOW_LOOPBACK',
+    kind: 'bool',
+    default: 'false',
+    description:
+      'Tests only: let the scan reach 127.0.0.0/8 and ::1 (their own servers). Private and other non-public ranges stay refused.',
   },
   webhookRetryBaseMs: {
     env: 'NETREP_WEBHOOK_RETRY_BASE_MS',

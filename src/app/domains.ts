@@ -4,6 +4,8 @@
  * after it: the pristine-trap set reads reputation evidence straight from the store, the dataset
  * runtime precedes reputation and webhooks, the event sources precede warm-up (its graduations).
  */
+import crypto from 'node:crypto';
+import os from 'node:os';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { type Accounts, createAccounts, parseQuotaOverrides } from '../accounts/index.ts';
@@ -13,6 +15,7 @@ import type { Clock } from '../core/clock.ts';
 import { createDnsClient, type DnsClient } from '../core/dns/index.ts';
 import { parseIp } from '../core/ip.ts';
 import { type BlocklistMirror, startBlocklistMirror } from '../dnsbl/index.ts';
+import { packageVersion } from '../http/openapi.ts';
 import {
   createIntelRuntime,
   createTrapSet,
@@ -29,6 +32,7 @@ import {
   listingFactsOf,
   type Reputation,
 } from '../reputation/index.ts';
+import { createScan, createScanStore, type Scan, scanSettingsOf } from '../scan/index.ts';
 import { type Store, sqliteDataVersion } from '../store/index.ts';
 import { createTelemetry, type Telemetry } from '../telemetry/index.ts';
 import { createWarmup, type Warmup } from '../warmup/index.ts';
@@ -70,6 +74,8 @@ export interface Domains {
   webhooks: Webhooks;
   eventSources: ReturnType<typeof createEventSources>;
   warmup: Warmup;
+  /** The service scan (NETREP_SCAN; issue #34). */
+  scan: Scan;
 }
 
 export async function buildDomains(inputs: DomainInputs): Promise<Domains> {
@@ -151,8 +157,16 @@ export async function buildDomains(inputs: DomainInputs): Promise<Domains> {
       eventSources.emitGraduations(events).catch((err: unknown) => log.warn({ err }, 'graduation events'));
     },
   });
+  // Off (the default), lookups answer `disabled` from memory and nothing is ever queued.
+  const scan = createScan({
+    settings: scanSettingsOf(config, packageVersion()),
+    store: createScanStore(store),
+    clock,
+    worker: `${os.hostname()}-${process.pid}-${crypto.randomBytes(3).toString('hex')}`,
+  });
   void trapSet.refresh();
   return {
+    scan,
     accounts,
     limits,
     blocklist,

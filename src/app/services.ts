@@ -10,8 +10,8 @@ import { createDnsClient } from '../core/dns/index.ts';
 import { createDatasetStatusReader } from '../dataset/index.ts';
 import type { HttpServices, ReadinessCheck } from '../http/context.ts';
 import { ipEnrichmentOf } from '../intel/index.ts';
-import { createReports } from '../reports/index.ts';
 import { createListCheck, parseCheckZones } from '../listcheck/index.ts';
+import { createReports } from '../reports/index.ts';
 import { ping, type Store } from '../store/index.ts';
 import type { DatasetStage } from './dataset.ts';
 import type { Domains } from './domains.ts';
@@ -80,6 +80,7 @@ export function composeServices(inputs: {
         new Set([config.dnsblZone, ...config.auditZones].map((z) => z.toLowerCase())).size + 1,
     }),
     webhooks: domains.webhooks,
+    scan: domains.scan,
     // Public DNSBLs through the same resolvers (NETREP_DNS_SERVERS), with their own timeout.
     listCheck: createListCheck({
       dns: createDnsClient({ servers: config.dnsServers, timeoutMs: config.dnsblCheckTimeoutMs }),

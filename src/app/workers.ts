@@ -1,6 +1,6 @@
 /**
  * Stage 5 of createApp: the background loops (blocklist expiry, FCrDNS, audit jobs, feeds,
- * webhook deliveries), each over the domains it calls and the logger of stage 1, and the metrics
+ * webhook deliveries, the service scan queue), each over the domains it calls and the logger of stage 1, and the metrics
  * of the loops, the dataset and the limits on the registry of the HTTP stage. With
  * NETREP_WORKERS=false (an API-only instance) they are built without timers; a `netrep worker`
  * process runs them.
@@ -23,6 +23,8 @@ import { createFeedSources, type FeedsWorker, startFeedsWorker } from '../worker
 import { createChildFeedsRunner } from '../worker/feeds-build-process.ts';
 import { registerFeedsMetrics } from '../worker/feeds-metrics.ts';
 import { registerJobsMetrics } from '../worker/jobs-metrics.ts';
+import { type ScanWorker, startScanWorker } from '../worker/scan.ts';
+import { registerScanMetrics } from '../worker/scan-metrics.ts';
 import { startWebhookWorker, type WebhookWorker } from '../worker/webhooks.ts';
 import type { DatasetStage } from './dataset.ts';
 import type { Domains } from './domains.ts';
@@ -33,6 +35,7 @@ export interface WorkersStage {
   auditWorker: AuditWorker;
   feedsWorker: FeedsWorker;
   webhookWorker: WebhookWorker;
+  scanWorker: ScanWorker;
 }
 
 export function startWorkersStage(inputs: {
@@ -93,6 +96,9 @@ export function startWorkersStage(inputs: {
     scheduled,
     logger: log,
   });
+  // Scheduled only with NETREP_SCAN on: the queue is empty otherwise.
+  const scanWorker = startScanWorker({ scan: domains.scan, scheduled, logger: log });
+  registerScanMetrics(inputs.metricsRegistry, () => domains.scan.counts());
   registerDatasetMetrics(inputs.metricsRegistry, {
     dataDir: config.dataDir,
     clock,
@@ -105,5 +111,5 @@ export function startWorkersStage(inputs: {
     webhookDeadLetters: () => domains.webhooks.deadLetters(),
     auditLeaseTakeovers: () => auditLeaseTakeovers,
   });
-  return { blocklistExpiry, fcrdns, auditWorker, feedsWorker, webhookWorker };
+  return { blocklistExpiry, fcrdns, auditWorker, feedsWorker, webhookWorker, scanWorker };
 }

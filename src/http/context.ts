@@ -23,6 +23,7 @@ import type { LimitState, Limits, MinuteBucket } from '../limits/index.ts';
 import type { ListCheck } from '../listcheck/index.ts';
 import type { Reports } from '../reports/index.ts';
 import type { Reputation } from '../reputation/index.ts';
+import type { Scan } from '../scan/index.ts';
 import type { Store } from '../store/index.ts';
 import type { Telemetry } from '../telemetry/index.ts';
 import type { Warmup } from '../warmup/index.ts';
@@ -97,6 +98,8 @@ export interface HttpServices {
   listCheck: ListCheck;
   /** DMARC aggregate, failure and SMTP TLS reports per owner (issue 38). */
   reports: Reports;
+  /** The service scan of a looked-up address (NETREP_SCAN; issue #34). */
+  scan: Scan;
 }
 
 /** The Fastify instance routes are registered on: request parts typed from their TypeBox schemas. */

@@ -50,6 +50,35 @@ export interface Scan {
   counts(): ScanCounts;
 }
 
+/** The NETREP_SCAN_* settings, by their names in config.ts (structural: no import of it here). */
+export function scanSettingsOf(
+  c: {
+    scan: boolean;
+    scanPorts: readonly string[];
+    scanExclude: readonly string[];
+    scanContact: string;
+    scanTtl: number;
+    scanRate: number;
+    scanAllowLoopback: boolean;
+    scanConnectTimeoutMs: number;
+    scanDeadlineMs: number;
+  },
+  version: string,
+): ScanSettings {
+  return {
+    enabled: c.scan,
+    ports: c.scanPorts,
+    exclude: c.scanExclude,
+    contact: c.scanContact,
+    version,
+    ttlSeconds: c.scanTtl,
+    ratePerMinute: c.scanRate,
+    allowLoopback: c.scanAllowLoopback,
+    connectTimeoutMs: c.scanConnectTimeoutMs,
+    deadlineMs: c.scanDeadlineMs,
+  };
+}
+
 /** `netrep-scan/0.1.0 (+mailto:abuse@example.org)`: who is knocking and whom to tell. */
 export function userAgentOf(version: string, contact: string): string {
   return `netrep-scan/${version}${contact ? ` (+${contact})` : ''}`;

@@ -6,8 +6,9 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 import { AppError } from '../../core/errors.ts';
-import { type ParsedIp, parseIp } from '../../core/ip.ts';
+import { type ParsedIp, parseIp, rateLimitSubject } from '../../core/ip.ts';
 import { IpAnswer, IpAnswerExtended } from '../../intel/schemas.ts';
+import { ScanFields } from '../../scan/schemas.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
 import {
   getMyIpExample,
@@ -101,9 +102,29 @@ function parseIpOrThrow(raw: unknown): ParsedIp {
   return ip;
 }
 
+/** The anonymous answer: the extended one plus the service scan's fields (issue #34, additive). */
+const IpAnswerPublic = Type.Composite([IpAnswerExtended, ScanFields]);
+
+/**
+ * Whether an anonymous lookup (which passed its per-minute quota) may queue a scan: one more point
+ * of the same client's public bucket, so a client's queued scans count against its quota.
+ */
+function scanQuota(limits: HttpServices['limits'], clientIp: string): () => Promise<boolean> {
+  return async () => {
+    const client = parseIp(clientIp);
+    try {
+      await limits.consumeMinute('public', client ? rateLimitSubject(client) : clientIp);
+      return true;
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'RATE_LIMIT_EXCEEDED') return false;
+      throw err;
+    }
+  };
+}
+
 export function ipRoutes(app: HttpApp, services: HttpServices): void {
   keyedIpRoutes(app, services.intel);
-  publicIpRoutes(app, services.intel);
+  publicIpRoutes(app, services);
 }
 
 /** The keyed lookup (plain or extended) and the batch. */
@@ -186,7 +207,8 @@ function keyedIpRoutes(app: HttpApp, runtime: HttpServices['intel']): void {
 }
 
 /** The anonymous twins: the extended lookup and the caller's own address. */
-function publicIpRoutes(app: HttpApp, runtime: HttpServices['intel']): void {
+function publicIpRoutes(app: HttpApp, services: HttpServices): void {
+  const runtime = services.intel;
   app.get(
     '/v1/public/ip/:ip',
     {
@@ -196,10 +218,10 @@ function publicIpRoutes(app: HttpApp, runtime: HttpServices['intel']): void {
         operationId: 'lookupIpPublic',
         examples: lookupIpPublicExample,
         summary:
-          'Anonymous IP intelligence: the lookup plus geolocation, geo consensus and stability, ownership timeline, RPKI, ASN reputation and PTR hostname.',
+          'Anonymous IP intelligence: the lookup plus geolocation, geo consensus and stability, ownership timeline, RPKI, ASN reputation, PTR hostname and the service scan (page title, Server header, TLS organisation; NETREP_SCAN).',
         params: IpParam,
         response: {
-          200: envelope(IpAnswerExtended),
+          200: envelope(IpAnswerPublic),
           ...errorResponses('INVALID_IP', 'NOT_FOUND', 'NOT_READY'),
         },
       },
@@ -210,7 +232,8 @@ function publicIpRoutes(app: HttpApp, runtime: HttpServices['intel']): void {
       const meta = { dataset_version: intel.datasetVersion };
       const answer = await intel.lookupExtended(ip);
       if (!answer) throw new AppError('NOT_FOUND', 'no data found for IP', { meta });
-      return { data: answer, meta };
+      const scan = await services.scan.forLookup(ip.address, scanQuota(services.limits, request.clientIp));
+      return { data: { ...answer, ...scan }, meta };
     },
   );
 
