@@ -7,7 +7,8 @@ import { Unzip, type UnzipFile, UnzipInflate } from 'fflate';
 import { AppError } from '../core/errors.ts';
 
 export const GZIP_MAGIC = [0x1f, 0x8b] as const;
-export const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04] as const;
+/** "PK": a local file header (03 04) or, in an empty archive, the end of the central directory (05 06). */
+export const ZIP_MAGIC = [0x50, 0x4b] as const;
 
 export function startsWith(bytes: Uint8Array, magic: readonly number[]): boolean {
   return magic.every((b, i) => bytes[i] === b);

@@ -21,6 +21,7 @@ export function refuse(reason: string): never {
 }
 
 function show(value: unknown): string {
+  if (value === null || value === undefined) return 'nothing';
   return JSON.stringify(typeof value === 'string' ? value.slice(0, 60) : value) ?? 'nothing';
 }
 

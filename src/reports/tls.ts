@@ -13,7 +13,6 @@ import {
 } from './fields.ts';
 import type { ParsedReport, TlsPolicy } from './types.ts';
 
-
 const POLICY_TYPES = ['sts', 'tlsa', 'no-policy-found'] as const;
 
 function texts(value: unknown): string[] {

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.ts';
 import { sharedDataPath } from '../../../test/helpers/shared-data.ts';
@@ -13,7 +14,10 @@ import { STORE_KINDS, skipStore } from '../../../test/helpers/stores.ts';
 const SAMPLES = sharedDataPath('email', 'dmarc');
 
 /** What each sample becomes: stored as [kind, rows, messages, format], or refused with a reason. */
-const EXPECTED: Record<string, [string, number, number, string] | { refused: RegExp } | { duplicate: string }> = {
+const EXPECTED: Record<
+  string,
+  [string, number, number, string] | { refused: RegExp } | { duplicate: string }
+> = {
   'aggregate/Report_domain-_borschow.com_Submitter-_google.com_Report-ID-_949348866075514174.eml': [
     'aggregate',
     1,
@@ -22,10 +26,20 @@ const EXPECTED: Record<string, [string, number, number, string] | { refused: Reg
   ],
   'aggregate/addisonfoods.com_example.com_1536105600_1536191999.xml': ['aggregate', 1, 1, 'xml'],
   'aggregate/empty_reason.xml': ['aggregate', 1, 2, 'xml'],
-  'aggregate/estadocuenta1.infonacot.gob.mx_example.com_1536853302_1536939702_2940.xml.zip': ['aggregate', 1, 1, 'zip>xml'],
+  'aggregate/estadocuenta1.infonacot.gob.mx_example.com_1536853302_1536939702_2940.xml.zip': [
+    'aggregate',
+    1,
+    1,
+    'zip>xml',
+  ],
   'aggregate/example.com_1538204542_1538463818.xml': ['aggregate', 1, 1, 'xml'],
   'aggregate/example.net_example.com_1529366400_1529452799.xml': ['aggregate', 1, 1, 'xml'],
-  'aggregate/fastmail.com_example.com_1516060800_1516147199_102675056.xml.gz': ['aggregate', 1, 1, 'gzip>xml'],
+  'aggregate/fastmail.com_example.com_1516060800_1516147199_102675056.xml.gz': [
+    'aggregate',
+    1,
+    1,
+    'gzip>xml',
+  ],
   'aggregate/ikea.com_example.de_1538690400_1538776800.xml': { refused: /^XML: Unclosed tag 'xs:schema'/ },
   // The same report as example.com_1538204542_1538463818.xml with one byte broken: a duplicate.
   'aggregate/invalid_utf_8.xml': { duplicate: 'aggregate/example.com_1538204542_1538463818.xml' },
@@ -71,7 +85,9 @@ describe.each(STORE_KINDS)('email reports (%s)', (kind) => {
 
   beforeAll(async () => {
     if (skip) return;
-    t = await createTestApp(kind);
+    t = await createTestApp(kind, {
+      config: { reportsMaxUploadBytes: 256 * 1024, reportsMaxDecodedBytes: 1024 * 1024 },
+    });
     key = await t.key({ permissions: ['email:read'] });
     otherKey = await t.key({ permissions: ['email:read'], ownerId: await t.user() });
   });
@@ -86,7 +102,8 @@ describe.each(STORE_KINDS)('email reports (%s)', (kind) => {
       headers: { 'x-api-key': k, ...(type === null ? {} : { 'content-type': type }) },
       payload: body,
     });
-  const get = (url: string, k = key) => t.app.http.inject({ method: 'GET', url, headers: { 'x-api-key': k } });
+  const get = (url: string, k = key) =>
+    t.app.http.inject({ method: 'GET', url, headers: { 'x-api-key': k } });
 
   it.skipIf(skip)('stores or refuses every sample, with its reason', async () => {
     expect(sampleFiles()).toEqual(Object.keys(EXPECTED).sort());
@@ -138,7 +155,10 @@ describe.each(STORE_KINDS)('email reports (%s)', (kind) => {
     expect(list.total).toBe(Object.values(EXPECTED).filter(Array.isArray).length);
     expect(list.reports).toHaveLength(2);
     expect(list.reports[0].id).toBeGreaterThan(list.reports[1].id);
-    const all = (await get('/v1/email/reports?limit=100')).json().data.reports as { id: number; report_id: string }[];
+    const all = (await get('/v1/email/reports?limit=100')).json().data.reports as {
+      id: number;
+      report_id: string;
+    }[];
     const bis = all.find((r) => r.report_id === 'dmarcbis-test-report-001');
     const one = (await get(`/v1/email/reports/${bis?.id}`)).json().data;
     expect(one.policy_published).toMatchObject({ domain: 'example.com', p: 'reject', np: 'reject' });
@@ -149,12 +169,20 @@ describe.each(STORE_KINDS)('email reports (%s)', (kind) => {
     expect([one.failures, one.tls_policies]).toEqual([[], []]);
     const tls = all.find((r) => r.report_id === '5065427c-23d3-47ca-b6e0-946ea0e8c4be');
     const tlsReport = (await get(`/v1/email/reports/${tls?.id}`)).json().data;
-    expect(tlsReport.tls_policies[0]).toMatchObject({ policy_type: 'sts', successful_sessions: 5326, failed_sessions: 303 });
-    const exim = (await get('/v1/email/reports?limit=100')).json().data.reports.find(
-      (r: { source_format: string }) => r.source_format === 'eml>text',
-    );
+    expect(tlsReport.tls_policies[0]).toMatchObject({
+      policy_type: 'sts',
+      successful_sessions: 5326,
+      failed_sessions: 303,
+    });
+    const exim = (await get('/v1/email/reports?limit=100'))
+      .json()
+      .data.reports.find((r: { source_format: string }) => r.source_format === 'eml>text');
     const failure = (await get(`/v1/email/reports/${exim.id}`)).json().data.failures[0];
-    expect(failure).toMatchObject({ source_ip: '203.0.113.68', reported_domain: 'example.com', feedback_type: 'text' });
+    expect(failure).toMatchObject({
+      source_ip: '203.0.113.68',
+      reported_domain: 'example.com',
+      feedback_type: 'text',
+    });
   });
 
   it.skipIf(skip)('keeps owners apart', async () => {
@@ -164,7 +192,11 @@ describe.each(STORE_KINDS)('email reports (%s)', (kind) => {
     expect((await get('/v1/email/reports', otherKey)).json().data.total).toBe(0);
     expect((await get('/v1/email/reports/rejected', otherKey)).json().data.total).toBe(0);
     // The other owner stores its own copy of the same report.
-    const copy = await upload(fs.readFileSync(path.join(SAMPLES, 'smtp_tls', 'mail.ru.json')), 'application/json', otherKey);
+    const copy = await upload(
+      fs.readFileSync(path.join(SAMPLES, 'smtp_tls', 'mail.ru.json')),
+      'application/json',
+      otherKey,
+    );
     expect([copy.statusCode, copy.json().data.duplicate]).toEqual([201, false]);
   });
 
@@ -178,7 +210,33 @@ describe.each(STORE_KINDS)('email reports (%s)', (kind) => {
       size: 27,
       raw_truncated: false,
     });
-    expect(Buffer.from(rejected.rejected[0].raw_base64, 'base64').toString()).toBe('<feedback><oops></feedback>');
+    expect(Buffer.from(rejected.rejected[0].raw_base64, 'base64').toString()).toBe(
+      '<feedback><oops></feedback>',
+    );
     expect(rejected.total).toBe(4);
+  });
+
+  it.skipIf(skip)('answers hostile uploads with the envelope, never a 5xx', async () => {
+    const xml = fs.readFileSync(path.join(SAMPLES, 'aggregate', 'old_draft_from_wiki.xml'));
+    const wrongType = await upload(xml, 'image/png');
+    expect([wrongType.statusCode, wrongType.json().data.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+    expect(wrongType.json().data.error).toMatch(/^content type must be one of application\/xml, /);
+    const empty = await upload('', 'application/xml');
+    expect([empty.statusCode, empty.json().data.code, empty.json().data.error]).toEqual([
+      400,
+      'INVALID_REPORT',
+      'the body is empty',
+    ]);
+    const noType = await upload(Buffer.from('just words'), null);
+    expect([noType.statusCode, noType.json().data.code]).toEqual([400, 'INVALID_REPORT']);
+    const tooBig = await upload(Buffer.alloc(300 * 1024, 0x20), 'application/xml');
+    expect([tooBig.statusCode, tooBig.json().data.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
+    // 200 KiB of gzip that inflates to 200 MiB: stopped at the 1 MiB cap, kept as refused.
+    const bomb = zlib.gzipSync(Buffer.alloc(200 * 1024 * 1024, 0x20));
+    const r = await upload(bomb, 'application/gzip');
+    expect([r.statusCode, r.json().data.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
+    expect(r.json().meta.rejected_id).toBeTypeOf('number');
+    const wrongKey = await get('/v1/email/reports/abc');
+    expect([wrongKey.statusCode, wrongKey.json().data.code]).toEqual([400, 'INVALID_PARAMETER']);
   });
 });
