@@ -54,32 +54,42 @@ export function classifyLabels(labels: readonly string[], zoneLabels: readonly s
     if (labels[host + i] !== zoneLabels[i]) return { kind: 'outside' };
   }
   if (host === 0) return { kind: 'apex' };
-  if (host === 4) {
-    let int = 0;
-    for (let i = 3; i >= 0; i--) {
-      const o = octet(labels[i] as string);
-      if (o < 0) return { kind: 'none' };
-      int = int * 256 + o;
-    }
-    return { kind: 'ipv4', int };
-  }
-  if (host === 32) {
-    let hex = '';
-    for (let i = 31; i >= 0; i--) {
-      const l = labels[i] as string;
-      if (!/^[0-9a-f]$/.test(l)) return { kind: 'none' };
-      hex += l;
-    }
-    return ipv6Target(hex);
-  }
+  if (host === 4) return ipv4Labels(labels);
+  if (host === 32) return ipv6Labels(labels);
   return { kind: 'none' };
+}
+
+/** The first four labels as a reversed dotted quad (RFC 5782 §2.1). */
+function ipv4Labels(labels: readonly string[]): QueryTarget {
+  let int = 0;
+  for (let i = 3; i >= 0; i--) {
+    const o = octet(labels[i] as string);
+    if (o < 0) return { kind: 'none' };
+    int = int * 256 + o;
+  }
+  return { kind: 'ipv4', int };
+}
+
+/** The first 32 labels as reversed nibbles (RFC 5782 §2.4). */
+function ipv6Labels(labels: readonly string[]): QueryTarget {
+  let hex = '';
+  for (let i = 31; i >= 0; i--) {
+    const l = labels[i] as string;
+    if (!/^[0-9a-f]$/.test(l)) return { kind: 'none' };
+    hex += l;
+  }
+  return ipv6Target(hex);
 }
 
 /** An IPv4-mapped IPv6 name means the IPv4 address, as core/ip.ts normalizes it. */
 export function ipv6Target(hex: string): QueryTarget {
-  if (hex.startsWith('00000000000000000000ffff'))
-    return { kind: 'ipv4', int: Number.parseInt(hex.slice(24), 16) };
-  return { kind: 'ipv6', hex };
+  const int = mappedIpv4(hex);
+  return int < 0 ? { kind: 'ipv6', hex } : { kind: 'ipv4', int };
+}
+
+/** The IPv4 address (uint32) of an IPv4-mapped IPv6 address (32 hex digits, `::ffff:0:0/96`), else -1. */
+export function mappedIpv4(hex: string): number {
+  return hex.startsWith('00000000000000000000ffff') ? Number.parseInt(hex.slice(24), 16) : -1;
 }
 
 /** Normalized text of a target address. */
