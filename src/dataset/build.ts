@@ -18,16 +18,15 @@ import { mergeFamily } from './merge.ts';
 import { createInterner, type FamilyMerge, type MergeContext } from './merge-context.ts';
 import {
   datasetsDir,
-  digestSnapshotFiles,
   highestVersionDir,
   listDatasetVersions,
   loadSnapshot,
-  NO_RECORD,
-  SNAPSHOT_FORMAT,
   type Snapshot,
   SnapshotError,
   sweepStaleBuilds,
 } from './snapshot.ts';
+import { digestSnapshotFiles } from './snapshot-files.ts';
+import { NO_RECORD, SNAPSHOT_FORMAT } from './snapshot-tables.ts';
 import type { SourceSpec } from './sources.ts';
 import { column, type TypedArray, writeTables } from './table-file.ts';
 import type { Manifest, ProgressEvent } from './types.ts';
