@@ -226,6 +226,43 @@ function metadata(options: MmdbWriterOptions & MmdbMetadata, nodeCount: number, 
   return meta.result();
 }
 
+/** The record size that addresses `top` (nodes + separator + data): the smallest of 24, 28, 32 bits, or the one asked for. */
+function recordSizeFor(top: number, asked: 24 | 28 | 32 | undefined): 24 | 28 | 32 {
+  const recordSize = asked ?? (top < 2 ** 24 ? 24 : top < 2 ** 28 ? 28 : 32);
+  if (top >= 2 ** recordSize)
+    throw new Error(`${recordSize}-bit records cannot address ${top} (nodes + data)`);
+  return recordSize;
+}
+
+/** Writes the search tree's nodes to `out` in the file's record size; returns the bytes written. */
+function writeTree(out: number, tree: TreeFile, nodeCount: number, recordSize: 24 | 28 | 32): number {
+  // Spec: a record below node_count is a node, equal to it means no data, above it points
+  // into the data section at (record - node_count - 16).
+  const recordOf = (raw: number): number =>
+    raw === RAW_EMPTY ? nodeCount : raw >= DATA ? nodeCount + 16 + (raw - DATA) : raw;
+  const per = (recordSize * 2) / 8;
+  const buf = Buffer.alloc(RUN * per);
+  let bytes = 0;
+  for (const [, run] of tree.readBack()) {
+    const n = run.length / 2;
+    for (let k = 0; k < n; k++)
+      writeNode(buf, k * per, recordSize, recordOf(run[k * 2] as number), recordOf(run[k * 2 + 1] as number));
+    writeAll(out, buf.subarray(0, n * per));
+    bytes += n * per;
+  }
+  return bytes;
+}
+
+/** Copies the `dataBytes` of the data section file to `out`. */
+function copyData(out: number, dataFd: number, dataBytes: number): void {
+  const chunk = Buffer.alloc(1 << 22);
+  for (let at = 0; at < dataBytes; ) {
+    const n = readSync(dataFd, chunk, 0, Math.min(chunk.length, dataBytes - at), at);
+    writeAll(out, chunk.subarray(0, n));
+    at += n;
+  }
+}
+
 export function createMmdbWriter(options: MmdbWriterOptions): MmdbWriter {
   const treeFile = `${options.file}.tree-tmp`;
   const dataFile = `${options.file}.data-tmp`;
@@ -254,39 +291,12 @@ export function createMmdbWriter(options: MmdbWriterOptions): MmdbWriter {
       data.out.flush();
       const nodeCount = tree.count;
       const dataBytes = data.out.length;
-      const top = nodeCount + 16 + dataBytes;
-      const recordSize = options.recordSize ?? (top < 2 ** 24 ? 24 : top < 2 ** 28 ? 28 : 32);
-      if (top >= 2 ** recordSize)
-        throw new Error(`${recordSize}-bit records cannot address ${top} (nodes + data)`);
-      // Spec: a record below node_count is a node, equal to it means no data, above it points
-      // into the data section at (record - node_count - 16).
-      const recordOf = (raw: number): number =>
-        raw === RAW_EMPTY ? nodeCount : raw >= DATA ? nodeCount + 16 + (raw - DATA) : raw;
-      const per = (recordSize * 2) / 8;
+      const recordSize = recordSizeFor(nodeCount + 16 + dataBytes, options.recordSize);
       const out = openSync(options.file, 'w');
       try {
-        const buf = Buffer.alloc(RUN * per);
-        let bytes = 0;
-        for (const [, run] of tree.readBack()) {
-          const n = run.length / 2;
-          for (let k = 0; k < n; k++)
-            writeNode(
-              buf,
-              k * per,
-              recordSize,
-              recordOf(run[k * 2] as number),
-              recordOf(run[k * 2 + 1] as number),
-            );
-          writeAll(out, buf.subarray(0, n * per));
-          bytes += n * per;
-        }
+        const bytes = writeTree(out, tree, nodeCount, recordSize);
         writeAll(out, Buffer.alloc(16));
-        const chunk = Buffer.alloc(1 << 22);
-        for (let at = 0; at < dataBytes; ) {
-          const n = readSync(dataFd, chunk, 0, Math.min(chunk.length, dataBytes - at), at);
-          writeAll(out, chunk.subarray(0, n));
-          at += n;
-        }
+        copyData(out, dataFd, dataBytes);
         const meta = metadata({ ...options, ...about }, nodeCount, recordSize);
         writeAll(out, meta);
         return { nodes: nodeCount, networks: tree.networks, bytes: bytes + 16 + dataBytes + meta.length };
