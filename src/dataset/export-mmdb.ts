@@ -81,6 +81,9 @@ function bogonBlocks(family: 4 | 6, answerAt: AnswerAt): [bigint, bigint][] {
 /** One family's walk: its segments, its DB-IP tree, and where the walk is in both. */
 interface FamilyWalk {
   seg: Segments;
+  /** Where the family's address starts in the walk's four words (IPv4: the last), and at which depth. */
+  w: number;
+  base: number;
   /** The segment holding the last prefix asked about. */
   k: number;
   dbip: MmdbTreeReader | null;
@@ -181,7 +184,15 @@ export function exportMmdb(
       const dbipFile = prepared.dbipFiles[f];
       const dbip = dbipFile ? openMmdbTree(dbipFile) : null;
       if (dbip) opened.push(dbip);
-      walks[f] = { seg: prepared.segments[f], k: 0, dbip, cities: new Map() };
+      const v4 = f === 4;
+      walks[f] = {
+        seg: prepared.segments[f],
+        w: v4 ? 3 : 0,
+        base: v4 ? 96 : 0,
+        k: 0,
+        dbip,
+        cities: new Map(),
+      };
     }
     const records = createRecords(writer, keys, prepared.parts);
     const classify = classifier(walks, records, prepared.geolocationOf, onProgress);
@@ -215,30 +226,53 @@ function classifier(
     return city;
   };
   return (words, depth) => {
-    const v4 = depth >= 96 && words[0] === 0 && words[1] === 0 && words[2] === 0;
-    const walk = v4 ? walks[4] : walks[6];
-    const d = v4 ? depth - 96 : depth;
-    const w = v4 ? 3 : 0;
-    const seg = walk.seg;
-    const tree = walk.dbip;
-    // The DB-IP tree at this prefix: from its parent's record and the prefix's last bit.
-    let at = -1;
-    if (tree) {
-      const up = d === 0 ? 0 : (dbipAt[depth - 1] as number);
-      const parentIsNode = d === 0 || (up >= 0 && up < tree.nodeCount);
-      if (parentIsNode) {
-        const bit = d === 0 ? 0 : ((words[(depth - 1) >>> 5] as number) >>> (31 - ((depth - 1) & 31))) & 1;
-        at = d === 0 ? 0 : tree.record(up, bit === 1);
-        if (at === tree.nodeCount) at = -1;
-      } else at = up;
-    }
+    // IPv4 addresses sit under ::/96 (the IPv4 walk starts at depth 96).
+    const walk = depth >= 96 && words[0] === 0 && words[1] === 0 && words[2] === 0 ? walks[4] : walks[6];
+    const d = depth - walk.base;
+    const at = walk.dbip ? dbipRecordAt(walk.dbip, dbipAt, words, depth, d) : -1;
     dbipAt[depth] = at;
-    while (walk.k + 1 < seg.size && nextStartsBy(seg, walk.k, words, w)) walk.k++;
+    const seg = walk.seg;
+    while (walk.k + 1 < seg.size && nextStartsBy(seg, walk.k, words, walk.w)) walk.k++;
     if ((++calls & 0xfffff) === 0) onProgress?.((walks[4].k + walks[6].k) / total);
-    if (!inSegment(seg, walk.k, words, w, d)) return SPLIT;
-    const part = seg.values[walk.k] as number;
-    if (part < 0) return EMPTY;
-    if (tree && at >= 0 && at < tree.nodeCount) return SPLIT;
-    return records.pair(part, at < 0 ? -1 : cityOf(walk, at));
+    return recordAt(walk, words, d, at, records, cityOf);
   };
+}
+
+/**
+ * The prefix's record: SPLIT where the segment or the DB-IP tree still changes inside it, EMPTY
+ * where the snapshot has nothing, else the pair of the segment's part and the DB-IP city.
+ */
+function recordAt(
+  walk: FamilyWalk,
+  words: Uint32Array,
+  d: number,
+  at: number,
+  records: MmdbRecords,
+  cityOf: (walk: FamilyWalk, record: number) => number,
+): number {
+  if (!inSegment(walk.seg, walk.k, words, walk.w, d)) return SPLIT;
+  const part = walk.seg.values[walk.k] as number;
+  if (part < 0) return EMPTY;
+  if (walk.dbip && at >= 0 && at < walk.dbip.nodeCount) return SPLIT;
+  return records.pair(part, at < 0 ? -1 : cityOf(walk, at));
+}
+
+/**
+ * The DB-IP tree's record at the prefix of `depth` bits (`d` within its family's tree), -1 for
+ * none: from its parent's record (`dbipAt[depth - 1]`) and the prefix's last bit. Below a data
+ * record or an empty one the record stays what it was.
+ */
+function dbipRecordAt(
+  tree: MmdbTreeReader,
+  dbipAt: Float64Array,
+  words: Uint32Array,
+  depth: number,
+  d: number,
+): number {
+  const up = d === 0 ? 0 : (dbipAt[depth - 1] as number);
+  const parentIsNode = d === 0 || (up >= 0 && up < tree.nodeCount);
+  if (!parentIsNode) return up;
+  const bit = d === 0 ? 0 : ((words[(depth - 1) >>> 5] as number) >>> (31 - ((depth - 1) & 31))) & 1;
+  const at = d === 0 ? 0 : tree.record(up, bit === 1);
+  return at === tree.nodeCount ? -1 : at;
 }
