@@ -9,12 +9,19 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import Fastify, { type FastifyBaseLogger, type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Config } from '../config.ts';
 import { createConnectionCap } from '../core/connection-cap.ts';
 import { AppError } from '../core/errors.ts';
-import { apiDocsMissingPage, apiDocsPage, apiDocsTagPage } from '../web/api-docs-page.ts';
+import { registerApiDocsRoutes } from './api-docs-routes.ts';
 import { answerNodeRejections, clientErrorHandlerOf, type Rejected, refuseBadHost } from './client-errors.ts';
 import { limitConnections } from './connection-limit.ts';
 import type { HttpApp, HttpServices, RouteModule } from './context.ts';
@@ -22,7 +29,6 @@ import { refuseDeclaredOversize } from './declared-body.ts';
 import { type FastFront, frontEnabled, installFastFront } from './fast-front.ts';
 import { createFastLookup, type FastHandler, type FastLookup, fastHandlerOf } from './fast-lookup.ts';
 import { finiteParams } from './finite-params.ts';
-import { sendHtml } from './html-reply.ts';
 import { packageVersion, serverUrlOf, swaggerOptions } from './openapi.ts';
 import { registerAccess } from './plugins/access.ts';
 import { registerEnvelope } from './plugins/envelope.ts';
@@ -77,6 +83,45 @@ export function httpTimeoutsOf(
   };
 }
 
+/** A router error (a malformed URL, a path parameter over 1024 characters): INVALID_PARAMETER. */
+function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+  sendError(
+    request,
+    reply,
+    new AppError(
+      'INVALID_PARAMETER',
+      tooLong ? 'a path parameter is too long' : 'the request path is malformed',
+    ),
+  );
+}
+
+/**
+ * Query strings and path parameters arrive as text, so they are coerced to the schema's types;
+ * a JSON body is taken as sent: `{"headers": 42}` or `{"ips": "1.2.3.4"}` is INVALID_BODY, not
+ * silently turned into a string or a one-item list.
+ */
+function setValidators(app: HttpApp): void {
+  const coercing = addFormats(new Ajv({ coerceTypes: 'array', removeAdditional: false, useDefaults: true }));
+  const strict = addFormats(
+    new Ajv({ coerceTypes: false, removeAdditional: false, useDefaults: true, verbose: true }),
+  );
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    httpPart === 'body' ? strict.compile(schema) : finiteParams(coercing.compile(schema)),
+  );
+}
+
+function registerMetricsRoute(app: HttpApp, registry: Registry): void {
+  app.get(
+    '/metrics',
+    { schema: { hide: true }, config: { access: { kind: 'none' }, envelope: false } },
+    async (_req, reply) => {
+      reply.type(registry.contentType);
+      return registry.metrics();
+    },
+  );
+}
+
 export async function buildHttp(options: BuildHttpOptions): Promise<HttpApp> {
   const { services } = options;
   const trusted = services.config.trustedProxies;
@@ -127,32 +172,13 @@ export async function buildHttp(options: BuildHttpOptions): Promise<HttpApp> {
     // Per-request info logs cost more than the lookups themselves; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     // Router errors (a malformed URL, a path parameter over 1024 characters) get the envelope too.
-    frameworkErrors: (error, request, reply) => {
-      const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
-      sendError(
-        request,
-        reply,
-        new AppError(
-          'INVALID_PARAMETER',
-          tooLong ? 'a path parameter is too long' : 'the request path is malformed',
-        ),
-      );
-    },
+    frameworkErrors: answerFrameworkError,
     routerOptions: { ignoreTrailingSlash: false, caseSensitive: true, maxParamLength: 1024 },
     // Response unions written without a validation per value (serializer.ts).
     schemaController: { compilersFactory: { buildSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  // Query strings and path parameters arrive as text, so they are coerced to the schema's types;
-  // a JSON body is taken as sent: `{"headers": 42}` or `{"ips": "1.2.3.4"}` is INVALID_BODY, not
-  // silently turned into a string or a one-item list.
-  const coercing = addFormats(new Ajv({ coerceTypes: 'array', removeAdditional: false, useDefaults: true }));
-  const strict = addFormats(
-    new Ajv({ coerceTypes: false, removeAdditional: false, useDefaults: true, verbose: true }),
-  );
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    httpPart === 'body' ? strict.compile(schema) : finiteParams(coercing.compile(schema)),
-  );
+  setValidators(app);
   app.addSchema(ErrorEnvelope);
   await app.register(
     swagger,
@@ -170,40 +196,8 @@ export async function buildHttp(options: BuildHttpOptions): Promise<HttpApp> {
   const metrics = registerMetrics(app, registry);
   countRejected = metrics.rejectedCounter();
 
-  app.get(
-    '/openapi.json',
-    { schema: { hide: true }, config: { access: { kind: 'none' }, envelope: false } },
-    async () => app.swagger(),
-  );
-  // The reference drawn on the server from the same document, split by tag (issue 36: no script to wait for).
-  const docsPages = new WeakMap<object, Map<string, string | null>>();
-  const docsPage = (tag: string | undefined): string | null => {
-    const doc = app.swagger() as Record<string, unknown>;
-    const pages = docsPages.get(doc) ?? new Map<string, string | null>();
-    docsPages.set(doc, pages);
-    const key = tag ?? '';
-    if (!pages.has(key)) pages.set(key, tag === undefined ? apiDocsPage(doc) : apiDocsTagPage(doc, tag));
-    return pages.get(key) ?? null;
-  };
-  const docsRoute = {
-    schema: { hide: true },
-    config: { access: { kind: 'none' as const }, envelope: false },
-  };
-  app.get('/docs', docsRoute, async (_req, reply) => sendHtml(reply, docsPage(undefined) ?? ''));
-  app.get<{ Params: { tag: string } }>('/docs/:tag', docsRoute, async (req, reply) => {
-    const html = /^[a-z]{1,20}$/.test(req.params.tag) ? docsPage(req.params.tag) : null;
-    return html === null ? sendHtml(reply, apiDocsMissingPage(), 404) : sendHtml(reply, html);
-  });
-  if (options.metricsRoute !== false) {
-    app.get(
-      '/metrics',
-      { schema: { hide: true }, config: { access: { kind: 'none' }, envelope: false } },
-      async (_req, reply) => {
-        reply.type(registry.contentType);
-        return registry.metrics();
-      },
-    );
-  }
+  registerApiDocsRoutes(app);
+  if (options.metricsRoute !== false) registerMetricsRoute(app, registry);
 
   for (const routes of [...ROUTE_MODULES, ...(options.extraRoutes ?? [])]) routes(app, services);
   let closing = false;
