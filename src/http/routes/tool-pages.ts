@@ -42,14 +42,14 @@ function ipOrThrow(raw: string): string {
   return ip.address;
 }
 
-export function toolPageRoutes(app: HttpApp, services: HttpServices): void {
-  const { limits } = services;
+type Answer = ReturnType<typeof answererOf>;
 
-  /**
-   * Asks one question on behalf of the client: one request of the `public` bucket, then the
-   * answer; an AppError (bad input, limit, not ready) becomes the form again with its message.
-   */
-  const answer = async <T>(
+/**
+ * Asks one question on behalf of the client: one request of the `public` bucket, then the
+ * answer; an AppError (bad input, limit, not ready) becomes the form again with its message.
+ */
+function answererOf(limits: HttpServices['limits']) {
+  return async <T>(
     request: FastifyRequest,
     reply: FastifyReply,
     ask: () => Promise<T>,
@@ -68,111 +68,125 @@ export function toolPageRoutes(app: HttpApp, services: HttpServices): void {
       return sendHtml(reply, render({ error }), err.status);
     }
   };
+}
 
+/** Requests refused before a handler ran (too large, unreadable body) get a page, not JSON. */
+function answerPageError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const status = (err as { statusCode?: unknown }).statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const text =
+      status === 413
+        ? 'That is too much text: at most 48 KiB of headers.'
+        : 'The request could not be read; use the form.';
+    return sendHtml(reply, toolErrorPage(text), status);
+  }
+  if (isStoreUnavailable(err)) {
+    // The store out of reach (a blocklist question): 503 and a page that says to retry.
+    request.log.warn({ err, reqId: request.id }, 'store unavailable');
+    reply.header('retry-after', '5');
+    return sendHtml(reply, toolErrorPage(STORE_OUTAGE_TEXT), 503);
+  }
+  request.log.error({ err, reqId: request.id }, 'unhandled error');
+  return sendHtml(reply, toolErrorPage('Something went wrong on our side.'), 500);
+}
+
+/** The start page and the feeds page: no question asked. */
+function infoPages(scope: HttpApp, services: HttpServices): void {
+  const { limits } = services;
+  scope.get('/', { config: none, schema: hidden }, async (_request, reply) =>
+    sendHtml(
+      reply,
+      homePage({ datasetVersion: services.datasetVersion(), perMinute: limits.buckets.public.points }),
+    ),
+  );
+
+  // What the feeds are and how a key downloads them (the keyed catalog answers 401 to a browser).
+  scope.get('/feeds', { config: none, schema: hidden }, async (request, reply) =>
+    sendHtml(
+      reply,
+      feedsPage({
+        baseUrl: services.config.publicUrl.replace(/\/+$/, '') || `${request.protocol}://${request.host}`,
+      }),
+    ),
+  );
+}
+
+/** The four tools, each a form that asks its question through `answer`. */
+function toolForms(scope: HttpApp, services: HttpServices, answer: Answer): void {
+  scope.get('/tools/ip', { config: none, schema: hidden }, async (request, reply) => {
+    const ip = textField(request.query, 'ip');
+    if (ip === undefined) return sendHtml(reply, ipToolPage({}));
+    return answer(
+      request,
+      reply,
+      async () => {
+        const parsed = parseIp(ipOrThrow(ip));
+        const intel = servingIntel(services.intel);
+        const found = parsed ? await intel.lookupExtended(parsed) : null;
+        if (!found) throw new AppError('NOT_FOUND', `No data for ${parsed?.address ?? ip}.`);
+        return found;
+      },
+      (r) => ipToolPage({ ip, ...r }),
+    );
+  });
+
+  scope.get('/tools/domain', { config: none, schema: hidden }, async (request, reply) => {
+    const domain = textField(request.query, 'domain');
+    if (domain === undefined) return sendHtml(reply, domainToolPage({}));
+    return answer(
+      request,
+      reply,
+      async () => {
+        if (domain.trim() === '')
+          throw new AppError('MISSING_DOMAIN', 'Enter a domain name, for example example.com.');
+        const result = await checkDomain(domain.trim(), { dns: services.dns, clock: services.clock });
+        // None of MX, SPF and DMARC could be read: 503 and "could not check", never a grade.
+        const unavailable = dnsUnavailable(result, services.config.dnsServers);
+        if (unavailable) throw unavailable;
+        return result;
+      },
+      (r) => domainToolPage({ domain, resolvers: describeResolvers(services.config.dnsServers), ...r }),
+    );
+  });
+
+  scope.get('/tools/headers', { config: none, schema: hidden }, async (_request, reply) =>
+    sendHtml(reply, headersToolPage({})),
+  );
+  scope.post('/tools/headers', { config: none, schema: hidden }, async (request, reply) => {
+    const headers = textField(request.body, 'headers') ?? '';
+    return answer(
+      request,
+      reply,
+      async () =>
+        analyzeHeaders(checkHeadersInput(headers), {
+          clock: services.clock,
+          enrich: services.enrichIp,
+          dmarcPolicy: (domain) => lookupDmarcPolicy(domain, { dns: services.dns, clock: services.clock }),
+          trustedAuthservIds: services.config.trustedAuthservIds,
+        }),
+      (r) => headersToolPage({ headers, ...r }),
+    );
+  });
+
+  scope.get('/tools/blocklist', { config: none, schema: hidden }, async (request, reply) => {
+    const ip = textField(request.query, 'ip');
+    if (ip === undefined) return sendHtml(reply, blocklistToolPage({}));
+    return answer(
+      request,
+      reply,
+      // This instance's zone and the public lists (NETREP_DNSBL_CHECK_ZONES), as the API answers.
+      async () => services.listCheck.check(ipOrThrow(ip)),
+      (r) => blocklistToolPage({ ip, ...r }),
+    );
+  });
+}
+
+export function toolPageRoutes(app: HttpApp, services: HttpServices): void {
+  const answer = answererOf(services.limits);
   app.register(async (scope) => {
     await scope.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
-    // Requests refused before a handler ran (too large, unreadable body) get a page, not JSON.
-    scope.setErrorHandler((err, request, reply) => {
-      const status = (err as { statusCode?: unknown }).statusCode;
-      if (typeof status === 'number' && status >= 400 && status < 500) {
-        const text =
-          status === 413
-            ? 'That is too much text: at most 48 KiB of headers.'
-            : 'The request could not be read; use the form.';
-        return sendHtml(reply, toolErrorPage(text), status);
-      }
-      if (isStoreUnavailable(err)) {
-        // The store out of reach (a blocklist question): 503 and a page that says to retry.
-        request.log.warn({ err, reqId: request.id }, 'store unavailable');
-        reply.header('retry-after', '5');
-        return sendHtml(reply, toolErrorPage(STORE_OUTAGE_TEXT), 503);
-      }
-      request.log.error({ err, reqId: request.id }, 'unhandled error');
-      return sendHtml(reply, toolErrorPage('Something went wrong on our side.'), 500);
-    });
-
-    scope.get('/', { config: none, schema: hidden }, async (_request, reply) =>
-      sendHtml(
-        reply,
-        homePage({ datasetVersion: services.datasetVersion(), perMinute: limits.buckets.public.points }),
-      ),
-    );
-
-    // What the feeds are and how a key downloads them (the keyed catalog answers 401 to a browser).
-    scope.get('/feeds', { config: none, schema: hidden }, async (request, reply) =>
-      sendHtml(
-        reply,
-        feedsPage({
-          baseUrl: services.config.publicUrl.replace(/\/+$/, '') || `${request.protocol}://${request.host}`,
-        }),
-      ),
-    );
-
-    scope.get('/tools/ip', { config: none, schema: hidden }, async (request, reply) => {
-      const ip = textField(request.query, 'ip');
-      if (ip === undefined) return sendHtml(reply, ipToolPage({}));
-      return answer(
-        request,
-        reply,
-        async () => {
-          const parsed = parseIp(ipOrThrow(ip));
-          const intel = servingIntel(services.intel);
-          const found = parsed ? await intel.lookupExtended(parsed) : null;
-          if (!found) throw new AppError('NOT_FOUND', `No data for ${parsed?.address ?? ip}.`);
-          return found;
-        },
-        (r) => ipToolPage({ ip, ...r }),
-      );
-    });
-
-    scope.get('/tools/domain', { config: none, schema: hidden }, async (request, reply) => {
-      const domain = textField(request.query, 'domain');
-      if (domain === undefined) return sendHtml(reply, domainToolPage({}));
-      return answer(
-        request,
-        reply,
-        async () => {
-          if (domain.trim() === '')
-            throw new AppError('MISSING_DOMAIN', 'Enter a domain name, for example example.com.');
-          const result = await checkDomain(domain.trim(), { dns: services.dns, clock: services.clock });
-          // None of MX, SPF and DMARC could be read: 503 and "could not check", never a grade.
-          const unavailable = dnsUnavailable(result, services.config.dnsServers);
-          if (unavailable) throw unavailable;
-          return result;
-        },
-        (r) => domainToolPage({ domain, resolvers: describeResolvers(services.config.dnsServers), ...r }),
-      );
-    });
-
-    scope.get('/tools/headers', { config: none, schema: hidden }, async (_request, reply) =>
-      sendHtml(reply, headersToolPage({})),
-    );
-    scope.post('/tools/headers', { config: none, schema: hidden }, async (request, reply) => {
-      const headers = textField(request.body, 'headers') ?? '';
-      return answer(
-        request,
-        reply,
-        async () =>
-          analyzeHeaders(checkHeadersInput(headers), {
-            clock: services.clock,
-            enrich: services.enrichIp,
-            dmarcPolicy: (domain) => lookupDmarcPolicy(domain, { dns: services.dns, clock: services.clock }),
-            trustedAuthservIds: services.config.trustedAuthservIds,
-          }),
-        (r) => headersToolPage({ headers, ...r }),
-      );
-    });
-
-    scope.get('/tools/blocklist', { config: none, schema: hidden }, async (request, reply) => {
-      const ip = textField(request.query, 'ip');
-      if (ip === undefined) return sendHtml(reply, blocklistToolPage({}));
-      return answer(
-        request,
-        reply,
-        // This instance's zone and the public lists (NETREP_DNSBL_CHECK_ZONES), as the API answers.
-        async () => services.listCheck.check(ipOrThrow(ip)),
-        (r) => blocklistToolPage({ ip, ...r }),
-      );
-    });
+    scope.setErrorHandler(answerPageError);
+    infoPages(scope, services);
+    toolForms(scope, services, answer);
   });
 }
