@@ -3,7 +3,7 @@
  * one conditional statement, so two instances on one PostgreSQL (or two processes on one SQLite
  * file) never both scan an address within its TTL.
  */
-import { type Kysely, sql } from 'kysely';
+import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
 import { type DialectName, type Store, supportsSkipLocked } from '../store/index.ts';
 import type { Database } from '../store/schema.ts';
 
@@ -61,38 +61,79 @@ export interface ScanStore {
   pruneBudget(minute: number): Promise<void>;
 }
 
-async function claimScan(
+/** A queued scan, or a running one whose lease expired (its worker stopped). */
+function dueAt(now: number) {
+  return (eb: ExpressionBuilder<Database, 'scan_results'>): Expression<SqlBool> =>
+    eb.or([
+      eb('status', '=', 'queued'),
+      eb.and([eb('status', '=', 'running'), eb('lease_expires_at', '<=', now)]),
+    ]);
+}
+
+/** PostgreSQL: the oldest due row not locked by another claim (`SKIP LOCKED`), then taken. */
+async function claimSkipLocked(
+  db: Kysely<Database>,
+  worker: string,
+  now: number,
+  leaseMs: number,
+): Promise<ScanRow | null> {
+  return await db.transaction().execute(async (trx) => {
+    const found = await trx
+      .selectFrom('scan_results')
+      .selectAll()
+      .where(dueAt(now))
+      .orderBy('queued_at')
+      .limit(1)
+      .forUpdate()
+      .skipLocked()
+      .executeTakeFirst();
+    if (!found) return null;
+    await trx
+      .updateTable('scan_results')
+      .set({ status: 'running', lease_owner: worker, lease_expires_at: now + leaseMs })
+      .where('ip', '=', found.ip)
+      .execute();
+    return { ...found, status: 'running', lease_owner: worker, lease_expires_at: now + leaseMs };
+  });
+}
+
+/**
+ * SQLite: one statement (a deferred transaction that reads, then writes, fails with "database is
+ * locked" beside another process doing the same); the due condition is repeated on the row it
+ * picks, so of two processes the second finds nothing to update.
+ */
+async function claimOneStatement(
+  db: Kysely<Database>,
+  worker: string,
+  now: number,
+  leaseMs: number,
+): Promise<ScanRow | null> {
+  const row = await db
+    .updateTable('scan_results')
+    .set({ status: 'running', lease_owner: worker, lease_expires_at: now + leaseMs })
+    .where((eb) =>
+      eb(
+        'ip',
+        '=',
+        eb.selectFrom('scan_results').select('ip').where(dueAt(now)).orderBy('queued_at').limit(1),
+      ),
+    )
+    .where(dueAt(now))
+    .returningAll()
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+function claimScan(
   db: Kysely<Database>,
   dialect: DialectName,
   worker: string,
   now: number,
   leaseMs: number,
 ): Promise<ScanRow | null> {
-  return await db.transaction().execute(async (trx) => {
-    const due = trx
-      .selectFrom('scan_results')
-      .selectAll()
-      .where((eb) =>
-        eb.or([
-          eb('status', '=', 'queued'),
-          eb.and([eb('status', '=', 'running'), eb('lease_expires_at', '<=', now)]),
-        ]),
-      )
-      .orderBy('queued_at')
-      .limit(1);
-    const found = await (supportsSkipLocked(dialect) ? due.forUpdate().skipLocked() : due).executeTakeFirst();
-    if (!found) return null;
-    // The condition is repeated so that, on SQLite, a second process that read the same row loses.
-    const r = await trx
-      .updateTable('scan_results')
-      .set({ status: 'running', lease_owner: worker, lease_expires_at: now + leaseMs })
-      .where('ip', '=', found.ip)
-      .where('status', '=', found.status)
-      .where('queued_at', '=', found.queued_at)
-      .executeTakeFirst();
-    if (Number(r.numUpdatedRows) !== 1) return null;
-    return { ...found, status: 'running', lease_owner: worker, lease_expires_at: now + leaseMs };
-  });
+  return supportsSkipLocked(dialect)
+    ? claimSkipLocked(db, worker, now, leaseMs)
+    : claimOneStatement(db, worker, now, leaseMs);
 }
 
 export function createScanStore(store: Store): ScanStore {
