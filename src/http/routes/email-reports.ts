@@ -108,8 +108,12 @@ function mediaType(header: string | undefined): string | null {
 }
 
 export function emailReportRoutes(app: HttpApp, services: HttpServices): void {
-  const { reports } = services;
+  uploadRoute(app, services);
+  readRoutes(app, services);
+}
 
+function uploadRoute(app: HttpApp, services: HttpServices): void {
+  const { reports } = services;
   app.register(async (plugin) => {
     // Every body is taken as bytes here: the report reader decides what they are.
     plugin.removeAllContentTypeParsers();
@@ -148,7 +152,10 @@ export function emailReportRoutes(app: HttpApp, services: HttpServices): void {
       },
     );
   });
+}
 
+function readRoutes(app: HttpApp, services: HttpServices): void {
+  const { reports } = services;
   app.get(
     '/v1/email/reports',
     {
