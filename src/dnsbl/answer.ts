@@ -43,28 +43,53 @@ interface WireQuestion {
 /** Reads the first question's name, type and class straight from the wire; null if malformed. */
 export function readQuestion(buf: Buffer): WireQuestion | null {
   const labels: string[] = [];
+  const end = readName(buf, labels);
+  if (end < 0 || end + 4 > buf.length) return null;
+  return { labels, qtype: buf.readUInt16BE(end), qclass: buf.readUInt16BE(end + 2) };
+}
+
+/** The labels of the name at offset 12 pushed to `labels`; the offset just past the name as it sits in the question, or -1. */
+function readName(buf: Buffer, labels: string[]): number {
+  const end = questionNameEnd(buf);
+  return end >= 0 && collectLabels(buf, labels) ? end : -1;
+}
+
+/** Offset past the question's name: after its root label or its first compression pointer. */
+function questionNameEnd(buf: Buffer): number {
   let pos = 12;
-  let end = -1;
-  let jumps = 0;
-  for (;;) {
-    if (pos >= buf.length) return null;
+  while (pos < buf.length) {
     const l = buf[pos] as number;
-    if (l === 0) {
-      if (end < 0) end = pos + 1;
-      break;
-    }
-    if ((l & 0xc0) === 0xc0) {
-      if (pos + 1 >= buf.length || ++jumps > 16) return null;
-      if (end < 0) end = pos + 2;
-      pos = ((l & 0x3f) << 8) | (buf[pos + 1] as number);
-      continue;
-    }
-    if (l > 63 || pos + 1 + l > buf.length) return null;
-    labels.push(buf.toString('latin1', pos + 1, pos + 1 + l));
+    if (l === 0) return pos + 1;
+    if ((l & 0xc0) === 0xc0) return pos + 2;
     pos += 1 + l;
   }
-  if (end + 4 > buf.length) return null;
-  return { labels, qtype: buf.readUInt16BE(end), qclass: buf.readUInt16BE(end + 2) };
+  return -1;
+}
+
+/** Pushes the name's labels, following compression pointers (at most 16); false if malformed. */
+function collectLabels(buf: Buffer, labels: string[]): boolean {
+  let pos = 12;
+  for (let jumps = 0; jumps <= 16; ) {
+    if (pos >= buf.length) return false;
+    const l = buf[pos] as number;
+    if (l === 0) return true;
+    if ((l & 0xc0) === 0xc0) {
+      pos = pointerTarget(buf, pos);
+      jumps++;
+    } else if (l > 63 || pos + 1 + l > buf.length) {
+      return false;
+    } else {
+      labels.push(buf.toString('latin1', pos + 1, pos + 1 + l));
+      pos += 1 + l;
+    }
+  }
+  return false;
+}
+
+/** Where the compression pointer at `pos` points (RFC 1035 §4.1.4); past the buffer when cut. */
+function pointerTarget(buf: Buffer, pos: number): number {
+  if (pos + 1 >= buf.length) return buf.length;
+  return (((buf[pos] as number) & 0x3f) << 8) | (buf[pos + 1] as number);
 }
 
 /** A header-only reply: same id, opcode and RD, no sections (RFC 1035 §4.1.1). */
@@ -91,6 +116,19 @@ function apexSection(ctx: ZoneContext, name: string, qtype: number): Section {
   return { answers, authorities, rcode: RCODE_NOERROR, aa: true };
 }
 
+function nxdomainSection(ctx: ZoneContext, zoneName: string): Section {
+  return {
+    answers: [],
+    authorities: [soaRecord(ctx, zoneName, ctx.soa.minimum)],
+    rcode: RCODE_NXDOMAIN,
+    aa: true,
+  };
+}
+
+function refusedSection(): Section {
+  return { answers: [], authorities: [], rcode: RCODE_REFUSED, aa: false };
+}
+
 function listingSection(
   ctx: ZoneContext,
   name: string,
@@ -100,14 +138,7 @@ function listingSection(
 ): Section {
   const listing: StoredListing | undefined =
     target.kind === 'ipv4' ? findIpv4(ctx, target.int) : findIpv6(ctx, target.hex);
-  if (!listing) {
-    return {
-      answers: [],
-      authorities: [soaRecord(ctx, zoneName, ctx.soa.minimum)],
-      rcode: RCODE_NXDOMAIN,
-      aa: true,
-    };
-  }
+  if (!listing) return nxdomainSection(ctx, zoneName);
   const answers: Answer[] = [];
   if (qtype === TYPE_A || qtype === TYPE_ANY) {
     answers.push({ name, type: 'A', class: 'IN', ttl: ctx.ttl, data: listing.returnCode });
@@ -120,10 +151,28 @@ function listingSection(
   return { answers, authorities, rcode: RCODE_NOERROR, aa: true };
 }
 
-/** Answer bytes for any message, or null when it must not be answered (too short, a response). */
-export function answerGeneral(q: Buffer, ctx: ZoneContext, tcp: boolean): Buffer | null {
-  // Fewer than 12 bytes carry no id to answer to; answering responses invites reflection loops.
-  if (q.length < 12 || ((q[2] as number) & 0x80) !== 0) return null;
+/** The answer and authority sections for the question, by where its name points. */
+function questionSection(ctx: ZoneContext, wire: WireQuestion): Section {
+  if (wire.qclass !== CLASS_IN && wire.qclass !== CLASS_ANY) return refusedSection();
+  const lower = wire.labels.map((l) => l.toLowerCase());
+  const target = classifyLabels(lower, ctx.zone.split('.'));
+  const name = wire.labels.join('.');
+  const zoneName = wire.labels.slice(wire.labels.length - ctx.zoneLabelCount).join('.');
+  if (target.kind === 'outside') return refusedSection();
+  if (target.kind === 'apex') return apexSection(ctx, name, wire.qtype);
+  if (target.kind === 'none') return nxdomainSection(ctx, zoneName);
+  return listingSection(ctx, name, zoneName, wire.qtype, target);
+}
+
+interface DecodedQuery {
+  packet: Packet;
+  wire: WireQuestion;
+  /** The OPT record, when the query has one. */
+  opt: Answer | undefined;
+}
+
+/** The query decoded, or the header-only reply its faults call for (NOTIMP, FORMERR). */
+function decodeQuery(q: Buffer): DecodedQuery | Buffer {
   if ((((q[2] as number) >> 3) & 0xf) !== 0) return headerReply(q, RCODE_NOTIMP);
   let packet: Packet;
   try {
@@ -135,61 +184,56 @@ export function answerGeneral(q: Buffer, ctx: ZoneContext, tcp: boolean): Buffer
   if (packet.questions?.length !== 1 || !wire) return headerReply(q, RCODE_FORMERR);
   const opts = (packet.additionals ?? []).filter((a) => a.type === 'OPT');
   if (opts.length > 1) return headerReply(q, RCODE_FORMERR); // RFC 6891 §6.1.1
-  const opt = opts[0];
-  const ednsSize = opt && 'udpPayloadSize' in opt ? (opt.udpPayloadSize ?? UDP_CLASSIC_MAX) : null;
-  const question = packet.questions[0] as NonNullable<Packet['questions']>[number];
-  const name = wire.labels.join('.');
+  return { packet, wire, opt: opts[0] };
+}
 
-  let section: Section;
-  let extendedRcode = 0;
-  if (opt && 'ednsVersion' in opt && opt.ednsVersion !== 0) {
-    section = { answers: [], authorities: [], rcode: 0, aa: false };
-    extendedRcode = RCODE_BADVERS >> 4;
-  } else if (wire.qclass !== CLASS_IN && wire.qclass !== CLASS_ANY) {
-    section = { answers: [], authorities: [], rcode: RCODE_REFUSED, aa: false };
-  } else {
-    const lower = wire.labels.map((l) => l.toLowerCase());
-    const target = classifyLabels(lower, ctx.zone.split('.'));
-    const zoneName = wire.labels.slice(wire.labels.length - ctx.zoneLabelCount).join('.');
-    if (target.kind === 'outside')
-      section = { answers: [], authorities: [], rcode: RCODE_REFUSED, aa: false };
-    else if (target.kind === 'apex') section = apexSection(ctx, name, wire.qtype);
-    else if (target.kind === 'none') {
-      section = {
-        answers: [],
-        authorities: [soaRecord(ctx, zoneName, ctx.soa.minimum)],
-        rcode: RCODE_NXDOMAIN,
-        aa: true,
-      };
-    } else section = listingSection(ctx, name, zoneName, wire.qtype, target);
-  }
+/** Our OPT record (RFC 6891 §6.1.2), carrying the upper bits of an extended rcode. */
+function optRecord(extendedRcode: number): Answer {
+  return {
+    name: '.',
+    type: 'OPT',
+    udpPayloadSize: EDNS_UDP_MAX,
+    extendedRcode,
+    ednsVersion: 0,
+    flags: 0,
+    flag_do: false,
+    options: [],
+  };
+}
 
+/** The requestor's UDP payload size (RFC 6891 §6.2.3), or null without EDNS. */
+function ednsSizeOf(opt: Answer | undefined): number | null {
+  return opt && 'udpPayloadSize' in opt ? (opt.udpPayloadSize ?? UDP_CLASSIC_MAX) : null;
+}
+
+/** The query's EDNS version; 0 without EDNS (only version 0 is answered, RFC 6891 §6.1.3). */
+function ednsVersionOf(opt: Answer | undefined): number | undefined {
+  return opt !== undefined && 'ednsVersion' in opt ? opt.ednsVersion : 0;
+}
+
+/** Answer bytes for any message, or null when it must not be answered (too short, a response). */
+export function answerGeneral(q: Buffer, ctx: ZoneContext, tcp: boolean): Buffer | null {
+  // Fewer than 12 bytes carry no id to answer to; answering responses invites reflection loops.
+  if (q.length < 12 || ((q[2] as number) & 0x80) !== 0) return null;
+  const decoded = decodeQuery(q);
+  if (Buffer.isBuffer(decoded)) return decoded;
+  const { packet, wire, opt } = decoded;
+  const badVersion = ednsVersionOf(opt) !== 0;
+  const section: Section = badVersion
+    ? { answers: [], authorities: [], rcode: 0, aa: false }
+    : questionSection(ctx, wire);
   const flags = (section.aa ? FLAG_AA : 0) | ((packet.flags ?? 0) & (FLAG_RD | FLAG_CD)) | section.rcode;
-  const additionals: Answer[] = opt
-    ? [
-        {
-          name: '.',
-          type: 'OPT',
-          udpPayloadSize: EDNS_UDP_MAX,
-          extendedRcode,
-          ednsVersion: 0,
-          flags: 0,
-          flag_do: false,
-          options: [],
-        },
-      ]
-    : [];
   const response: Packet = {
     id: packet.id ?? 0,
     type: 'response',
     flags,
-    questions: [question],
+    questions: [packet.questions?.[0] as NonNullable<Packet['questions']>[number]],
     answers: section.answers,
     authorities: section.authorities,
-    additionals,
+    additionals: opt ? [optRecord(badVersion ? RCODE_BADVERS >> 4 : 0)] : [],
   };
   const out = dnsPacket.encode(response);
-  const limit = tcp ? 65535 : udpLimit(ednsSize);
+  const limit = tcp ? 65535 : udpLimit(ednsSizeOf(opt));
   if (out.length <= limit) return out;
   // RFC 2181 §9: too big for UDP, send the question with TC set; the client retries over TCP.
   return dnsPacket.encode({ ...response, flags: flags | FLAG_TC, answers: [], authorities: [] });
