@@ -63,6 +63,16 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
     load: async () => (await import('./summarize.ts')).registerSummarizeCommand,
   },
   {
+    commands: {
+      scan: {
+        term: 'scan [options] <ip>',
+        description:
+          'scan one address now (NETREP_SCAN_* settings): page title, Server header, TLS organisation',
+      },
+    },
+    load: async () => (await import('./scan.ts')).registerScanCommand,
+  },
+  {
     commands: { domain: { description: 'email authentication checks of a domain' } },
     load: async () => (await import('./domain.ts')).registerDomainCommands,
   },

@@ -94,6 +94,30 @@ function refusalKind(reason: string): RefusalKind {
   return reason.includes('NETREP_SCAN_EXCLUDE') ? 'excluded' : 'not_public';
 }
 
+function scannerOf(s: ScanSettings): ScannerSettings {
+  return {
+    ports: parsePorts(s.ports),
+    connectTimeoutMs: s.connectTimeoutMs,
+    deadlineMs: s.deadlineMs,
+    userAgent: userAgentOf(s.version, s.contact),
+    ...(s.ca ? { ca: s.ca } : {}),
+  };
+}
+
+/**
+ * One scan now, outside the queue and its TTL (the operator's `netrep scan`): the target rules
+ * still hold; nothing is stored.
+ */
+export async function scanOnce(
+  s: ScanSettings,
+  ip: string,
+  clock: Clock,
+): Promise<{ refused: string } | { report: ScanReport }> {
+  const reason = scanRefusal(ip, { allowLoopback: s.allowLoopback, exclude: parseExcludeList(s.exclude) });
+  if (reason) return { refused: reason };
+  return { report: await scanAddress(ip, scannerOf(s), clock) };
+}
+
 export function createScan(options: {
   settings: ScanSettings;
   store: ScanStore;
@@ -103,13 +127,7 @@ export function createScan(options: {
 }): Scan {
   const { settings: s, store, clock, worker } = options;
   const rules: TargetRules = { allowLoopback: s.allowLoopback, exclude: parseExcludeList(s.exclude) };
-  const scanner: ScannerSettings = {
-    ports: parsePorts(s.ports),
-    connectTimeoutMs: s.connectTimeoutMs,
-    deadlineMs: s.deadlineMs,
-    userAgent: userAgentOf(s.version, s.contact),
-    ...(s.ca ? { ca: s.ca } : {}),
-  };
+  const scanner = scannerOf(s);
   const ttlMs = s.ttlSeconds * 1000;
   const leaseMs = s.deadlineMs + 30_000;
   const counts = createCounts();
@@ -207,11 +225,7 @@ export function createScan(options: {
       const ran = await Promise.all(Array.from({ length: LANES }, () => lane(stopping)));
       return ran.reduce((a, b) => a + b, 0);
     },
-    async scanNow(ip) {
-      const reason = scanRefusal(ip, rules);
-      if (reason) return { refused: reason };
-      return { report: await scanAddress(ip, scanner, clock) };
-    },
+    scanNow: (ip) => scanOnce(s, ip, clock),
     counts: () => counts,
   };
 }
