@@ -23,9 +23,12 @@ function formField(body: unknown, name: string): string {
   return typeof v === 'string' ? v.trim() : '';
 }
 
-export function dashboardWebhookRoutes(app: HttpApp, services: HttpServices): void {
+type Session = { user: User; csrf: string };
+type Extra = { error?: string; notice?: string };
+
+/** What the webhook and saved-IP pages share: the session, the tier, the two pages, form actions. */
+function webhooksKit(services: HttpServices) {
   const { accounts, webhooks } = services;
-  type Session = { user: User; csrf: string };
 
   /** The signed-in user (of a form whose CSRF token matches); null sends the caller to sign-in. */
   const session = async (request: FastifyRequest, form: boolean): Promise<Session | null> => {
@@ -46,7 +49,6 @@ export function dashboardWebhookRoutes(app: HttpApp, services: HttpServices): vo
     return { listed: services.listingFor(ip)?.type ?? null, threat_level: answer?.threat.level ?? null };
   };
 
-  type Extra = { error?: string; notice?: string };
   const viewerOf = (s: Session) => ({ email: s.user.email, role: s.user.role, csrf: s.csrf });
 
   const render = async (
@@ -74,7 +76,6 @@ export function dashboardWebhookRoutes(app: HttpApp, services: HttpServices): vo
     return sendHtml(reply, savedIpsPage({ viewer: viewerOf(s), savedIps: saved, cap, ...extra }), status);
   };
 
-  const denied = toSignIn;
   const back = (reply: FastifyReply, to = '/dashboard/webhooks') =>
     reply.code(303).header('location', to).send();
   /** Runs a form action; a domain refusal is shown on the page (`again`), anything else is a bug. */
@@ -91,93 +92,103 @@ export function dashboardWebhookRoutes(app: HttpApp, services: HttpServices): vo
       throw err;
     }
   };
-  const route = { config: { access: { kind: 'none' as const } }, schema: { hide: true } };
+  return { session, tierOf, render, renderSaved, back, attempt };
+}
+type Kit = ReturnType<typeof webhooksKit>;
+
+const denied = toSignIn;
+const route = { config: { access: { kind: 'none' as const } }, schema: { hide: true } };
+
+/** Settings → Webhooks: the list with each hook's delivery log, create, delete, test ping. */
+function webhookPages(scope: HttpApp, services: HttpServices, kit: Kit): void {
+  const { webhooks } = services;
+  const { session, render, back, attempt } = kit;
   const hookRoute = {
     ...route,
     schema: { hide: true, params: Type.Object({ id: Type.String({ pattern: '^[0-9]{1,15}$' }) }) },
   };
+  scope.get('/dashboard/webhooks', route, async (request, reply) => {
+    const s = await session(request, false);
+    if (!s) return denied(reply);
+    if (s.user.mustChangePassword) return toPasswordChange(reply);
+    return render(reply, s);
+  });
 
+  scope.post('/dashboard/webhooks', route, async (request, reply) => {
+    const s = await session(request, true);
+    if (!s) return denied(reply);
+    if (s.user.mustChangePassword) return toPasswordChange(reply);
+    const secret = formField(request.body, 'secret');
+    return attempt(reply, s, async () => {
+      const hook = await webhooks.createHook(s.user.id, formField(request.body, 'url'), secret || undefined);
+      return render(reply, s, { created: { url: hook.url, secret: hook.secret } });
+    });
+  });
+
+  scope.post('/dashboard/webhooks/:id/delete', hookRoute, async (request, reply) => {
+    const s = await session(request, true);
+    if (!s) return denied(reply);
+    if (s.user.mustChangePassword) return toPasswordChange(reply);
+    if (!(await webhooks.removeHook(s.user.id, Number(request.params.id))))
+      return render(reply, s, { error: 'No such webhook.' }, 404);
+    return back(reply);
+  });
+
+  scope.post('/dashboard/webhooks/:id/test', hookRoute, async (request, reply) => {
+    const s = await session(request, true);
+    if (!s) return denied(reply);
+    if (s.user.mustChangePassword) return toPasswordChange(reply);
+    const queued = await webhooks.ping(s.user.id, Number(request.params.id));
+    if (!queued) return render(reply, s, { error: 'No such webhook.' }, 404);
+    return render(reply, s, {
+      notice: `Test ping ${queued.event_id} queued; it appears in the log once sent.`,
+    });
+  });
+}
+
+/** Settings → Saved IPs: the list with each address's listing and threat level, save, remove. */
+function savedIpPages(scope: HttpApp, services: HttpServices, kit: Kit): void {
+  const { webhooks } = services;
+  const { session, tierOf, renderSaved, back, attempt } = kit;
+  scope.get('/dashboard/saved-ips', route, async (request, reply) => {
+    const s = await session(request, false);
+    if (!s) return denied(reply);
+    if (s.user.mustChangePassword) return toPasswordChange(reply);
+    return renderSaved(reply, s);
+  });
+
+  scope.post('/dashboard/saved-ips', route, async (request, reply) => {
+    const s = await session(request, true);
+    if (!s) return denied(reply);
+    if (s.user.mustChangePassword) return toPasswordChange(reply);
+    const work = async () => {
+      const tier = await tierOf(s.user);
+      await webhooks.saveIp(s.user.id, tier, formField(request.body, 'ip'), formField(request.body, 'label'));
+      return back(reply, '/dashboard/saved-ips');
+    };
+    return attempt(reply, s, work, renderSaved);
+  });
+
+  scope.post('/dashboard/saved-ips/remove', route, async (request, reply) => {
+    const s = await session(request, true);
+    if (!s) return denied(reply);
+    if (s.user.mustChangePassword) return toPasswordChange(reply);
+    const work = async () => {
+      if (!(await webhooks.removeSavedIp(s.user.id, formField(request.body, 'ip'))))
+        return renderSaved(reply, s, { error: 'That address is not saved.' }, 404);
+      return back(reply, '/dashboard/saved-ips');
+    };
+    return attempt(reply, s, work, renderSaved);
+  });
+}
+
+export function dashboardWebhookRoutes(app: HttpApp, services: HttpServices): void {
+  const kit = webhooksKit(services);
   app.register(async (plugin) => {
     // An encapsulated scope is typed afresh: its request parts come from the TypeBox schemas too.
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
     await dashboardPlugins(plugin);
-
-    scope.get('/dashboard/webhooks', route, async (request, reply) => {
-      const s = await session(request, false);
-      if (!s) return denied(reply);
-      if (s.user.mustChangePassword) return toPasswordChange(reply);
-      return render(reply, s);
-    });
-
-    scope.post('/dashboard/webhooks', route, async (request, reply) => {
-      const s = await session(request, true);
-      if (!s) return denied(reply);
-      if (s.user.mustChangePassword) return toPasswordChange(reply);
-      const secret = formField(request.body, 'secret');
-      return attempt(reply, s, async () => {
-        const hook = await webhooks.createHook(
-          s.user.id,
-          formField(request.body, 'url'),
-          secret || undefined,
-        );
-        return render(reply, s, { created: { url: hook.url, secret: hook.secret } });
-      });
-    });
-
-    scope.post('/dashboard/webhooks/:id/delete', hookRoute, async (request, reply) => {
-      const s = await session(request, true);
-      if (!s) return denied(reply);
-      if (s.user.mustChangePassword) return toPasswordChange(reply);
-      if (!(await webhooks.removeHook(s.user.id, Number(request.params.id))))
-        return render(reply, s, { error: 'No such webhook.' }, 404);
-      return back(reply);
-    });
-
-    scope.post('/dashboard/webhooks/:id/test', hookRoute, async (request, reply) => {
-      const s = await session(request, true);
-      if (!s) return denied(reply);
-      if (s.user.mustChangePassword) return toPasswordChange(reply);
-      const queued = await webhooks.ping(s.user.id, Number(request.params.id));
-      if (!queued) return render(reply, s, { error: 'No such webhook.' }, 404);
-      return render(reply, s, {
-        notice: `Test ping ${queued.event_id} queued; it appears in the log once sent.`,
-      });
-    });
-
-    scope.get('/dashboard/saved-ips', route, async (request, reply) => {
-      const s = await session(request, false);
-      if (!s) return denied(reply);
-      if (s.user.mustChangePassword) return toPasswordChange(reply);
-      return renderSaved(reply, s);
-    });
-
-    scope.post('/dashboard/saved-ips', route, async (request, reply) => {
-      const s = await session(request, true);
-      if (!s) return denied(reply);
-      if (s.user.mustChangePassword) return toPasswordChange(reply);
-      const work = async () => {
-        const tier = await tierOf(s.user);
-        await webhooks.saveIp(
-          s.user.id,
-          tier,
-          formField(request.body, 'ip'),
-          formField(request.body, 'label'),
-        );
-        return back(reply, '/dashboard/saved-ips');
-      };
-      return attempt(reply, s, work, renderSaved);
-    });
-
-    scope.post('/dashboard/saved-ips/remove', route, async (request, reply) => {
-      const s = await session(request, true);
-      if (!s) return denied(reply);
-      if (s.user.mustChangePassword) return toPasswordChange(reply);
-      const work = async () => {
-        if (!(await webhooks.removeSavedIp(s.user.id, formField(request.body, 'ip'))))
-          return renderSaved(reply, s, { error: 'That address is not saved.' }, 404);
-        return back(reply, '/dashboard/saved-ips');
-      };
-      return attempt(reply, s, work, renderSaved);
-    });
+    webhookPages(scope, services, kit);
+    savedIpPages(scope, services, kit);
   });
 }
