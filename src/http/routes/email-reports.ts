@@ -3,7 +3,7 @@
  * report (XML, gzip, zip, JSON or the whole email carrying it), list what was stored and what was
  * refused. Everything is the caller's own: another owner's report is 404.
  */
-import { Type } from '@sinclair/typebox';
+import { type TSchema, Type } from '@sinclair/typebox';
 import { AppError } from '../../core/errors.ts';
 import { ACCEPTED_TYPES, RejectedReport, ReportAnswer, ReportSummary } from '../../reports/index.ts';
 import type { Access, HttpApp, HttpServices } from '../context.ts';
@@ -17,6 +17,28 @@ const Paging = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 1000, default: 50, description: 'Page size, 1-1000' }),
   offset: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0, description: 'Rows to skip' }),
 });
+
+const PageCounts = { total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() };
+
+/** A paged list route of this file: its access, tag, paging query and one answer. */
+function listSchema<R extends TSchema>(o: {
+  operationId: string;
+  examples: OperationExamples;
+  summary: string;
+  response: R;
+}) {
+  return {
+    config: { access: ACCESS },
+    schema: {
+      tags: ['email'],
+      operationId: o.operationId,
+      examples: o.examples,
+      summary: o.summary,
+      querystring: Paging,
+      response: { 200: o.response },
+    },
+  };
+}
 
 const Stored = Type.Composite([
   ReportSummary,
@@ -158,60 +180,32 @@ function readRoutes(app: HttpApp, services: HttpServices): void {
   const { reports } = services;
   app.get(
     '/v1/email/reports',
-    {
-      config: { access: ACCESS },
-      schema: {
-        tags: ['email'],
-        operationId: 'listEmailReports',
-        examples: listExample,
-        summary: 'The reports this account stored, newest first, without their rows.',
-        querystring: Paging,
-        response: {
-          200: envelope(
-            Type.Object({
-              reports: Type.Array(ReportSummary),
-              total: Type.Integer(),
-              limit: Type.Integer(),
-              offset: Type.Integer(),
-            }),
-          ),
-        },
-      },
-    },
+    listSchema({
+      operationId: 'listEmailReports',
+      examples: listExample,
+      summary: 'The reports this account stored, newest first, without their rows.',
+      response: envelope(Type.Object({ reports: Type.Array(ReportSummary), ...PageCounts })),
+    }),
     async (request) => {
       const { limit, offset } = request.query;
-      const { items, total } = await reports.list(request.principal?.ownerId as number, limit, offset);
-      return { data: { reports: items, total, limit, offset } };
+      const page = await reports.list(request.principal?.ownerId as number, limit, offset);
+      return { data: { reports: page.items, total: page.total, limit, offset } };
     },
   );
 
   app.get(
     '/v1/email/reports/rejected',
-    {
-      config: { access: ACCESS },
-      schema: {
-        tags: ['email'],
-        operationId: 'listRejectedEmailReports',
-        examples: rejectedExample,
-        summary:
-          'Uploads this account sent that could not be stored, newest first, with the reason and the first 256 KiB.',
-        querystring: Paging,
-        response: {
-          200: envelope(
-            Type.Object({
-              rejected: Type.Array(RejectedReport),
-              total: Type.Integer(),
-              limit: Type.Integer(),
-              offset: Type.Integer(),
-            }),
-          ),
-        },
-      },
-    },
+    listSchema({
+      operationId: 'listRejectedEmailReports',
+      examples: rejectedExample,
+      summary:
+        'Uploads this account sent that could not be stored, newest first, with the reason and the first 256 KiB.',
+      response: envelope(Type.Object({ rejected: Type.Array(RejectedReport), ...PageCounts })),
+    }),
     async (request) => {
       const { limit, offset } = request.query;
-      const { items, total } = await reports.rejections(request.principal?.ownerId as number, limit, offset);
-      return { data: { rejected: items, total, limit, offset } };
+      const page = await reports.rejections(request.principal?.ownerId as number, limit, offset);
+      return { data: { rejected: page.items, total: page.total, limit, offset } };
     },
   );
 
