@@ -6,6 +6,7 @@
  * explained in plain words, and a bogon's page saying why it has no network data.
  */
 import { type IpAnswerExtended, THREAT_REASON } from '../intel/index.ts';
+import type { ScanAnswer } from '../scan/index.ts';
 import { describedBy, esc, facts, page, problem } from './html.ts';
 
 /** Page-specific styles. Every colour pair holds WCAG AA contrast (4.5:1) for its text. */
@@ -178,12 +179,36 @@ function bogonHtml(a: IpAnswerExtended): string {
 <p>It lies in ${esc(a.prefix)}, a special-purpose block (private, loopback, link-local, documentation, multicast or reserved space; RFC 6890). Such addresses are not routed on the public internet, so no network, owner, location, RPKI or reputation exists for them: this page has nothing more to show, and the API answers <code>bogon: true</code> with empty fields.</p></section>`;
 }
 
-function ipAnswerHtml(a: IpAnswerExtended): string {
-  if (a.bogon) return bogonHtml(a);
-  return `<p class="muted">Results for <strong>${esc(a.ip)}</strong></p>${threatHtml(a)}${signsHtml(a)}${networkHtml(a)}${geoHtml(a)}`;
+/** The page's answer: the anonymous lookup's, with the service scan's part when there is one. */
+type PageAnswer = IpAnswerExtended & Partial<ScanAnswer>;
+
+const SCAN_WORDS: Record<string, string> = {
+  pending: 'A scan of this address is queued; these are the previous results, if any.',
+  failed: 'No port answered the last scan.',
+  refused: 'This address is not scanned.',
+};
+
+/** The service scan's fields (issue #34), when scanning is on and something is known. */
+function servicesHtml(a: PageAnswer): string {
+  const s = a.scan;
+  if (!s || s.status === 'disabled') return '';
+  const known = [a.service_title, a.service_server, a.tls_organization].some((v) => v);
+  if (!known && s.status !== 'failed') return '';
+  const when = s.scanned_at ? ` Scanned ${esc(s.scanned_at.slice(0, 16).replace('T', ' '))} UTC.` : '';
+  const note = SCAN_WORDS[s.status] ?? '';
+  return `<section aria-labelledby="svc-h"><h2 id="svc-h">Services</h2>${facts([
+    ['Web page title', a.service_title],
+    ['Web server', a.service_server],
+    ['TLS certificate organisation', a.tls_organization],
+  ])}<p class="muted">${esc(note)}${when}</p></section>`;
 }
 
-export function ipToolPage(options: { ip?: string; answer?: IpAnswerExtended; error?: string }): string {
+function ipAnswerHtml(a: PageAnswer): string {
+  if (a.bogon) return bogonHtml(a);
+  return `<p class="muted">Results for <strong>${esc(a.ip)}</strong></p>${threatHtml(a)}${signsHtml(a)}${networkHtml(a)}${geoHtml(a)}${servicesHtml(a)}`;
+}
+
+export function ipToolPage(options: { ip?: string; answer?: PageAnswer; error?: string }): string {
   const body = `${STYLE}<h1>IP lookup</h1>
 <form method="get" action="/tools/ip" class="tool">${problem(options.error)}
 <label for="ip">IP address (IPv4 or IPv6)</label>

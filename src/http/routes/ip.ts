@@ -6,7 +6,7 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 import { AppError } from '../../core/errors.ts';
-import { type ParsedIp, parseIp, rateLimitSubject } from '../../core/ip.ts';
+import { type ParsedIp, parseIp } from '../../core/ip.ts';
 import { IpAnswer, IpAnswerExtended } from '../../intel/schemas.ts';
 import { ScanFields } from '../../scan/schemas.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
@@ -16,6 +16,7 @@ import {
   lookupIpExample,
   lookupIpPublicExample,
 } from '../examples/ip.ts';
+import { scanQuota } from '../scan-quota.ts';
 import { envelope, errorResponses, IpParam } from '../schemas.ts';
 import { servingIntel } from '../serving-intel.ts';
 
@@ -104,23 +105,6 @@ function parseIpOrThrow(raw: unknown): ParsedIp {
 
 /** The anonymous answer: the extended one plus the service scan's fields (issue #34, additive). */
 const IpAnswerPublic = Type.Composite([IpAnswerExtended, ScanFields]);
-
-/**
- * Whether an anonymous lookup (which passed its per-minute quota) may queue a scan: one more point
- * of the same client's public bucket, so a client's queued scans count against its quota.
- */
-function scanQuota(limits: HttpServices['limits'], clientIp: string): () => Promise<boolean> {
-  return async () => {
-    const client = parseIp(clientIp);
-    try {
-      await limits.consumeMinute('public', client ? rateLimitSubject(client) : clientIp);
-      return true;
-    } catch (err) {
-      if (err instanceof AppError && err.code === 'RATE_LIMIT_EXCEEDED') return false;
-      throw err;
-    }
-  };
-}
 
 export function ipRoutes(app: HttpApp, services: HttpServices): void {
   keyedIpRoutes(app, services.intel);

@@ -17,6 +17,7 @@ import { ipToolPage } from '../../web/ip-page.ts';
 import { domainToolPage, headersToolPage, homePage, toolErrorPage } from '../../web/tool-pages.ts';
 import type { HttpApp, HttpServices } from '../context.ts';
 import { STORE_OUTAGE_TEXT, sendHtml } from '../html-reply.ts';
+import { scanQuota } from '../scan-quota.ts';
 import { servingIntel } from '../serving-intel.ts';
 
 /** Spec §8: a header analysis request is at most 64 KiB (the form's encoding included). */
@@ -124,7 +125,9 @@ function toolForms(scope: HttpApp, services: HttpServices, answer: Answer): void
         const intel = servingIntel(services.intel);
         const found = parsed ? await intel.lookupExtended(parsed) : null;
         if (!found) throw new AppError('NOT_FOUND', `No data for ${parsed?.address ?? ip}.`);
-        return found;
+        // The service scan's fields, on the same terms as GET /v1/public/ip/{ip} (issue #34).
+        const scan = await services.scan.forLookup(found.ip, scanQuota(services.limits, request.clientIp));
+        return { ...found, ...scan };
       },
       (r) => ipToolPage({ ip, ...r }),
     );
