@@ -162,6 +162,17 @@ function serveConnection(
     clearFrameTimer();
     clearTimeout(idleTimer);
   });
+  /** Answers one message; false once the socket was closed for not reading its answers. */
+  const answer = (message: Buffer): boolean => {
+    clearFrameTimer();
+    const out = responder.respond(message, true);
+    if (!out) return true;
+    idleTimer.refresh();
+    socket.write(lengthPrefixed(out));
+    if (socket.writableLength <= limits.maxQueuedBytes) return true;
+    socket.destroy();
+    return false;
+  };
   socket.on('data', (chunk: Buffer) => {
     pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
     while (pending.length >= 2) {
@@ -169,23 +180,20 @@ function serveConnection(
       if (pending.length < 2 + size) break;
       const message = pending.subarray(2, 2 + size);
       pending = pending.subarray(2 + size);
-      clearFrameTimer();
-      const out = responder.respond(message, true);
-      if (!out) continue;
-      idleTimer.refresh();
-      const frame = Buffer.allocUnsafe(2 + out.length);
-      frame.writeUInt16BE(out.length, 0);
-      out.copy(frame, 2);
-      socket.write(frame);
-      if (socket.writableLength > limits.maxQueuedBytes) {
-        socket.destroy();
-        return;
-      }
+      if (!answer(message)) return;
     }
     if (pending.length > 0 && !frameTimer) {
       frameTimer = setTimeout(() => socket.destroy(), limits.frameTimeoutMs);
     }
   });
+}
+
+/** A TCP frame: the message after its two-byte length. */
+function lengthPrefixed(out: Buffer): Buffer {
+  const frame = Buffer.allocUnsafe(2 + out.length);
+  frame.writeUInt16BE(out.length, 0);
+  out.copy(frame, 2);
+  return frame;
 }
 
 function bindTcp(
