@@ -21,26 +21,28 @@ const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'
 /** Strict dotted quad (the normalized IPv4 form) to uint32, or -1. */
 export function ipv4TextToInt(text: string): number {
   let value = 0;
-  let part = 0;
-  let digits = 0;
-  let dots = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 46) {
-      if (digits === 0 || dots === 3) return -1;
-      value = value * 256 + part;
-      part = 0;
-      digits = 0;
-      dots++;
-    } else {
-      const d = c - 48;
-      if (d < 0 || d > 9 || (digits === 1 && part === 0)) return -1;
-      part = part * 10 + d;
-      if (++digits > 3 || part > 255) return -1;
-    }
+  let start = 0;
+  for (let i = 0; i < 4; i++) {
+    const end = i < 3 ? text.indexOf('.', start) : text.length;
+    const part = decimalOctet(text, start, end);
+    if (part < 0) return -1;
+    value = value * 256 + part;
+    start = end + 1;
   }
-  if (dots !== 3 || digits === 0) return -1;
-  return value * 256 + part;
+  return value;
+}
+
+/** `text[start, end)` as a decimal 0-255 without leading zeros, else -1. */
+function decimalOctet(text: string, start: number, end: number): number {
+  const n = end - start;
+  if (n < 1 || n > 3 || (n > 1 && text.charCodeAt(start) === 48)) return -1;
+  let v = 0;
+  for (let i = start; i < end; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    v = v * 10 + d;
+  }
+  return v > 255 ? -1 : v;
 }
 
 /**
