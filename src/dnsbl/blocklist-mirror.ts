@@ -7,6 +7,7 @@
 import type { Blocklist, Listing, ListingType } from '../blocklist/index.ts';
 import type { Clock } from '../core/clock.ts';
 import { normalizeIp } from '../core/ip.ts';
+import { createExpiryHeap } from './expiry-heap.ts';
 import { createListingIndex, type FastListingIndex, type ListingIndexSnapshot } from './listing-index.ts';
 import type { DnsblLogger, ListingValue } from './types.ts';
 
@@ -37,47 +38,19 @@ export interface BlocklistMirror {
   close(): void;
 }
 
-/** Binary min-heap of (expiresAt, ip). */
-function createExpiryHeap() {
-  const heap: { at: number; ip: string }[] = [];
-  const swap = (i: number, j: number) => {
-    const t = heap[i] as { at: number; ip: string };
-    heap[i] = heap[j] as { at: number; ip: string };
-    heap[j] = t;
-  };
-  const at = (i: number) => (heap[i] as { at: number }).at;
-  return {
-    push(item: { at: number; ip: string }) {
-      heap.push(item);
-      let i = heap.length - 1;
-      while (i > 0) {
-        const p = (i - 1) >> 1;
-        if (at(p) <= at(i)) break;
-        swap(i, p);
-        i = p;
-      }
-    },
-    peek: () => heap[0],
-    pop() {
-      const top = heap[0];
-      const last = heap.pop();
-      if (heap.length > 0 && last) {
-        heap[0] = last;
-        let i = 0;
-        for (;;) {
-          const l = 2 * i + 1;
-          const r = l + 1;
-          let m = i;
-          if (l < heap.length && at(l) < at(m)) m = l;
-          if (r < heap.length && at(r) < at(m)) m = r;
-          if (m === i) break;
-          swap(i, m);
-          i = m;
-        }
-      }
-      return top;
-    },
-  };
+/**
+ * Event ids between the cursor and the newest seen that did not arrive yet join `pending` (id →
+ * when the wait began); ids waited for longer than GAP_WAIT_MS are given up.
+ */
+function trackGaps(
+  pending: Map<number, number>,
+  range: { after: number; before: number; seen: Set<number> },
+  now: number,
+): void {
+  for (let id = range.after + 1; id < range.before && pending.size < MAX_PENDING_GAPS; id++) {
+    if (!range.seen.has(id)) pending.set(id, now);
+  }
+  for (const [id, since] of pending) if (now - since > GAP_WAIT_MS) pending.delete(id);
 }
 
 export async function startBlocklistMirror(options: BlocklistMirrorOptions): Promise<BlocklistMirror> {
@@ -152,12 +125,8 @@ export async function startBlocklistMirror(options: BlocklistMirrorOptions): Pro
       if (change.eventId > top) top = change.eventId;
     }
     // Gap waits are real elapsed time, not the (possibly test-moved) clock of the listings.
-    const now = performance.now();
-    for (let id = cursor + 1; id < top && pending.size < MAX_PENDING_GAPS; id++) {
-      if (!seen.has(id)) pending.set(id, now);
-    }
+    trackGaps(pending, { after: cursor, before: top, seen }, performance.now());
     cursor = top;
-    for (const [id, since] of pending) if (now - since > GAP_WAIT_MS) pending.delete(id);
     expireDue();
   }
 
