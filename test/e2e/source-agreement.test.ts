@@ -24,10 +24,10 @@ import { startZoneServer, type ZoneServer } from '../helpers/dns-zone-server.ts'
 import { type NetrepProcess, runNetrep, startNetrep } from '../helpers/process.ts';
 import { repoPath, sharedDataPath } from '../helpers/shared-data.ts';
 import { tempDir } from '../helpers/stores.ts';
+import { narrowestCovering } from '../helpers/truth-addresses.ts';
 import {
   addressIn,
   formatAddr,
-  narrowestCovering,
   rangeOf,
   readNpmCsv,
   readTruth,
@@ -366,16 +366,28 @@ async function asnSample(client: Client, spec: SourceSpec, asn: number): Promise
   return { spec, row: null, asn, family: r.family, addr: r.start, ip: formatAddr(r.family, r.start) };
 }
 
-/** ASN lists: up to `limit` ASNs each that the ASN data holds, one list after the other. */
+/**
+ * ASN lists: the first `limit` ASNs of each (in drawn order) that the ASN data holds, one list
+ * after the other. The ASNs still needed are asked 8 at a time and taken in list order, so the
+ * samples are those of asking one by one.
+ */
 async function askAsnSamples(client: Client, asnLists: AsnList[], samples: Sample[]): Promise<void> {
   for (const { spec, asns, limit } of asnLists) {
     let taken = 0;
-    for (const asn of asns) {
-      if (taken >= limit) break;
-      const s = await asnSample(client, spec, asn);
-      if (s === null) continue;
-      samples.push(s);
-      taken++;
+    let next = 0;
+    while (taken < limit && next < asns.length) {
+      const round = asns.slice(next, next + limit - taken);
+      next += round.length;
+      const found: (Sample | null)[] = new Array(round.length).fill(null);
+      await pool(
+        round.map((asn, i) => ({ asn, i })),
+        8,
+        async ({ asn, i }) => {
+          found[i] = await asnSample(client, spec, asn);
+        },
+      );
+      for (const s of found) if (s !== null) samples.push(s);
+      taken += found.filter((s) => s !== null).length;
     }
   }
 }
@@ -783,6 +795,13 @@ describe('source agreement with ../shared/data', () => {
     timeout: 900_000,
   }, async () => {
     const env = serverEnv(dir);
+    // Where the time goes, printed with the report (issue #33 item 5).
+    const phases: string[] = [];
+    let mark = Date.now();
+    const phase = (name: string) => {
+      phases.push(`${name} ${((Date.now() - mark) / 1000).toFixed(1)} s`);
+      mark = Date.now();
+    };
     // 1. The snapshot of the real files, built once per run (beforeAll).
     expect(fs.readdirSync(path.join(dir, 'datasets'))).toEqual(['v1']);
 
@@ -791,6 +810,7 @@ describe('source agreement with ../shared/data', () => {
     server = await startNetrep({ ...env, NETREP_DNS_SERVERS: zone.servers[0] ?? '' }, 120_000);
     const client = createClient(server.url, createKey(env));
     const feeds = await readFeeds(client);
+    phase('start and feeds');
 
     // The issue that started this suite: Google's resolver answers Google's own name.
     const google = await client.keyed('/v1/ip/8.8.8.8');
@@ -803,20 +823,24 @@ describe('source agreement with ../shared/data', () => {
 
     // 3. The files, read on their own terms.
     const src = readSources();
+    phase('files read');
 
     // 4. Samples: up to 200 rows of every file, one seeded address in each; ASN lists: the
     // first address of the ASN's first prefix (ASNs the ASN data holds).
     const { samples, asnLists } = drawSamples(src);
     await askAsnSamples(client, asnLists, samples);
+    phase('ASN samples asked');
 
     // 5. Ask: the public answer of each, and the batch answer (1,000 a request).
     const batch = await askAnswers(client, samples);
+    phase(`${samples.length} samples asked`);
 
     // 6. Judge.
     const classSeen = new Map<string, Map<string, number>>();
     const table = tallyVerdicts({ src, batch, feeds, roas: roaIndex(src), classSeen }, samples);
     const report = formatReport(table);
-    process.stdout.write(`\nsource agreement (seed ${SEED}):\n${report}\n`);
+    phase('judged');
+    process.stdout.write(`\nsource agreement (seed ${SEED}):\n${report}\n(${phases.join(', ')})\n`);
     process.stdout.write(`\nAS class mapping checked:\n${formatClassMapping(classSeen)}\n`);
     // Every class was sampled.
     expect([...classSeen.keys()].sort()).toEqual(['Content', 'Enterprise', 'Transit/Access']);

@@ -1,13 +1,15 @@
 /**
  * Reads the upstream files of shared/data on their own terms, without netrep's importers, so
  * that the source agreement suite compares the service's answers with what the file itself
- * says. Addresses go through ipaddr.js (not core/ip.ts); CSV through csv-parse. Each reader is
+ * says. Addresses go through ipaddr.js (not core/ip.ts; plain forms read faster by
+ * truth-addresses.ts, with ipaddr.js's results); CSV through csv-parse. Each reader is
  * deliberately plain: the format's documented fields, nothing inferred.
  */
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { parse as parseCsv } from 'csv-parse/sync';
 import ipaddr from 'ipaddr.js';
+import { parseAddress, parseCidr } from './truth-addresses.ts';
 
 export interface TruthRange {
   family: 4 | 6;
@@ -33,32 +35,24 @@ export interface TruthFile {
   asClass?: Map<number, string>;
 }
 
-function toBig(addr: ipaddr.IPv4 | ipaddr.IPv6): bigint {
-  let v = 0n;
-  for (const b of addr.toByteArray()) v = (v << 8n) | BigInt(b);
-  return v;
-}
-
 /** An IP, CIDR or `a-b` range as an inclusive range; null when it is none of them. */
 export function rangeOf(text: string): Omit<TruthRange, 'text'> | null {
   const t = text.trim();
   try {
     if (t.includes('-')) {
-      const [a, b] = t.split('-').map((x) => ipaddr.parse(x.trim()));
-      if (!a || !b || a.kind() !== b.kind()) return null;
-      return { family: a.kind() === 'ipv4' ? 4 : 6, start: toBig(a), end: toBig(b) };
+      const [a, b] = t.split('-').map((x) => parseAddress(x.trim()));
+      if (!a || !b || a.family !== b.family) return null;
+      return { family: a.family, start: a.value, end: b.value };
     }
     if (t.includes('/')) {
-      const [addr, len] = ipaddr.parseCIDR(t);
-      const bits = addr.kind() === 'ipv4' ? 32 : 128;
-      const v = toBig(addr);
-      const host = (1n << BigInt(bits - len)) - 1n;
-      const start = v & ~host & ((1n << BigInt(bits)) - 1n);
-      return { family: bits === 32 ? 4 : 6, start, end: start | host, prefixLength: len };
+      const { family, value, length } = parseCidr(t);
+      const bits = family === 4 ? 32 : 128;
+      const host = (1n << BigInt(bits - length)) - 1n;
+      const start = value & ~host & ((1n << BigInt(bits)) - 1n);
+      return { family, start, end: start | host, prefixLength: length };
     }
-    const a = ipaddr.parse(t);
-    const v = toBig(a);
-    return { family: a.kind() === 'ipv4' ? 4 : 6, start: v, end: v };
+    const a = parseAddress(t);
+    return { family: a.family, start: a.value, end: a.value };
   } catch {
     return null;
   }
@@ -333,20 +327,6 @@ export function readNpmCsv(file: string, kind: 'asn' | 'country'): TruthRange[] 
     });
   }
   return out;
-}
-
-/** The narrowest range of `ranges` holding `addr` (width = end - start), or null. */
-export function narrowestCovering(
-  ranges: readonly TruthRange[],
-  family: 4 | 6,
-  addr: bigint,
-): TruthRange | null {
-  let best: TruthRange | null = null;
-  for (const r of ranges) {
-    if (r.family !== family || r.exclude || r.start > addr || r.end < addr) continue;
-    if (!best || r.end - r.start < best.end - best.start) best = r;
-  }
-  return best;
 }
 
 /** A seeded PRNG (mulberry32): the same seed draws the same sample on every run. */
