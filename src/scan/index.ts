@@ -15,7 +15,6 @@ import type { ScanAnswer, ScanReport } from './types.ts';
 
 export type { ScanCounts } from './counts.ts';
 export { createScanStore, type ScanStore } from './store.ts';
-export { parseExcludeList, parsePorts, scanRefusal } from './target.ts';
 export type * from './types.ts';
 
 export interface ScanSettings {
