@@ -53,9 +53,7 @@ describe('targets and ports', () => {
 
 describe('titles and responses', () => {
   it('decodes references, drops control characters and caps the length', () => {
-    expect(decodeEntities('a &amp; b &#60;&#x3E; &nbsp;&bogus; &#0; &#xD800;')).toBe(
-      'a & b <>  &bogus;  ',
-    );
+    expect(decodeEntities('a &amp; b &#60;&#x3E; &nbsp;&bogus; &#0; &#xD800;')).toBe('a & b <>  &bogus;  ');
     expect(titleOf('<TITLE lang="en">\n  One\ttwo  </TITLE>')).toBe('One two');
     expect(titleOf('<title></title>')).toBeNull();
     expect(titleOf('<html>no title</html>')).toBeNull();
