@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { probeBackends } from '../helpers/backends.ts';
 import { createTestStore, STORE_KINDS, type StoreKind, skipStore } from '../helpers/stores.ts';
@@ -44,12 +44,23 @@ describe.each(VARIANTS)('HTTP foundation on $name', (variant) => {
     t = await createTestApp(kind, { routes: [probeRoutes], config, redis: variant.redis });
     return t;
   };
+  // The tests that need no settings of their own share one app per variant (a store migrated and
+  // an app built once, not four times: #33 item 5); each makes its keys under a user of its own
+  // and uses client addresses no other test uses.
+  let shared: TestApp | undefined;
+  afterAll(async () => {
+    await shared?.close();
+  });
+  const startShared = async () => {
+    shared ??= await createTestApp(kind, { routes: [probeRoutes], redis: variant.redis });
+    return { ...shared, owner: await shared.user() };
+  };
 
   it.skipIf(skipVariant(variant))(
     'authentication: missing, malformed, unknown, revoked keys get 401',
     async () => {
-      const { app, key } = await start();
-      const k = await key();
+      const { app, key, owner } = await startShared();
+      const k = await key({ ownerId: owner });
       expectEnvelopeError(await app.http.inject({ url: '/v1/probe/ip' }), 401, 'UNAUTHORIZED');
       expectEnvelopeError(
         await app.http.inject({ url: '/v1/probe/ip', headers: { 'x-api-key': 'garbage' } }),
@@ -73,7 +84,7 @@ describe.each(VARIANTS)('HTTP foundation on $name', (variant) => {
         data: { ok: true },
         meta: { request_id: ok.headers['x-request-id'] },
       });
-      const id = (await app.services.accounts.listKeys())[0]!.id;
+      const id = (await app.services.accounts.listKeys({ ownerId: owner }))[0]!.id;
       await app.services.accounts.revokeKey(id);
       expectEnvelopeError(
         await app.http.inject({ url: '/v1/probe/ip', headers: { 'x-api-key': k } }),
@@ -85,8 +96,8 @@ describe.each(VARIANTS)('HTTP foundation on $name', (variant) => {
   );
 
   it.skipIf(skipVariant(variant))('permissions and features: 403 naming what is missing', async () => {
-    const { app, key } = await start();
-    const noIp = await key({ permissions: ['email:read'] });
+    const { app, key, owner } = await startShared();
+    const noIp = await key({ ownerId: owner, permissions: ['email:read'] });
     const b = expectEnvelopeError(
       await app.http.inject({ url: '/v1/probe/ip', headers: { 'x-api-key': noIp } }),
       403,
@@ -99,13 +110,17 @@ describe.each(VARIANTS)('HTTP foundation on $name', (variant) => {
       'FORBIDDEN',
     );
     expect(f.data.error).toContain('telemetry_ingest');
-    const withFeature = await key({ permissions: ['email:read'], features: ['telemetry_ingest'] });
+    const withFeature = await key({
+      ownerId: owner,
+      permissions: ['email:read'],
+      features: ['telemetry_ingest'],
+    });
     expect(
       (await app.http.inject({ url: '/v1/probe/feature', headers: { 'x-api-key': withFeature } })).statusCode,
     ).toBe(200);
     // The admin route toggles the feature; a non-admin key cannot.
-    const admin = await key({ permissions: ['admin'] });
-    const id = (await app.services.accounts.listKeys()).find(
+    const admin = await key({ ownerId: owner, permissions: ['admin'] });
+    const id = (await app.services.accounts.listKeys({ ownerId: owner })).find(
       (k) => k.features.length === 0 && k.permissions.includes('email:read'),
     )!.id;
     expectEnvelopeError(
@@ -154,7 +169,7 @@ describe.each(VARIANTS)('HTTP foundation on $name', (variant) => {
   it.skipIf(skipVariant(variant))(
     'error envelope: malformed JSON, wrong content type, oversize, unknown route and method',
     async () => {
-      const { app, key } = await start();
+      const { app, key } = await startShared();
       const k = await key();
       const h = { 'x-api-key': k, 'content-type': 'application/json' };
       expectEnvelopeError(
@@ -302,7 +317,7 @@ describe.each(VARIANTS)('HTTP foundation on $name', (variant) => {
   it.skipIf(skipVariant(variant))(
     'anonymous limit: 60/min per client IP shared across /v1/public/*',
     async () => {
-      const { app } = await start();
+      const { app } = await startShared();
       for (let i = 0; i < 60; i++) {
         const r = await app.http.inject({
           url: i % 2 ? '/v1/public/probe' : '/v1/public/probe2',
