@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliRun, runCli } from '../../test/helpers/cli.ts';
 import { sharedDataPath } from '../../test/helpers/shared-data.ts';
-import { registerDatasetCommands } from './dataset.ts';
+import { registerDatasetCommands, verifyLine } from './dataset.ts';
 import { registerLookupCommand } from './lookup.ts';
 
 let server: Server;
@@ -120,5 +120,18 @@ describe('netrep dataset and lookup commands', () => {
     writeFileSync(path.join(dataDir, 'bad.json'), '{"nope":"http://127.0.0.1/"}');
     process.env.NETREP_DATASET_SOURCES = path.join(dataDir, 'bad.json');
     await expect(run('dataset', 'update')).rejects.toThrow(/unknown source id "nope"/);
+  });
+});
+
+describe('verifyLine', () => {
+  it('says ok with hashes, ok by size only, or broken and why', () => {
+    const r = { version: 4, dir: '/d/v4', verified: true, problem: null };
+    expect(verifyLine(r)).toBe('v4\tok: sizes and SHA-256 match the manifest\n');
+    expect(verifyLine({ ...r, verified: false })).toBe(
+      'v4\tok, unverified: built before file hashes (2026-11-27), sizes checked only\n',
+    );
+    expect(verifyLine({ ...r, problem: 'ipv4.bin: size differs' })).toBe(
+      'v4\tbroken: ipv4.bin: size differs\n',
+    );
   });
 });

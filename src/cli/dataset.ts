@@ -10,6 +10,7 @@ import { systemClock } from '../core/clock.ts';
 import {
   buildDataset,
   createDatasetStatusReader,
+  type DownloadResult,
   downloadSources,
   FromDirError,
   type FromDirScan,
@@ -87,6 +88,122 @@ async function runBuild(from: string | undefined, context = ''): Promise<number 
   }
 }
 
+/** Records an update's outcome per source (dataset/update-status.ts) for `status` and /readyz. */
+function recordUpdate(
+  dataDir: string,
+  results: readonly DownloadResult[],
+  version: number | null,
+  error?: string,
+): void {
+  const bad = results.filter((r) => !r.ok).map((r) => r.id);
+  const failedText = `${bad.length} of ${results.length} downloads failed (${bad.join(', ')})`;
+  writeUpdateStatus(
+    dataDir,
+    recordUpdateAttempt(readUpdateStatus(dataDir), {
+      at: systemClock(),
+      result: version === null ? 'failed' : bad.length > 0 ? 'partial' : 'ok',
+      downloads: results,
+      ...(version === null ? { stage: 'build' } : { version }),
+      ...(error ? { error } : bad.length > 0 ? { error: failedText } : {}),
+    }),
+  );
+}
+
+/** `dataset update`: downloads each configured source, then builds, recording how it went. */
+async function updateDataset(): Promise<void> {
+  const config = loadConfig();
+  const sources = resolveSources(config.datasetSources);
+  const results = await downloadSources({
+    dataDir: config.dataDir,
+    sources,
+    onResult: (r) =>
+      process.stderr.write(
+        `[dataset] download ${r.id}: ${r.ok ? `${r.bytes} bytes` : `failed, ${r.error}`}\n`,
+      ),
+  });
+  const ok = results.filter((r) => r.ok).length;
+  process.stderr.write(`[dataset] downloaded ${ok}/${results.length} sources\n`);
+  let version: number | null;
+  try {
+    version = await runBuild(
+      upstreamDir(config.dataDir),
+      ` (${ok} of ${results.length} downloads succeeded)`,
+    );
+  } catch (err) {
+    recordUpdate(config.dataDir, results, null, (err as Error).message);
+    throw err;
+  }
+  recordUpdate(config.dataDir, results, version, version === null ? 'nothing to build from' : undefined);
+}
+
+/** The newest snapshot that loads, as `serve` would pick it, and the broken newer ones. */
+function newestServable(dataDir: string): { version: number | null; refused: RefusedSnapshot[] } {
+  const refused: RefusedSnapshot[] = [];
+  for (const c of snapshotDirs(dataDir)) {
+    if (isOtherFormat(c.dir)) continue;
+    const r = verifySnapshot(c.dir);
+    if (r.problem === null) return { version: c.version, refused };
+    refused.push({ version: c.version, reason: r.problem });
+  }
+  return { version: null, refused };
+}
+
+function printDatasetStatus(opts: { json?: boolean }): void {
+  const config = loadConfig();
+  const status = createDatasetStatusReader()({
+    dataDir: config.dataDir,
+    ...newestServable(config.dataDir),
+    now: systemClock(),
+    schedule: config.datasetUpdate,
+  });
+  process.stdout.write(opts.json ? `${JSON.stringify(status, null, 2)}\n` : formatDatasetStatus(status));
+}
+
+/** One line of `dataset verify`: the version, then ok (verified or by size only) or why it is broken. */
+export function verifyLine(r: ReturnType<typeof verifySnapshot>): string {
+  const outcome =
+    r.problem !== null
+      ? `broken: ${r.problem}`
+      : r.verified
+        ? 'ok: sizes and SHA-256 match the manifest'
+        : 'ok, unverified: built before file hashes (2026-11-27), sizes checked only';
+  return `v${r.version}\t${outcome}\n`;
+}
+
+function verifySnapshots(opts: { version?: string }): void {
+  const { dataDir } = loadConfig();
+  const all = snapshotDirs(dataDir).filter((c) => !isOtherFormat(c.dir));
+  const wanted = opts.version === undefined ? all : all.filter((c) => String(c.version) === opts.version);
+  if (wanted.length === 0) {
+    process.stderr.write(
+      `netrep: ${opts.version === undefined ? 'no dataset snapshots; run `netrep dataset build`' : `no dataset snapshot v${opts.version}`}\n`,
+    );
+    process.exitCode = EXIT_NO_INPUT;
+    return;
+  }
+  let broken = 0;
+  for (const c of wanted) {
+    const r = verifySnapshot(c.dir);
+    if (r.problem !== null) broken++;
+    process.stdout.write(verifyLine(r));
+  }
+  if (broken > 0) process.exitCode = EXIT_VERIFY_BROKEN;
+}
+
+function listSnapshots(): void {
+  const versions = listDatasetVersions(loadConfig().dataDir);
+  if (versions.length === 0) {
+    process.stdout.write('no dataset snapshots; run `netrep dataset build`\n');
+    return;
+  }
+  const last = versions[versions.length - 1]?.version;
+  for (const v of versions) {
+    process.stdout.write(
+      `v${v.version}\t${v.createdAt}\t${v.sources} sources${v.version === last ? '\t(latest)' : ''}\n`,
+    );
+  }
+}
+
 export function registerDatasetCommands(program: Command): void {
   const dataset = program
     .command('dataset')
@@ -101,116 +218,21 @@ export function registerDatasetCommands(program: Command): void {
   dataset
     .command('update')
     .description('download the configured upstream sources, then build')
-    .action(async () => {
-      const config = loadConfig();
-      const sources = resolveSources(config.datasetSources);
-      const results = await downloadSources({
-        dataDir: config.dataDir,
-        sources,
-        onResult: (r) =>
-          process.stderr.write(
-            `[dataset] download ${r.id}: ${r.ok ? `${r.bytes} bytes` : `failed, ${r.error}`}\n`,
-          ),
-      });
-      const ok = results.filter((r) => r.ok).length;
-      process.stderr.write(`[dataset] downloaded ${ok}/${results.length} sources\n`);
-      const record = (version: number | null, error?: string) => {
-        const bad = results.filter((r) => !r.ok).map((r) => r.id);
-        const failedText = `${bad.length} of ${results.length} downloads failed (${bad.join(', ')})`;
-        writeUpdateStatus(
-          config.dataDir,
-          recordUpdateAttempt(readUpdateStatus(config.dataDir), {
-            at: systemClock(),
-            result: version === null ? 'failed' : bad.length > 0 ? 'partial' : 'ok',
-            downloads: results,
-            ...(version === null ? { stage: 'build' } : { version }),
-            ...(error ? { error } : bad.length > 0 ? { error: failedText } : {}),
-          }),
-        );
-      };
-      let version: number | null;
-      try {
-        version = await runBuild(
-          upstreamDir(config.dataDir),
-          ` (${ok} of ${results.length} downloads succeeded)`,
-        );
-      } catch (err) {
-        record(null, (err as Error).message);
-        throw err;
-      }
-      record(version, version === null ? 'nothing to build from' : undefined);
-    });
+    .action(updateDataset);
   dataset
     .command('status')
     .description(
       'what the newest snapshot holds (source families, rows, age) and how the last update went, per source',
     )
     .option('--json', 'print the object /readyz carries under `dataset`')
-    .action((opts: { json?: boolean }) => {
-      const config = loadConfig();
-      // The newest snapshot that loads, as `serve` would pick it; broken newer ones are named.
-      const refused: RefusedSnapshot[] = [];
-      let version: number | null = null;
-      for (const c of snapshotDirs(config.dataDir)) {
-        if (isOtherFormat(c.dir)) continue;
-        const r = verifySnapshot(c.dir);
-        if (r.problem === null) {
-          version = c.version;
-          break;
-        }
-        refused.push({ version: c.version, reason: r.problem });
-      }
-      const status = createDatasetStatusReader()({
-        dataDir: config.dataDir,
-        version,
-        refused,
-        now: systemClock(),
-        schedule: config.datasetUpdate,
-      });
-      process.stdout.write(opts.json ? `${JSON.stringify(status, null, 2)}\n` : formatDatasetStatus(status));
-    });
+    .action(printDatasetStatus);
   dataset
     .command('verify')
     .description(
       `check snapshots against their manifest: every file's size and SHA-256, then a full load (exit ${EXIT_VERIFY_BROKEN}: one is broken, ${EXIT_NO_INPUT}: no such snapshot)`,
     )
     .option('--version <n>', 'check only this version (default: every snapshot on disk)')
-    .action((opts: { version?: string }) => {
-      const { dataDir } = loadConfig();
-      const all = snapshotDirs(dataDir).filter((c) => !isOtherFormat(c.dir));
-      const wanted = opts.version === undefined ? all : all.filter((c) => String(c.version) === opts.version);
-      if (wanted.length === 0) {
-        process.stderr.write(
-          `netrep: ${opts.version === undefined ? 'no dataset snapshots; run `netrep dataset build`' : `no dataset snapshot v${opts.version}`}\n`,
-        );
-        process.exitCode = EXIT_NO_INPUT;
-        return;
-      }
-      let broken = 0;
-      for (const c of wanted) {
-        const r = verifySnapshot(c.dir);
-        if (r.problem !== null) broken++;
-        process.stdout.write(
-          `v${r.version}\t${r.problem !== null ? `broken: ${r.problem}` : r.verified ? 'ok: sizes and SHA-256 match the manifest' : 'ok, unverified: built before file hashes (2026-11-27), sizes checked only'}\n`,
-        );
-      }
-      if (broken > 0) process.exitCode = EXIT_VERIFY_BROKEN;
-    });
+    .action(verifySnapshots);
   registerDatasetExportCommand(dataset);
-  dataset
-    .command('list')
-    .description('list the snapshots on disk, newest last')
-    .action(() => {
-      const versions = listDatasetVersions(loadConfig().dataDir);
-      if (versions.length === 0) {
-        process.stdout.write('no dataset snapshots; run `netrep dataset build`\n');
-        return;
-      }
-      const last = versions[versions.length - 1]?.version;
-      for (const v of versions) {
-        process.stdout.write(
-          `v${v.version}\t${v.createdAt}\t${v.sources} sources${v.version === last ? '\t(latest)' : ''}\n`,
-        );
-      }
-    });
+  dataset.command('list').description('list the snapshots on disk, newest last').action(listSnapshots);
 }
