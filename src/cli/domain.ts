@@ -47,53 +47,48 @@ export function uncheckedRecords(r: DomainAuthResult): string[] {
   ].filter((x) => x !== null);
 }
 
-/**
- * The report: one block per record (verdict, what was found, each problem), then the advice.
- * A record that could not be read is marked `??` and says "could not check", never "none".
- */
-export function formatDomainReport(r: DomainAuthResult, resolvers?: string): string {
-  const unread = uncheckedRecords(r);
-  let out = `${r.domain}: grade ${r.grade} (score ${r.score}/100)\n`;
-  if (!r.complete) {
-    out +=
-      `incomplete: could not check ${unread.join(', ') || 'every lookup'}; ` +
-      'the grade counts only the records that could be read\n';
-  }
-  out += '\n';
+/** The MX block: each exchange with its addresses, a null MX, or why there is none. */
+function mxBlock(r: DomainAuthResult): string {
+  const unread = r.record_status.mx === 'temperror';
   const mxUnread = (h: { exchange: string }) =>
     r.unchecked.some((u) => u.record === 'mx' && u.query.startsWith(`${h.exchange} `));
-  const mxHosts = r.mx.hosts.map(
-    (h) =>
-      `${h.exchange} (${h.preference}) ${h.addresses.join(' ') || (mxUnread(h) ? 'could not check its address' : 'no address')}`,
-  );
-  const mxText =
-    r.record_status.mx === 'temperror' && r.mx.hosts.length === 0
-      ? 'could not check'
-      : r.mx.null_mx
-        ? 'null MX: accepts no mail'
-        : mxHosts.join('; ') || 'none';
-  out += `MX      ${r.record_status.mx === 'temperror' ? UNREAD : mark(r.mx.is_valid)}  ${mxText}\n`;
-  out += findings(r.mx.errors, '!');
+  const hostText = (h: DomainAuthResult['mx']['hosts'][number]) =>
+    `${h.exchange} (${h.preference}) ${h.addresses.join(' ') || (mxUnread(h) ? 'could not check its address' : 'no address')}`;
+  let text = r.mx.hosts.map(hostText).join('; ') || 'none';
+  if (r.mx.null_mx) text = 'null MX: accepts no mail';
+  if (unread && r.mx.hosts.length === 0) text = 'could not check';
+  return `MX      ${unread ? UNREAD : mark(r.mx.is_valid)}  ${text}\n${findings(r.mx.errors, '!')}`;
+}
+
+/** What the SPF block says of the record: none, too many, or the record and its lookups. */
+function spfText(spf: DomainAuthResult['spf'], unread: boolean): string {
+  if (spf.record_count === 0) return unread ? 'could not check' : 'no v=spf1 record';
+  if (spf.record_count > 1) return `${spf.record_count} v=spf1 records (RFC 7208 allows one)`;
+  return `${spf.raw} (${spf.dns_lookup_count} of 10 DNS lookups${unread ? '; could not check every lookup' : ''})`;
+}
+
+function spfBlock(r: DomainAuthResult): string {
   const spf = r.spf;
-  const spfUnread = r.record_status.spf === 'temperror';
-  const spfWhat =
-    spf.record_count === 0
-      ? spfUnread
-        ? 'could not check'
-        : 'no v=spf1 record'
-      : spf.record_count > 1
-        ? `${spf.record_count} v=spf1 records (RFC 7208 allows one)`
-        : `${spf.raw} (${spf.dns_lookup_count} of 10 DNS lookups${spfUnread ? '; could not check every lookup' : ''})`;
-  out += `SPF     ${spfUnread ? UNREAD : mark(spf.is_valid)}  ${spfWhat}\n`;
-  out += findings(spf.validation_errors, '!') + findings(spf.warnings, '-');
+  const unread = r.record_status.spf === 'temperror';
+  return (
+    `SPF     ${unread ? UNREAD : mark(spf.is_valid)}  ${spfText(spf, unread)}\n` +
+    findings(spf.validation_errors, '!') +
+    findings(spf.warnings, '-')
+  );
+}
+
+/** One DKIM selector: its key (type, size, testing, revoked), no key, or could not check. */
+function dkimLine(k: DomainAuthResult['dkim'][number], unread: boolean): string {
+  if (!k.found)
+    return `DKIM    ${unread ? UNREAD : '--  '}  ${k.selector}: ${unread ? 'could not check' : 'no key'}\n`;
+  const what = `${k.key_type ?? 'unknown key type'}${k.key_bits ? ` ${k.key_bits} bits` : ''}${k.testing ? ', testing' : ''}${k.revoked ? ', revoked' : ''}`;
+  return `DKIM    ${mark(k.is_valid)}  ${k.selector}: ${what}\n`;
+}
+
+function dkimBlock(r: DomainAuthResult): string {
+  let out = '';
   for (const k of r.dkim) {
-    const unreadKey = r.record_status.dkim[k.selector] === 'temperror';
-    const what = !k.found
-      ? unreadKey
-        ? 'could not check'
-        : 'no key'
-      : `${k.key_type ?? 'unknown key type'}${k.key_bits ? ` ${k.key_bits} bits` : ''}${k.testing ? ', testing' : ''}${k.revoked ? ', revoked' : ''}`;
-    out += `DKIM    ${k.found ? mark(k.is_valid) : unreadKey ? UNREAD : '--  '}  ${k.selector}: ${what}\n`;
+    out += dkimLine(k, r.record_status.dkim[k.selector] === 'temperror');
     out += findings(k.validation_errors, '!');
   }
   // Default selectors are listed only when found, or when they could not be checked.
@@ -101,28 +96,60 @@ export function formatDomainReport(r: DomainAuthResult, resolvers?: string): str
     if (status === 'temperror' && !r.dkim.some((k) => k.selector === selector))
       out += `DKIM    ${UNREAD}  ${selector}: could not check\n`;
   }
+  return out;
+}
+
+function dmarcBlock(r: DomainAuthResult): string {
   const d = r.dmarc;
-  const dmarcUnread = r.record_status.dmarc === 'temperror';
-  const dmarcWhat = d.found
-    ? `p=${d.policy} (${d.strength_rating})${d.inherited ? ` from ${d.record_domain}` : ''}, ` +
-      `reports to ${d.aggregate_report_uris.join(' ') || 'nobody'}`
-    : dmarcUnread
-      ? 'could not check'
-      : 'no record';
-  out += `DMARC   ${dmarcUnread ? UNREAD : mark(d.is_valid)}  ${dmarcWhat}\n`;
-  out += findings(d.validation_errors, '!') + findings(d.warnings, '-');
-  if (r.recommendations.length > 0)
-    out += `\nRecommendations\n${r.recommendations.map((x) => `  - ${x}\n`).join('')}`;
+  const unread = r.record_status.dmarc === 'temperror';
+  let what = unread ? 'could not check' : 'no record';
+  if (d.found)
+    what =
+      `p=${d.policy} (${d.strength_rating})${d.inherited ? ` from ${d.record_domain}` : ''}, ` +
+      `reports to ${d.aggregate_report_uris.join(' ') || 'nobody'}`;
+  return (
+    `DMARC   ${unread ? UNREAD : mark(d.is_valid)}  ${what}\n` +
+    findings(d.validation_errors, '!') +
+    findings(d.warnings, '-')
+  );
+}
+
+/** The DNS work (lookups, time, deadline, budget), then each query that could not be checked. */
+function dnsFooter(r: DomainAuthResult, resolvers?: string): string {
   const dns = r.dns;
-  out += `\n${dns.lookups} DNS lookups in ${dns.elapsed_ms} ms`;
+  let out = `\n${dns.lookups} DNS lookups in ${dns.elapsed_ms} ms`;
   if (dns.deadline_exceeded) out += ', some cut off by the deadline';
   if (dns.budget_exhausted) out += ', lookup budget spent';
-  if (r.unchecked.length > 0) {
-    out += `\nCould not check ${r.unchecked.length} quer${r.unchecked.length === 1 ? 'y' : 'ies'}${resolvers ? ` through ${resolvers}` : ''}:\n`;
-    out += r.unchecked.map((u) => `  ${u.query}: ${dnsFailureLabel(u.error)}\n`).join('');
-    return out;
+  if (r.unchecked.length === 0) return `${out}\n`;
+  out += `\nCould not check ${r.unchecked.length} quer${r.unchecked.length === 1 ? 'y' : 'ies'}${resolvers ? ` through ${resolvers}` : ''}:\n`;
+  return out + r.unchecked.map((u) => `  ${u.query}: ${dnsFailureLabel(u.error)}\n`).join('');
+}
+
+/**
+ * The report: one block per record (verdict, what was found, each problem), then the advice.
+ * A record that could not be read is marked `??` and says "could not check", never "none".
+ */
+export function formatDomainReport(r: DomainAuthResult, resolvers?: string): string {
+  let out = `${r.domain}: grade ${r.grade} (score ${r.score}/100)\n`;
+  if (!r.complete) {
+    out +=
+      `incomplete: could not check ${uncheckedRecords(r).join(', ') || 'every lookup'}; ` +
+      'the grade counts only the records that could be read\n';
   }
-  return `${out}\n`;
+  out += `\n${mxBlock(r)}${spfBlock(r)}${dkimBlock(r)}${dmarcBlock(r)}`;
+  if (r.recommendations.length > 0)
+    out += `\nRecommendations\n${r.recommendations.map((x) => `  - ${x}\n`).join('')}`;
+  return out + dnsFooter(r, resolvers);
+}
+
+/** No grade from records that could not be read: the reason, the resolvers, exit 4. */
+function reportUnavailable(unavailable: NonNullable<ReturnType<typeof dnsUnavailable>>, json: boolean): void {
+  if (json) {
+    const body = { error: unavailable.message, code: unavailable.code, ...unavailable.meta };
+    process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+  }
+  process.stderr.write(`${unavailable.code}: ${unavailable.message}\n`);
+  process.exitCode = EXIT_DNS_UNAVAILABLE;
 }
 
 export function registerDomainCommands(program: Command): void {
@@ -147,13 +174,7 @@ export function registerDomainCommands(program: Command): void {
         });
         const unavailable = dnsUnavailable(r, servers);
         if (unavailable) {
-          // No grade from records that could not be read: the reason, the resolvers, exit 4.
-          if (opts.json) {
-            const body = { error: unavailable.message, code: unavailable.code, ...unavailable.meta };
-            process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
-          }
-          process.stderr.write(`${unavailable.code}: ${unavailable.message}\n`);
-          process.exitCode = EXIT_DNS_UNAVAILABLE;
+          reportUnavailable(unavailable, opts.json === true);
           return;
         }
         process.stdout.write(
