@@ -13,6 +13,7 @@ import {
 } from '../accounts/index.ts';
 import { isAppError } from '../core/errors.ts';
 import { fail, withContext } from './context.ts';
+import { ownerOf } from './owner.ts';
 import { formatTable } from './table.ts';
 
 function list(value: string): string[] {
@@ -84,7 +85,37 @@ export function usersTable(rows: readonly User[]): string {
   ]);
 }
 
-export function registerAccountCommands(program: Command): void {
+interface CreateKeyOptions {
+  name: string;
+  tier: string;
+  permissions: string;
+  owner?: string;
+  feature: string[];
+}
+
+/** `keys create`: checks tier, permissions and features, then prints the key alone on stdout. */
+async function createKey(opts: CreateKeyOptions): Promise<void> {
+  if (!TIER_NAMES.includes(opts.tier as TierName)) fail(`--tier must be one of ${TIER_NAMES.join(', ')}`);
+  const permissions = list(opts.permissions);
+  for (const p of permissions) if (!PERMISSIONS.includes(p as Permission)) fail(`unknown permission ${p}`);
+  for (const f of opts.feature) if (!FEATURES.includes(f as Feature)) fail(`unknown feature ${f}`);
+  await withContext(async ({ accounts }) => {
+    const { key, info } = await accounts.createKey({
+      ownerId: await ownerOf(accounts, opts.owner),
+      name: opts.name,
+      tier: opts.tier as TierName,
+      permissions: permissions as Permission[],
+      features: opts.feature as Feature[],
+    });
+    process.stderr.write(
+      `created key ${info.id} "${info.name}" (${info.tier}; ${info.permissions.join(', ')}${info.features.length ? `; features ${info.features.join(', ')}` : ''}) for ${info.owner_email}\n`,
+    );
+    process.stdout.write(`${key}\n`);
+  });
+}
+
+/** `netrep users create|list|unlock`. */
+function registerUserCommands(program: Command): void {
   const users = program.command('users').description('manage dashboard users');
   users
     .command('create')
@@ -132,7 +163,10 @@ export function registerAccountCommands(program: Command): void {
         process.stdout.write(`unlocked ${opts.email.trim().toLowerCase()}\n`);
       });
     });
+}
 
+/** `netrep keys create|list|revoke`. */
+function registerKeyCommands(program: Command): void {
   const keys = program.command('keys').description('manage API keys');
   keys
     .command('create')
@@ -151,46 +185,7 @@ export function registerAccountCommands(program: Command): void {
       (v: string, prev: string[]) => [...prev, v],
       [] as string[],
     )
-    .action(
-      async (opts: {
-        name: string;
-        tier: string;
-        permissions: string;
-        owner?: string;
-        feature: string[];
-      }) => {
-        if (!TIER_NAMES.includes(opts.tier as TierName))
-          fail(`--tier must be one of ${TIER_NAMES.join(', ')}`);
-        const permissions = list(opts.permissions);
-        for (const p of permissions)
-          if (!PERMISSIONS.includes(p as Permission)) fail(`unknown permission ${p}`);
-        for (const f of opts.feature) if (!FEATURES.includes(f as Feature)) fail(`unknown feature ${f}`);
-        await withContext(async ({ accounts }) => {
-          let ownerId: number;
-          if (opts.owner) {
-            const owner = await accounts.findUser(opts.owner);
-            if (!owner) fail(`no user ${opts.owner} (create one with netrep users create)`);
-            ownerId = owner.id;
-          } else {
-            const admin = (await accounts.listUsers()).find((u) => u.role === 'admin');
-            if (!admin)
-              fail('no administrator yet: start the server once, or run netrep users create --role admin');
-            ownerId = admin.id;
-          }
-          const { key, info } = await accounts.createKey({
-            ownerId,
-            name: opts.name,
-            tier: opts.tier as TierName,
-            permissions: permissions as Permission[],
-            features: opts.feature as Feature[],
-          });
-          process.stderr.write(
-            `created key ${info.id} "${info.name}" (${info.tier}; ${info.permissions.join(', ')}${info.features.length ? `; features ${info.features.join(', ')}` : ''}) for ${info.owner_email}\n`,
-          );
-          process.stdout.write(`${key}\n`);
-        });
-      },
-    );
+    .action(createKey);
 
   keys
     .command('list')
@@ -220,4 +215,9 @@ export function registerAccountCommands(program: Command): void {
         process.stdout.write(`revoked key ${id}\n`);
       });
     });
+}
+
+export function registerAccountCommands(program: Command): void {
+  registerUserCommands(program);
+  registerKeyCommands(program);
 }

@@ -7,7 +7,7 @@ import { startZoneServer, type ZoneServer } from '../../test/helpers/dns-zone-se
 import { createIntelTestApp, type IntelTestApp } from '../../test/helpers/intel-app.ts';
 import { runNetrepAsync } from '../../test/helpers/process.ts';
 import { dnsblQueryName } from '../audit/index.ts';
-import { EXIT_GATE_FAILED } from './audit.ts';
+import { EXIT_GATE_FAILED, jobBody } from './audit.ts';
 
 const OWN = 'bl.netrep.test';
 
@@ -96,5 +96,39 @@ describe('netrep audit', () => {
     expect(big.stderr).toContain('POPULATION_TOO_LARGE');
     const missing = await runNetrepAsync(['audit', 'show', '424242'], env);
     expect(missing.status).toBe(1);
+  });
+});
+
+describe('jobBody', () => {
+  it('carries only the options given, ASNs as numbers, limits as whole numbers', () => {
+    const none = { target: [], ip: [], cidr: [], asn: [], seed: 's' };
+    expect(jobBody(none, 4)).toEqual({ dataset_version: 4, seed: 's' });
+    expect(
+      jobBody(
+        {
+          ...none,
+          target: ['192.0.2.0/30'],
+          ip: ['192.0.2.9'],
+          cidr: ['198.51.100.0/30'],
+          asn: ['AS64500', 'x'],
+          maxSamples: '16',
+          maxPopulation: '1000',
+          freshnessSeconds: '60',
+          acceptance: true,
+        },
+        4,
+      ),
+    ).toEqual({
+      targets: ['192.0.2.0/30'],
+      ips: ['192.0.2.9'],
+      cidrs: ['198.51.100.0/30'],
+      asns: [64500, -1],
+      dataset_version: 4,
+      seed: 's',
+      max_samples: 16,
+      max_population: 1000,
+      freshness_seconds: 60,
+      acceptance: true,
+    });
   });
 });

@@ -23,6 +23,7 @@ import { isAppError } from '../core/errors.ts';
 import { listDatasetVersions } from '../dataset/index.ts';
 import { createReputationStore } from '../reputation/index.ts';
 import { type CliContext, fail, withContext } from './context.ts';
+import { ownerOf } from './owner.ts';
 
 type Format = 'json' | 'table';
 
@@ -46,17 +47,6 @@ const int = (v: string | undefined, name: string): number | undefined => {
   if (!/^\d{1,16}$/.test(v)) fail(`${name} must be a whole number, got ${JSON.stringify(v)}`);
   return Number(v);
 };
-
-async function ownerOf(ctx: CliContext, email: string | undefined): Promise<number> {
-  if (email) {
-    const user = await ctx.accounts.findUser(email);
-    if (!user) fail(`no user ${email} (create one with netrep users create)`);
-    return user.id;
-  }
-  const admin = (await ctx.accounts.listUsers()).find((u) => u.role === 'admin');
-  if (!admin) fail('no administrator yet: start the server once, or run netrep users create --role admin');
-  return admin.id;
-}
 
 /** A short table: one line per zone, the FCrDNS counts and the gate. */
 export function resultTable(result: AuditResult): string {
@@ -111,6 +101,99 @@ export function exitCodeOf(result: AuditResult): number {
 
 const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
 
+/** The POST /v1/audit/jobs body the options describe (a limit that is not a number fails here). */
+export function jobBody(opts: RunOptions, datasetVersion: number): Record<string, unknown> {
+  const asns = opts.asn.map((a) => {
+    const n = Number(a.replace(/^AS/i, ''));
+    return Number.isFinite(n) ? n : -1;
+  });
+  const limit = (v: string | undefined, key: string, name: string) => (v ? { [key]: int(v, name) } : {});
+  return {
+    ...(opts.target.length ? { targets: opts.target } : {}),
+    ...(opts.ip.length ? { ips: opts.ip } : {}),
+    ...(opts.cidr.length ? { cidrs: opts.cidr } : {}),
+    ...(asns.length ? { asns } : {}),
+    dataset_version: datasetVersion,
+    seed: opts.seed,
+    ...limit(opts.maxSamples, 'max_samples', '--max-samples'),
+    ...limit(opts.maxPopulation, 'max_population', '--max-population'),
+    ...limit(opts.freshnessSeconds, 'freshness_seconds', '--freshness-seconds'),
+    ...(opts.acceptance ? { acceptance: true } : {}),
+  };
+}
+
+type AuditStore = ReturnType<typeof createAuditStore>;
+type AuditJobs = ReturnType<typeof createAuditJobs>;
+
+/** Creates the job, checked against the route's own schema (the limits of POST /v1/audit/jobs). */
+async function createJob(
+  jobs: AuditJobs,
+  body: Record<string, unknown>,
+  ownerId: number,
+): Promise<Awaited<ReturnType<AuditJobs['create']>>> {
+  const issue = Value.Errors(CreateAuditJobBody, body).First();
+  if (issue) fail(`INVALID_BODY: ${issue.path || 'body'} ${issue.message}`);
+  try {
+    return await jobs.create(body as CreateAuditJobBody, { ownerId, keyId: null });
+  } catch (err) {
+    if (isAppError(err)) fail(`${err.code}: ${err.message}`);
+    throw err;
+  }
+}
+
+function runnerFor(ctx: CliContext, store: AuditStore): ReturnType<typeof createAuditRunner> {
+  const { config } = ctx;
+  return createAuditRunner({
+    store,
+    dns: createDnsClient({ servers: config.dnsServers, timeoutMs: config.auditDnsTimeoutMs }),
+    clock: systemClock,
+    ownZone: config.dnsblZone,
+    extraZones: config.auditZones,
+    concurrency: Math.max(1, config.auditConcurrency),
+    leaseMs: Math.max(1, config.auditLeaseSeconds) * 1000,
+    worker: `cli-${process.pid}`,
+    recordFcrdns: (record) => createReputationStore(ctx.store).saveFcrdns(record),
+  });
+}
+
+/** Shows the job's progress every second: a bar on a terminal, else a log line. Returns the stop. */
+function showProgress(store: AuditStore, jobId: number, planned: number, status: string): () => void {
+  const bar = process.stderr.isTTY
+    ? new SingleBar({
+        format: 'audit {bar} {value}/{total} probes  {status}',
+        hideCursor: true,
+        stream: process.stderr,
+      })
+    : null;
+  bar?.start(planned, 0, { status });
+  const tick = setInterval(() => {
+    void store.job(jobId, null).then((row) => {
+      if (!row) return;
+      const p = JSON.parse(row.progress) as { done?: number };
+      bar?.update(p.done ?? 0, { status: row.status });
+      if (!bar) process.stderr.write(`[audit] job ${jobId} ${row.status} ${p.done ?? 0}/${planned} probes\n`);
+    });
+  }, 1000);
+  return () => {
+    clearInterval(tick);
+    bar?.stop();
+  };
+}
+
+/** Runs the job here until it ends; another worker may hold it, then this waits for it. */
+async function runToEnd(
+  store: AuditStore,
+  runner: ReturnType<typeof createAuditRunner>,
+  jobId: number,
+): Promise<void> {
+  for (;;) {
+    const row = await store.job(jobId, null);
+    if (!row || TERMINAL.has(row.status)) return;
+    // Ours to run when queued or abandoned; else another worker holds it: wait for it.
+    if (!(await runner.runNext(jobId))) await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
 async function runAudit(opts: RunOptions): Promise<void> {
   const format: Format = opts.format ?? (process.stdout.isTTY ? 'table' : 'json');
   if (format !== 'json' && format !== 'table') fail(`--format must be json or table, got ${String(format)}`);
@@ -127,79 +210,20 @@ async function runAudit(opts: RunOptions): Promise<void> {
       probesPerAddress: () =>
         new Set([config.dnsblZone, ...config.auditZones].map((z) => z.toLowerCase())).size + 1,
     });
-    const ownerId = await ownerOf(ctx, opts.owner);
-    const asns = opts.asn.map((a) => {
-      const n = Number(a.replace(/^AS/i, ''));
-      return Number.isFinite(n) ? n : -1;
-    });
-    const body = {
-      ...(opts.target.length ? { targets: opts.target } : {}),
-      ...(opts.ip.length ? { ips: opts.ip } : {}),
-      ...(opts.cidr.length ? { cidrs: opts.cidr } : {}),
-      ...(asns.length ? { asns } : {}),
-      dataset_version: datasetVersion,
-      seed: opts.seed,
-      ...(opts.maxSamples ? { max_samples: int(opts.maxSamples, '--max-samples') } : {}),
-      ...(opts.maxPopulation ? { max_population: int(opts.maxPopulation, '--max-population') } : {}),
-      ...(opts.freshnessSeconds
-        ? { freshness_seconds: int(opts.freshnessSeconds, '--freshness-seconds') }
-        : {}),
-      ...(opts.acceptance ? { acceptance: true } : {}),
-    };
-    // The route's own schema: the same limits as POST /v1/audit/jobs.
-    const issue = Value.Errors(CreateAuditJobBody, body).First();
-    if (issue) fail(`INVALID_BODY: ${issue.path || 'body'} ${issue.message}`);
-    let created: Awaited<ReturnType<typeof jobs.create>>;
-    try {
-      created = await jobs.create(body as CreateAuditJobBody, { ownerId, keyId: null });
-    } catch (err) {
-      if (isAppError(err)) fail(`${err.code}: ${err.message}`);
-      throw err;
-    }
+    const ownerId = await ownerOf(ctx.accounts, opts.owner);
+    const created = await createJob(jobs, jobBody(opts, datasetVersion), ownerId);
     const jobId = created.job.id;
     if (created.reused)
       process.stderr.write(
         `reusing succeeded job ${jobId} (fresh until ${created.job.freshness_expires_at})\n`,
       );
-    const runner = createAuditRunner({
-      store,
-      dns: createDnsClient({ servers: config.dnsServers, timeoutMs: config.auditDnsTimeoutMs }),
-      clock: systemClock,
-      ownZone: config.dnsblZone,
-      extraZones: config.auditZones,
-      concurrency: Math.max(1, config.auditConcurrency),
-      leaseMs: Math.max(1, config.auditLeaseSeconds) * 1000,
-      worker: `cli-${process.pid}`,
-      recordFcrdns: (record) => createReputationStore(ctx.store).saveFcrdns(record),
-    });
-    const bar = process.stderr.isTTY
-      ? new SingleBar({
-          format: 'audit {bar} {value}/{total} probes  {status}',
-          hideCursor: true,
-          stream: process.stderr,
-        })
-      : null;
+    const runner = runnerFor(ctx, store);
     const planned = (created.job.progress as { planned?: number }).planned ?? 0;
-    bar?.start(planned, 0, { status: created.job.status });
-    const tick = setInterval(() => {
-      void store.job(jobId, null).then((row) => {
-        if (!row) return;
-        const p = JSON.parse(row.progress) as { done?: number };
-        bar?.update(p.done ?? 0, { status: row.status });
-        if (!bar)
-          process.stderr.write(`[audit] job ${jobId} ${row.status} ${p.done ?? 0}/${planned} probes\n`);
-      });
-    }, 1000);
+    const stop = showProgress(store, jobId, planned, created.job.status);
     try {
-      for (;;) {
-        const row = await store.job(jobId, null);
-        if (!row || TERMINAL.has(row.status)) break;
-        // Ours to run when queued or abandoned; else another worker holds it: wait for it.
-        if (!(await runner.runNext(jobId))) await new Promise((r) => setTimeout(r, 500));
-      }
+      await runToEnd(store, runner, jobId);
     } finally {
-      clearInterval(tick);
-      bar?.stop();
+      stop();
     }
     const result = await jobs.result(jobId, ownerId);
     if (!result) fail(`job ${jobId} vanished`);
