@@ -18,6 +18,8 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { systemClock } from '../core/clock.ts';
+import { createInstanceCount } from './instance-count.ts';
+import { createLocalCounts } from './local-counts.ts';
 
 /**
  * The share of a daily quota a key this instance has not served today gets during an outage
@@ -25,23 +27,8 @@ import { systemClock } from '../core/clock.ts';
  * window is a minute, so an outage costs at most one extra window's share per instance.
  */
 export const UNSEEN_DAILY_SHARE = 0.1;
-/** Instances heard from within this time count as sharing the limits. */
-const INSTANCE_TTL_MS = 10 * 60_000;
-const HEARTBEAT_MS = 2_000;
+/** After a failure Redis is asked again (PING) at most this often. */
 const PROBE_MS = 1_000;
-/** Counters remembered or pending at most (a flood of client addresses during an outage). */
-const MAX_ENTRIES = 200_000;
-
-interface Entry {
-  limiter: RateLimiterAbstract;
-  key: string;
-  /** Consumed points as Redis last told this instance; null: never read. */
-  known: number | null;
-  /** Allowed here while Redis was away, not yet added back. */
-  local: number;
-  /** After this time the counter no longer matters (its window or day is over). */
-  expiresAt: number;
-}
 
 export interface OutageState {
   /** Redis is away: limits are counted here. */
@@ -91,78 +78,26 @@ export function createOutageLedger(options: {
 }): OutageLedger {
   const { redis } = options;
   const now = options.now ?? systemClock;
-  const minInstances = Math.max(1, options.minInstances ?? 1);
-  const id = randomUUID();
-  const instancesKey = `${options.prefix}:instances`;
-  const entries = new Map<string, Entry>();
-  let instances = minInstances;
-  let lastBeat = 0;
+  const instances = createInstanceCount({
+    redis,
+    key: `${options.prefix}:instances`,
+    id: randomUUID(),
+    minInstances: Math.max(1, options.minInstances ?? 1),
+  });
+  const counts = createLocalCounts(now);
   let down: number | null = null;
   let lastProbe = 0;
   let flushing: Promise<void> | null = null;
   let localAllowed = 0;
   let localRefused = 0;
 
-  const entryKey = (limiter: RateLimiterAbstract, key: string) => `${limiter.keyPrefix}\0${key}`;
-
-  // On real time (the system clock), the one clock all instances share, whatever `now` is.
-  const heartbeat = () => {
-    const t = systemClock();
-    if (t - lastBeat < HEARTBEAT_MS) return;
-    lastBeat = t;
-    redis
-      .multi()
-      .zadd(instancesKey, t, id)
-      .zremrangebyscore(instancesKey, 0, t - INSTANCE_TTL_MS)
-      .zcard(instancesKey)
-      // The set goes when every instance has been silent for its window.
-      .pexpire(instancesKey, INSTANCE_TTL_MS)
-      .exec()
-      .then((results) => {
-        const counted = Number(results?.[2]?.[1]);
-        if (Number.isFinite(counted)) instances = Math.max(minInstances, counted);
-      })
-      .catch(() => undefined);
-  };
-
-  let lastPrune = 0;
-  const prune = (t: number) => {
-    if (entries.size < MAX_ENTRIES || t - lastPrune < PROBE_MS) return;
-    lastPrune = t;
-    for (const [k, e] of entries)
-      if (e.expiresAt <= t || (e.local === 0 && e.known === null)) entries.delete(k);
-  };
-
-  /** One pass: adds back every pending count; returns whether any was added. */
-  const addBack = async (): Promise<boolean> => {
-    const t = now();
-    const due: Entry[] = [];
-    for (const e of entries.values()) {
-      if (e.local === 0) continue;
-      // A counter whose window or day is over has nothing left to count against.
-      if (e.expiresAt <= t) e.local = 0;
-      else due.push(e);
-    }
-    for (let i = 0; i < due.length; i += 100) {
-      await Promise.all(
-        due.slice(i, i + 100).map(async (e) => {
-          const points = e.local;
-          const res = await e.limiter.penalty(e.key, points);
-          e.local -= points;
-          e.known = res.consumedPoints;
-        }),
-      );
-    }
-    return due.length > 0;
-  };
-
   const flush = (): Promise<void> => {
     if (flushing) return flushing;
     flushing = (async () => {
       // Requests keep being counted here while a pass runs; a second pass takes those.
-      if (await addBack()) await addBack();
+      if (await counts.addBack(now())) await counts.addBack(now());
       down = null;
-      await addBack();
+      await counts.addBack(now());
     })()
       .catch(() => {
         // Still away (or away again): the rest stays pending.
@@ -195,7 +130,7 @@ export function createOutageLedger(options: {
         );
         return false;
       }
-      heartbeat();
+      instances.beat();
       return true;
     },
     failed() {
@@ -203,33 +138,13 @@ export function createOutageLedger(options: {
       lastProbe = now();
     },
     seen(limiter, key, consumed, expiresAt) {
-      const k = entryKey(limiter, key);
-      const e = entries.get(k);
-      if (e) {
-        e.known = consumed;
-        e.expiresAt = expiresAt;
-        return;
-      }
-      prune(now());
-      if (entries.size >= MAX_ENTRIES) return;
-      entries.set(k, { limiter, key, known: consumed, local: 0, expiresAt });
+      counts.seen(limiter, key, consumed, expiresAt);
     },
     consume(limiter, key, limit, expiresAt, unseen) {
       const t = now();
-      const k = entryKey(limiter, key);
-      let e = entries.get(k);
-      if (e && e.expiresAt <= t) {
-        entries.delete(k);
-        e = undefined;
-      }
-      if (!e) {
-        prune(t);
-        e = { limiter, key, known: null, local: 0, expiresAt };
-        // Past the cap the request is still counted, just not remembered for the add-back.
-        if (entries.size < MAX_ENTRIES) entries.set(k, e);
-      }
+      const e = counts.get(limiter, key, t) ?? counts.begin(limiter, key, expiresAt, t);
       const left = e.known === null ? limit * unseen : Math.max(0, limit - e.known);
-      const allowance = Math.floor(left / instances);
+      const allowance = Math.floor(left / instances.count());
       if (e.local >= allowance) {
         localRefused++;
         return { left: -1, expiresAt: e.expiresAt };
@@ -240,14 +155,12 @@ export function createOutageLedger(options: {
     },
     state() {
       // A scrape or /readyz keeps this instance counted even while it serves no limited request.
-      if (redis.status === 'ready' && down === null) heartbeat();
-      let pending = 0;
-      for (const e of entries.values()) pending += e.local;
+      if (redis.status === 'ready' && down === null) instances.beat();
       return {
         degraded: down !== null || redis.status !== 'ready',
         since: down,
-        instances,
-        pending,
+        instances: instances.count(),
+        pending: counts.pending(),
         localAllowed,
         localRefused,
       };
