@@ -28,7 +28,7 @@ import {
   createAnswerCache,
 } from './answer-cache.ts';
 import { createIntelSlices, type Intel } from './intel.ts';
-import { runSlices, runSlicesYielding } from './slices.ts';
+import { runSlices, runSlicesYielding, type Slices } from './slices.ts';
 import type { ThreatSignalSource } from './types.ts';
 
 export type { CachedAnswer, CachedAnswerJson } from './answer-cache.ts';
@@ -106,60 +106,29 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
   let failure: string | null = null;
   let verified: boolean | null = null;
   let starting: Promise<void> | null = null;
-  // A build killed before its rename (a crash, SIGKILL, a full disk) left its temp directory.
-  for (const name of sweepStaleBuilds(options.dataDir)) log(`removed ${name}: a build that did not finish`);
-  const cache: AnswerCache = createAnswerCache({
-    max: options.cacheSize ?? 100_000,
-    ...(options.signals ? { signals: options.signals } : {}),
-  });
+  sweep(options.dataDir, log);
+  const cache: AnswerCache = answerCacheOf(options);
 
-  let refused: RefusedSnapshot[] = [];
+  const refusals = createRefusals(options.dataDir, log);
   let reloading: Promise<{ current: number | null; refused: RefusedSnapshot | null }> | null = null;
-  const setRefused = (list: RefusedSnapshot[]): void => {
-    refused = list;
-    recordRefusedSnapshots(options.dataDir, list);
-  };
-  const refuse = (r: RefusedSnapshot): void => {
-    log(`dataset v${r.version} refused: ${r.reason}`);
-  };
-  /**
-   * A snapshot that failed its checks on reload (SnapshotError; anything else is rethrown): logged
-   * and added to the refused list in place of an older entry for its version, newest first.
-   */
-  const refuseBroken = (err: unknown, version: number): RefusedSnapshot => {
-    if (!(err instanceof SnapshotError)) throw err;
-    const r = { version, reason: err.reason };
-    refuse(r);
-    setRefused([...refused.filter((x) => x.version !== r.version), r].sort((a, b) => b.version - a.version));
-    return r;
-  };
+  const intelOf = (snapshot: Snapshot) => intelSlicesOf(snapshot, clock, options);
 
   /**
    * `collect`: a full collection right after (start only: it holds the event loop for tens to
    * hundreds of ms on a large heap, so a reload leaves the old snapshot to V8's own concurrent
    * collector instead).
    */
-  const intelOf = (snapshot: Snapshot) =>
-    createIntelSlices({
-      snapshot,
-      clock,
-      ...(options.signals ? { signals: options.signals } : {}),
-      ...(options.reverseDns ? { reverseDns: options.reverseDns } : {}),
-    });
-
   function swapIn(snapshot: Snapshot, built: Intel, started: number, collect: boolean): void {
     // The new intel is complete before it replaces the old one in a single assignment: a
     // request sees one or the other, and answers carry the version of the one they read.
     intel = built;
     info = { version: snapshot.version, createdAt: snapshot.createdAt };
     verified = hasDigests(snapshot.manifest);
-    setRefused(refused.filter((r) => r.version > snapshot.version));
+    refusals.set(refusals.list().filter((r) => r.version > snapshot.version));
     cache.clear();
     state = 'ready';
     failure = null;
-    log(
-      `dataset v${snapshot.version} loaded in ${Math.round(performance.now() - started)} ms${verified ? '' : ' (unverified: its manifest predates file hashes, sizes checked only)'}`,
-    );
+    log(loadedLine(snapshot.version, started, verified));
     // The load's garbage goes now, not whenever V8 next collects.
     if (collect) collectGarbage();
   }
@@ -170,16 +139,11 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
     // The directory listing first: when its newest version is the one served, nothing is read.
     const top = snapshotDirs(options.dataDir).find((c) => !isOtherFormat(c.dir));
     if (serving !== null && top?.version === serving) return true;
-    const refusedNow: RefusedSnapshot[] = [];
-    const snapshot = loadLatestSnapshot(options.dataDir, (r) => {
-      refusedNow.push(r);
-      refuse(r);
-    });
-    setRefused(refusedNow);
+    const { snapshot, refusedNow } = refusals.loadLatest();
     if (!snapshot) {
       if (refusedNow.length > 0 && !intel) {
         state = 'failed';
-        failure = `every dataset snapshot is broken (${refusedNow.map((r) => `v${r.version}: ${r.reason}`).join('; ')})`;
+        failure = allBroken(refusedNow);
       }
       return false;
     }
@@ -192,27 +156,10 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
   async function reloadNewest(): Promise<{ current: number | null; refused: RefusedSnapshot | null }> {
     const started = performance.now();
     const serving = intel?.datasetVersion ?? null;
-    let first: RefusedSnapshot | null = null;
-    for (const c of snapshotDirs(options.dataDir)) {
-      // Nothing newer than the serving version: return without reading a snapshot.
-      if (serving !== null && c.version <= serving) break;
-      if (isOtherFormat(c.dir)) continue;
-      try {
-        const snapshot = await loadSnapshotAsync(c.dir);
-        log(
-          `dataset v${snapshot.version} read and checked in ${Math.round(performance.now() - started)} ms; building its lookup tables`,
-        );
-        // The lookup tables are built in slices with turns of the event loop between them.
-        const built = await runSlicesYielding(intelOf(snapshot));
-        // The first load of a start collects its garbage now, as loadLatest does.
-        swapIn(snapshot, built, started, serving === null);
-        break;
-      } catch (err) {
-        const r = refuseBroken(err, c.version);
-        first ??= r;
-      }
-    }
-    return { current: intel?.datasetVersion ?? null, refused: first };
+    const newer = await readNewer({ dataDir: options.dataDir, serving, started, refusals, log, intelOf });
+    // The first load of a start collects its garbage now, as loadLatest does.
+    if (newer.found) swapIn(newer.found.snapshot, newer.found.built, started, serving === null);
+    return { current: intel?.datasetVersion ?? null, refused: newer.refused };
   }
 
   /** Concurrent reloads share one load: a snapshot is read and swapped in once. */
@@ -223,40 +170,17 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
     return reloading;
   };
 
-  async function start(opts: EnsureOptions): Promise<void> {
-    const top = snapshotDirs(options.dataDir).find((c) => !isOtherFormat(c.dir));
-    state = top ? 'loading' : 'building';
-    await opts.after;
-    let doing = 'load';
-    try {
-      if (top) {
-        opts.onPhase?.('loading', top.version);
-        await sharedReload();
-        if (intel) return;
-      }
-      state = 'building';
-      doing = 'build';
-      opts.onPhase?.('building', null);
-      log('no dataset snapshot yet: building one from the npm data packages');
-      if (opts.build) await opts.build();
-      else
-        await buildDataset({
-          dataDir: options.dataDir,
-          clock,
-          onProgress: (e: ProgressEvent) => log(`dataset build ${e.phase}: ${e.message}`),
-        });
-      const built = snapshotDirs(options.dataDir).find((c) => !isOtherFormat(c.dir));
-      state = 'loading';
-      opts.onPhase?.('loading', built?.version ?? null);
-      await sharedReload();
-      if (!intel) throw new Error('the build wrote no snapshot that loads');
-    } catch (err) {
-      state = 'failed';
-      failure = (err as Error).message;
-      log(`dataset ${doing} failed: ${failure}`);
-      throw err;
-    }
-  }
+  const startSteps: StartSteps = {
+    dataDir: options.dataDir,
+    clock,
+    log,
+    setState(next, why) {
+      state = next;
+      if (why !== undefined) failure = why;
+    },
+    reload: sharedReload,
+    serving: () => intel !== null,
+  };
 
   return {
     current: () => intel,
@@ -264,11 +188,11 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
     failure: () => failure,
     snapshotInfo: () => info,
     verified: () => (intel ? verified : null),
-    refused: () => refused,
+    refused: () => refusals.list(),
     loadLatest,
     async ensure(opts = {}) {
       if (intel) return;
-      starting ??= start(opts).finally(() => {
+      starting ??= start(startSteps, opts).finally(() => {
         starting = null;
       });
       await starting;
@@ -289,4 +213,160 @@ export function createIntelRuntime(options: IntelRuntimeOptions): IntelRuntime {
       return cache.lookupJson(intel, ip);
     },
   };
+}
+
+/** The refused-snapshot list of a data dir, kept in the dir too (recordRefusedSnapshots), newest first. */
+function createRefusals(dataDir: string, log: (message: string) => void) {
+  let refused: RefusedSnapshot[] = [];
+  const set = (list: RefusedSnapshot[]): void => {
+    refused = list;
+    recordRefusedSnapshots(dataDir, list);
+  };
+  const refuse = (r: RefusedSnapshot): void => {
+    log(`dataset v${r.version} refused: ${r.reason}`);
+  };
+  return {
+    list: () => refused,
+    set,
+    /** The newest intact snapshot on disk (loadLatestSnapshot); the ones refused on the way are the list. */
+    loadLatest(): { snapshot: Snapshot | null; refusedNow: RefusedSnapshot[] } {
+      const refusedNow: RefusedSnapshot[] = [];
+      const snapshot = loadLatestSnapshot(dataDir, (r) => {
+        refusedNow.push(r);
+        refuse(r);
+      });
+      set(refusedNow);
+      return { snapshot, refusedNow };
+    },
+    /**
+     * A snapshot that failed its checks on reload (SnapshotError; anything else is rethrown): logged
+     * and added to the refused list in place of an older entry for its version, newest first.
+     */
+    refuseBroken(err: unknown, version: number): RefusedSnapshot {
+      if (!(err instanceof SnapshotError)) throw err;
+      const r = { version, reason: err.reason };
+      refuse(r);
+      set([...refused.filter((x) => x.version !== r.version), r].sort((a, b) => b.version - a.version));
+      return r;
+    },
+  };
+}
+
+/** The lookup tables of a snapshot as a sliced build (slices.ts). */
+function intelSlicesOf(snapshot: Snapshot, clock: Clock, options: IntelRuntimeOptions) {
+  return createIntelSlices({
+    snapshot,
+    clock,
+    ...(options.signals ? { signals: options.signals } : {}),
+    ...(options.reverseDns ? { reverseDns: options.reverseDns } : {}),
+  });
+}
+
+function loadedLine(version: number, started: number, verified: boolean): string {
+  return `dataset v${version} loaded in ${Math.round(performance.now() - started)} ms${verified ? '' : ' (unverified: its manifest predates file hashes, sizes checked only)'}`;
+}
+
+/** Why a start serves nothing when every snapshot on disk was refused. */
+function allBroken(refused: readonly RefusedSnapshot[]): string {
+  return `every dataset snapshot is broken (${refused.map((r) => `v${r.version}: ${r.reason}`).join('; ')})`;
+}
+
+/** What a start (ensure) needs of the runtime. */
+interface StartSteps {
+  dataDir: string;
+  clock: Clock;
+  log: (message: string) => void;
+  /** Sets the runtime's state and, when given, why it failed. */
+  setState(state: RuntimeState, failure?: string): void;
+  /** The shared reload: reads the newest intact snapshot into service. */
+  reload(): Promise<unknown>;
+  /** Whether a snapshot is being served. */
+  serving(): boolean;
+}
+
+/**
+ * A start: the newest snapshot on disk loaded, or when none loads the first one built (in this
+ * process unless `opts.build` says how) and loaded; the state says which, from the call on.
+ */
+async function start(steps: StartSteps, opts: EnsureOptions): Promise<void> {
+  const { dataDir, log } = steps;
+  const top = snapshotDirs(dataDir).find((c) => !isOtherFormat(c.dir));
+  steps.setState(top ? 'loading' : 'building');
+  await opts.after;
+  let doing = 'load';
+  try {
+    if (top) {
+      opts.onPhase?.('loading', top.version);
+      await steps.reload();
+      if (steps.serving()) return;
+    }
+    steps.setState('building');
+    doing = 'build';
+    opts.onPhase?.('building', null);
+    log('no dataset snapshot yet: building one from the npm data packages');
+    if (opts.build) await opts.build();
+    else
+      await buildDataset({
+        dataDir,
+        clock: steps.clock,
+        onProgress: (e: ProgressEvent) => log(`dataset build ${e.phase}: ${e.message}`),
+      });
+    const built = snapshotDirs(dataDir).find((c) => !isOtherFormat(c.dir));
+    steps.setState('loading');
+    opts.onPhase?.('loading', built?.version ?? null);
+    await steps.reload();
+    if (!steps.serving()) throw new Error('the build wrote no snapshot that loads');
+  } catch (err) {
+    const failure = (err as Error).message;
+    steps.setState('failed', failure);
+    log(`dataset ${doing} failed: ${failure}`);
+    throw err;
+  }
+}
+
+/** A build killed before its rename (a crash, SIGKILL, a full disk) left its temp directory: removed. */
+function sweep(dataDir: string, log: (message: string) => void): void {
+  for (const name of sweepStaleBuilds(dataDir)) log(`removed ${name}: a build that did not finish`);
+}
+
+function answerCacheOf(options: IntelRuntimeOptions): AnswerCache {
+  return createAnswerCache({
+    max: options.cacheSize ?? 100_000,
+    ...(options.signals ? { signals: options.signals } : {}),
+  });
+}
+
+type Refusals = ReturnType<typeof createRefusals>;
+
+/**
+ * The newest intact snapshot newer than the serving version, read and its lookup tables built
+ * in slices with turns of the event loop between them; each broken one on the way refused
+ * (`refused`: the first). Returns without reading when the listing shows nothing newer.
+ */
+async function readNewer(from: {
+  dataDir: string;
+  serving: number | null;
+  started: number;
+  refusals: Refusals;
+  log: (message: string) => void;
+  intelOf: (snapshot: Snapshot) => Slices<Intel>;
+}): Promise<{ found: { snapshot: Snapshot; built: Intel } | null; refused: RefusedSnapshot | null }> {
+  const { serving, started, log } = from;
+  let first: RefusedSnapshot | null = null;
+  for (const c of snapshotDirs(from.dataDir)) {
+    // Nothing newer than the serving version: return without reading a snapshot.
+    if (serving !== null && c.version <= serving) break;
+    if (isOtherFormat(c.dir)) continue;
+    try {
+      const snapshot = await loadSnapshotAsync(c.dir);
+      log(
+        `dataset v${snapshot.version} read and checked in ${Math.round(performance.now() - started)} ms; building its lookup tables`,
+      );
+      return { found: { snapshot, built: await runSlicesYielding(from.intelOf(snapshot)) }, refused: first };
+    } catch (err) {
+      const r = from.refusals.refuseBroken(err, c.version);
+      first ??= r;
+    }
+  }
+  return { found: null, refused: first };
 }
