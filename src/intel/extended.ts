@@ -22,6 +22,8 @@ import { validateOrigin } from './rpki.ts';
 import { createHistoryIndex, geoStability, type HistoryIndex } from './timeline.ts';
 import type { AsnReputation, GeoStability, IpAnswerExtended } from './types.ts';
 
+type DbipCity = NonNullable<ReturnType<DbipCityReader['lookup']>>;
+
 // asn_reputation lists the reputation lists (DROP family, UCEPROTECT), not the classification sources.
 const REPUTATION_SOURCE = /^(spamhaus|uceprotect)/;
 
@@ -75,58 +77,21 @@ export function createExtendedAnswers(options: {
     const hostname = reverseDns ? await reverseDns(ip.address).catch(() => null) : null;
     if (hostname) out.hostname = hostname;
     if (base.bogon) return out;
-    let value = 0n;
-    for (const x of ip.bytes) value = (value << 8n) | BigInt(x);
+    const value = addressValue(ip);
     const rec = recordAt(ip.family, value);
     if (rec === NO_RECORD) return out;
     const p = profileOf(rec);
-    if (p.asnName) out.organization = p.asnName;
-    const provider = p.netrep.cloud_provider ?? p.asnName;
-    if (provider) out.provider = provider;
-    const [pfxText, lenText] = base.prefix.split('/');
-    const pfx = pfxText ?? '';
-    let network = 0n;
-    if (ip.family === 4) network = BigInt(pfx.split('.').reduce((a, o) => a * 256 + Number(o), 0));
-    else network = (value >> BigInt(128 - Number(lenText))) << BigInt(128 - Number(lenText));
-    if (s.manifest.counts.roas > 0)
-      out.rpki_status = validateOrigin(
-        ip.family === 4 ? s.roas4 : s.roas6,
-        ip.family,
-        network,
-        Number(lenText),
-        p.asn,
-      );
+    addOwner(out, p);
+    if (s.manifest.counts.roas > 0) out.rpki_status = rpkiStatusOf(s, ip, value, base.prefix, p.asn);
     dbip ??= openDbipCity(s.manifest.dbip_city);
     const city = (await dbip.catch(() => null))?.lookup(ip.address, ip.family) ?? null;
     if (city) out.geolocation = geolocationOf(city);
-    const r = s.records;
-    const opinions: ProviderOpinion[] = [];
-    if (city) opinions.push({ provider: 'dbip-city', country: city.country, city: city.city });
-    opinions.push({
-      provider: 'geo-whois-asn-country',
-      country: unpackCountry(r.whoisCountry[rec] as number),
-      city: null,
-    });
-    opinions.push({
-      provider: 'asn-country',
-      country: unpackCountry(r.asnCountry[rec] as number),
-      city: null,
-    });
-    const gf = r.geofeed[rec] as number;
-    if (gf >= 0)
-      opinions.push({
-        provider: 'geofeed',
-        country: s.strings[s.geofeeds[gf * 4] as number] || null,
-        city: s.strings[s.geofeeds[gf * 4 + 2] as number] || null,
-      });
-    out.geo_consensus = consensusOf(opinions.filter((o) => o.country !== null));
+    out.geo_consensus = consensusOf(countryOpinions(s, rec, city).filter((o) => o.country !== null));
     const timeline = historyIndex().changesFor(ip.family, value);
     out.ownership_timeline = timeline;
     out.geo_stability = geoStability(timeline, clock());
     out.asn_reputation = reputationOf(p.flags, p.asnDrop);
-    if (p.crawler)
-      out.crawler = { name: p.crawler.name, operator: p.crawler.operator, purpose: p.crawler.purpose };
-    if (p.netrep.is_proxy) out.proxy = { anonymity: proxyAnonymity(p.flags) };
+    addCrawlerAndProxy(out, p);
     out.provenance = provenanceOf(s, rec, p);
     return out;
   }
@@ -134,10 +99,66 @@ export function createExtendedAnswers(options: {
   function geoStabilityOf(ip: ParsedIp): GeoStability | null {
     const base = lookup(ip);
     if (!base || base.bogon) return null;
-    let value = 0n;
-    for (const x of ip.bytes) value = (value << 8n) | BigInt(x);
-    return geoStability(historyIndex().changesFor(ip.family, value), clock());
+    return geoStability(historyIndex().changesFor(ip.family, addressValue(ip)), clock());
   }
 
   return { lookupExtended, geoStability: geoStabilityOf, reputationOf };
+}
+
+/** organization (the ASN's name) and provider (the cloud's, else the ASN's name), when known. */
+function addOwner(out: IpAnswerExtended, p: Profile): void {
+  if (p.asnName) out.organization = p.asnName;
+  const provider = p.netrep.cloud_provider ?? p.asnName;
+  if (provider) out.provider = provider;
+}
+
+/** crawler (for a crawler range) and proxy (for a listed proxy). */
+function addCrawlerAndProxy(out: IpAnswerExtended, p: Profile): void {
+  if (p.crawler)
+    out.crawler = { name: p.crawler.name, operator: p.crawler.operator, purpose: p.crawler.purpose };
+  if (p.netrep.is_proxy) out.proxy = { anonymity: proxyAnonymity(p.flags) };
+}
+
+/** The address as one number (32 or 128 bits). */
+function addressValue(ip: ParsedIp): bigint {
+  let value = 0n;
+  for (const x of ip.bytes) value = (value << 8n) | BigInt(x);
+  return value;
+}
+
+/** RFC 6811 origin validation of the answer's prefix (`a.b.c.d/n`, `x:y::/n`) and origin ASN. */
+function rpkiStatusOf(s: Snapshot, ip: ParsedIp, value: bigint, prefix: string, asn: number | null) {
+  const [pfxText, lenText] = prefix.split('/');
+  const pfx = pfxText ?? '';
+  const length = Number(lenText);
+  const network =
+    ip.family === 4
+      ? BigInt(pfx.split('.').reduce((a, o) => a * 256 + Number(o), 0))
+      : (value >> BigInt(128 - length)) << BigInt(128 - length);
+  return validateOrigin(ip.family === 4 ? s.roas4 : s.roas6, ip.family, network, length, asn);
+}
+
+/** The country (and city) each source gives the record: DB-IP's city when found, WHOIS, the ASN's, a geofeed entry. */
+function countryOpinions(s: Snapshot, rec: number, city: DbipCity | null): ProviderOpinion[] {
+  const r = s.records;
+  const opinions: ProviderOpinion[] = [];
+  if (city) opinions.push({ provider: 'dbip-city', country: city.country, city: city.city });
+  opinions.push({
+    provider: 'geo-whois-asn-country',
+    country: unpackCountry(r.whoisCountry[rec] as number),
+    city: null,
+  });
+  opinions.push({
+    provider: 'asn-country',
+    country: unpackCountry(r.asnCountry[rec] as number),
+    city: null,
+  });
+  const gf = r.geofeed[rec] as number;
+  if (gf >= 0)
+    opinions.push({
+      provider: 'geofeed',
+      country: s.strings[s.geofeeds[gf * 4] as number] || null,
+      city: s.strings[s.geofeeds[gf * 4 + 2] as number] || null,
+    });
+  return opinions;
 }
