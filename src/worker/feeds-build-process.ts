@@ -18,28 +18,52 @@ export type FeedsBuildRunner = (request: FeedsBuildRequest) => Promise<FeedBuild
 
 const CHILD = new URL('./feeds-build-child.ts', import.meta.url);
 
+/** One line the child prints on stdout (feeds-build-child.ts). */
+interface ChildMessage {
+  skipped?: { feed: FeedName; reason: string };
+  results?: FeedBuildResult[];
+}
+
+/** Reads the child's stdout as JSON lines: skipped rows passed on as they come, the results kept. */
+function createMessageReader(onSkippedRow: FeedsBuildRequest['onSkippedRow']) {
+  let partial = '';
+  const reader = {
+    results: null as FeedBuildResult[] | null,
+    feed(text: string): void {
+      const lines = (partial + text).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) if (line !== '') reader.take(JSON.parse(line) as ChildMessage);
+    },
+    take(message: ChildMessage): void {
+      if (message.skipped) onSkippedRow(message.skipped.feed, message.skipped.reason);
+      if (message.results) reader.results = message.results;
+    },
+  };
+  return reader;
+}
+
+/** Why the child failed: the timeout, the `feed build failed: ` line it printed, its signal or exit code. */
+function childFailureReason(
+  timedOutAfterMs: number | null,
+  stderr: string,
+  signal: NodeJS.Signals | null,
+  code: number | null,
+): string {
+  if (timedOutAfterMs !== null) return `timed out after ${Math.round(timedOutAfterMs / 1000)} s`;
+  const printed = /feed build failed: (.*)/.exec(stderr)?.[1];
+  if (printed !== undefined) return printed;
+  return signal ? `killed by ${signal}` : `exited with code ${code}`;
+}
+
 export function createChildFeedsRunner(options: { timeoutMs?: number } = {}): FeedsBuildRunner {
   const timeoutMs = options.timeoutMs ?? 30 * 60_000;
   return (request) =>
     new Promise<FeedBuildResult[]>((resolve, reject) => {
       const args = { dataDir: request.dataDir, now: request.now, feeds: request.feeds };
       const child = spawnBuildChild(CHILD, args);
-      let results: FeedBuildResult[] | null = null;
-      let partial = '';
+      const messages = createMessageReader(request.onSkippedRow);
       let stderr = '';
-      child.stdout.on('data', (d: Buffer) => {
-        const lines = (partial + d.toString()).split('\n');
-        partial = lines.pop() ?? '';
-        for (const line of lines) {
-          if (line === '') continue;
-          const message = JSON.parse(line) as {
-            skipped?: { feed: FeedName; reason: string };
-            results?: FeedBuildResult[];
-          };
-          if (message.skipped) request.onSkippedRow(message.skipped.feed, message.skipped.reason);
-          if (message.results) results = message.results;
-        }
-      });
+      child.stdout.on('data', (d: Buffer) => messages.feed(d.toString()));
       child.stderr.on('data', (d: Buffer) => {
         stderr = (stderr + d.toString()).slice(-4000);
       });
@@ -54,11 +78,8 @@ export function createChildFeedsRunner(options: { timeoutMs?: number } = {}): Fe
       });
       child.once('close', (code, signal) => {
         clearTimeout(timer);
-        if (code === 0 && results !== null) return resolve(results);
-        const why = timedOut
-          ? `timed out after ${Math.round(timeoutMs / 1000)} s`
-          : (/feed build failed: (.*)/.exec(stderr)?.[1] ??
-            (signal ? `killed by ${signal}` : `exited with code ${code}`));
+        if (code === 0 && messages.results !== null) return resolve(messages.results);
+        const why = childFailureReason(timedOut ? timeoutMs : null, stderr, signal, code);
         reject(new Error(`feed build failed: ${why}`));
       });
     });
