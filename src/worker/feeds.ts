@@ -6,19 +6,12 @@
 import type { Clock } from '../core/clock.ts';
 import { utcDay } from '../core/clock.ts';
 import { collectGarbage } from '../core/collect-garbage.ts';
-import {
-  buildDailyFeeds,
-  FEED_NAMES,
-  type FeedBuildResult,
-  type FeedName,
-  type FeedRowSources,
-  feedsDir,
-  readFeedManifest,
-} from '../feeds/index.ts';
+import type { FeedBuildResult, FeedName, FeedRowSources } from '../feeds/index.ts';
 import { createReputationStore } from '../reputation/index.ts';
 import type { Store } from '../store/index.ts';
 import type { FeedsBuildRunner } from './feeds-build-process.ts';
 import { newestFeedDataset } from './feeds-dataset.ts';
+import { buildFeedsDay } from './feeds-day-build.ts';
 import { schedule } from './schedule.ts';
 
 /** Row sources of a running instance: the newest dataset snapshot with feed rows, and the store's trap evidence. */
@@ -48,6 +41,27 @@ export interface FeedsWorker {
   stop(): Promise<void>;
 }
 
+function addOne(m: Map<FeedName, number>, feed: FeedName): void {
+  m.set(feed, (m.get(feed) ?? 0) + 1);
+}
+
+/** A build's result in the log (built, failed), a failure counted in `failedBuilds`. */
+function logResult(
+  r: FeedBuildResult,
+  logger: FeedsWorkerLogger | undefined,
+  failedBuilds: Map<FeedName, number>,
+): void {
+  if (r.status === 'created')
+    logger?.info(
+      { feed: r.feed, date: r.date, rows: r.rowCount, skipped_rows: r.skippedRows },
+      'feed snapshot built',
+    );
+  if (r.status === 'failed') {
+    addOne(failedBuilds, r.feed);
+    logger?.warn({ feed: r.feed, date: r.date, reason: r.reason }, 'feed snapshot build failed');
+  }
+}
+
 export function startFeedsWorker(options: {
   /** NETREP_DATA_DIR: snapshots go to `<dataDir>/feeds`. */
   dataDir: string;
@@ -70,88 +84,22 @@ export function startFeedsWorker(options: {
   let stopped = false;
   const skippedRows = new Map<FeedName, number>();
   const failedBuilds = new Map<FeedName, number>();
-  const add = (m: Map<FeedName, number>, feed: FeedName, n: number) => m.set(feed, (m.get(feed) ?? 0) + n);
-
   const onSkippedRow = (feed: FeedName, reason: string) => {
-    add(skippedRows, feed, 1);
+    addOne(skippedRows, feed);
     options.logger?.warn({ feed, reason }, 'feed row skipped: not a valid feed row');
-  };
-
-  /** Today's missing snapshots, in catalog order; `builtHere`: the results of this process's own build. */
-  const build = async (): Promise<{ results: FeedBuildResult[]; builtHere: FeedBuildResult[] }> => {
-    const dir = feedsDir(options.dataDir);
-    // Without a dataset with feed rows there is nothing to build elsewhere (skipped here at once).
-    const runner = (await options.sources.dataset().catch(() => null))
-      ? options.datasetFeedsRunner
-      : undefined;
-    if (!runner) {
-      const results = await buildDailyFeeds({
-        dir,
-        clock: options.clock,
-        sources: options.sources,
-        onSkippedRow,
-      });
-      return { results, builtHere: results };
-    }
-    const now = options.clock();
-    const date = utcDay(now);
-    const elsewhere: FeedName[] = [];
-    for (const feed of FEED_NAMES) {
-      if (feed !== 'trap_confirmed' && !(await readFeedManifest(dir, feed, date))) elsewhere.push(feed);
-    }
-    const [outside, here] = await Promise.all([
-      elsewhere.length === 0
-        ? []
-        : runner({ dataDir: options.dataDir, now, feeds: elsewhere, onSkippedRow }).catch(
-            (err: unknown): FeedBuildResult[] =>
-              // The child as a whole failed: each of its feeds failed, and is retried next time.
-              elsewhere.map((feed) => ({
-                feed,
-                date,
-                status: 'failed',
-                rowCount: null,
-                sha256: null,
-                reason: (err as Error).message,
-                skippedRows: 0,
-              })),
-          ),
-      buildDailyFeeds({
-        dir,
-        clock: () => now,
-        sources: options.sources,
-        feeds: FEED_NAMES.filter((f) => !elsewhere.includes(f)),
-        onSkippedRow,
-      }),
-    ]);
-    const byFeed = new Map([...outside, ...here].map((r) => [r.feed, r]));
-    const results = FEED_NAMES.flatMap((f) => byFeed.get(f) ?? []);
-    return { results, builtHere: here };
   };
 
   const runOnce = async (): Promise<FeedBuildResult[]> => {
     while (running) await running.catch(() => []);
     const day = utcDay(options.clock());
-    running = build()
+    running = buildFeedsDay({ ...options, onSkippedRow })
       .then(({ results, builtHere }) => {
         // A feed not built yet (no data, or a failure) is retried on the next tick.
         if (results.every((r) => r.status !== 'skipped' && r.status !== 'failed')) doneDay = day;
         // A build reads every row of the snapshot's feed files and sorts them: hundreds of MB of
         // garbage that V8 would otherwise keep resident in an idle server (core/collect-garbage.ts).
         if (builtHere.some((r) => r.status === 'created')) collectGarbage();
-        for (const r of results) {
-          if (r.status === 'created')
-            options.logger?.info(
-              { feed: r.feed, date: r.date, rows: r.rowCount, skipped_rows: r.skippedRows },
-              'feed snapshot built',
-            );
-          if (r.status === 'failed') {
-            add(failedBuilds, r.feed, 1);
-            options.logger?.warn(
-              { feed: r.feed, date: r.date, reason: r.reason },
-              'feed snapshot build failed',
-            );
-          }
-        }
+        for (const r of results) logResult(r, options.logger, failedBuilds);
         return results;
       })
       .finally(() => {
