@@ -62,6 +62,79 @@ export function trapRows(sources: readonly TrapSource[]): FeedRow[] {
   }));
 }
 
+/** What the build of one feed needs: the day, the sources, the dataset once read. */
+interface FeedBuildContext {
+  dir: string;
+  now: number;
+  date: string;
+  sources: FeedRowSources;
+  onSkippedRow?: (feed: FeedName, reason: string) => void;
+  /** The dataset snapshot, read by the first feed that needs it (undefined: not read yet). */
+  dataset?: Awaited<ReturnType<FeedRowSources['dataset']>>;
+}
+
+function result(
+  feed: FeedName,
+  date: string,
+  status: FeedBuildResult['status'],
+  fields: Partial<Pick<FeedBuildResult, 'rowCount' | 'sha256' | 'reason' | 'skippedRows'>> = {},
+): FeedBuildResult {
+  return { feed, date, status, rowCount: null, sha256: null, reason: null, skippedRows: 0, ...fields };
+}
+
+/** The dataset snapshot, read once per build; trap_confirmed is built without it when it fails. */
+async function datasetFor(ctx: FeedBuildContext, feed: FeedName): Promise<FeedBuildContext['dataset']> {
+  if (ctx.dataset !== undefined) return ctx.dataset;
+  try {
+    ctx.dataset = await ctx.sources.dataset();
+  } catch (err) {
+    // trap_confirmed does not need the dataset: it is built without it (dataset_version 0).
+    if (feed !== 'trap_confirmed') throw err;
+  }
+  return ctx.dataset;
+}
+
+/** The rows of a feed, or null when its source has no data yet (no dataset snapshot with feed rows). */
+async function rowsOf(
+  ctx: FeedBuildContext,
+  feed: FeedName,
+): Promise<Iterable<FeedRow> | AsyncIterable<FeedRow> | null> {
+  if (feed === 'trap_confirmed')
+    return trapRows(await ctx.sources.trapSources(ctx.now - TRAP_WINDOW_MS, ctx.now));
+  return ctx.dataset ? ctx.dataset.rows(feed) : null;
+}
+
+async function buildOne(ctx: FeedBuildContext, feed: FeedName): Promise<FeedBuildResult> {
+  const { date } = ctx;
+  const existing = await readFeedManifest(ctx.dir, feed, date);
+  if (existing)
+    return result(feed, date, 'exists', { rowCount: existing.row_count, sha256: existing.sha256 });
+  const dataset = await datasetFor(ctx, feed);
+  const rows = await rowsOf(ctx, feed);
+  if (!rows)
+    return result(feed, date, 'skipped', {
+      reason: 'no dataset snapshot with feed rows yet (run `netrep dataset build`)',
+    });
+  let skippedRows = 0;
+  const { manifest, created } = await writeFeedSnapshot({
+    dir: ctx.dir,
+    feed,
+    date,
+    rows,
+    generatedAt: toIso(ctx.now),
+    datasetVersion: dataset?.version ?? 0,
+    onInvalidRow: (reason) => {
+      skippedRows++;
+      ctx.onSkippedRow?.(feed, reason);
+    },
+  });
+  return result(feed, date, created ? 'created' : 'exists', {
+    rowCount: manifest.row_count,
+    sha256: manifest.sha256,
+    skippedRows: created ? skippedRows : 0,
+  });
+}
+
 /** Builds today's (UTC, from `clock`) snapshot of each feed that lacks one. */
 export async function buildDailyFeeds(options: {
   dir: string;
@@ -73,76 +146,16 @@ export async function buildDailyFeeds(options: {
 }): Promise<FeedBuildResult[]> {
   const now = options.clock();
   const date = utcDay(now);
+  const ctx: FeedBuildContext = { dir: options.dir, now, date, sources: options.sources };
+  if (options.onSkippedRow) ctx.onSkippedRow = options.onSkippedRow;
   const results: FeedBuildResult[] = [];
-  let dataset: Awaited<ReturnType<FeedRowSources['dataset']>> | undefined;
-
-  const buildOne = async (feed: FeedName): Promise<FeedBuildResult> => {
-    const existing = await readFeedManifest(options.dir, feed, date);
-    if (existing) {
-      return {
-        feed,
-        date,
-        status: 'exists',
-        rowCount: existing.row_count,
-        sha256: existing.sha256,
-        reason: null,
-        skippedRows: 0,
-      };
-    }
-    if (dataset === undefined) {
-      try {
-        dataset = await options.sources.dataset();
-      } catch (err) {
-        // trap_confirmed does not need the dataset: it is built without it (dataset_version 0).
-        if (feed !== 'trap_confirmed') throw err;
-      }
-    }
-    let rows: Iterable<FeedRow> | AsyncIterable<FeedRow>;
-    if (feed === 'trap_confirmed') {
-      rows = trapRows(await options.sources.trapSources(now - TRAP_WINDOW_MS, now));
-    } else if (dataset) {
-      rows = dataset.rows(feed);
-    } else {
-      return {
-        feed,
-        date,
-        status: 'skipped',
-        rowCount: null,
-        sha256: null,
-        reason: 'no dataset snapshot with feed rows yet (run `netrep dataset build`)',
-        skippedRows: 0,
-      };
-    }
-    let skippedRows = 0;
-    const { manifest, created } = await writeFeedSnapshot({
-      dir: options.dir,
-      feed,
-      date,
-      rows,
-      generatedAt: toIso(now),
-      datasetVersion: dataset?.version ?? 0,
-      onInvalidRow: (reason) => {
-        skippedRows++;
-        options.onSkippedRow?.(feed, reason);
-      },
-    });
-    return {
-      feed,
-      date,
-      status: created ? 'created' : 'exists',
-      rowCount: manifest.row_count,
-      sha256: manifest.sha256,
-      reason: null,
-      skippedRows: created ? skippedRows : 0,
-    };
-  };
   for (const feed of options.feeds ?? FEED_NAMES) {
     try {
-      results.push(await buildOne(feed));
+      results.push(await buildOne(ctx, feed));
     } catch (err) {
       // One feed's failure (its source, a disk error) does not stop the feeds after it.
       const reason = err instanceof Error ? err.message : String(err);
-      results.push({ feed, date, status: 'failed', rowCount: null, sha256: null, reason, skippedRows: 0 });
+      results.push(result(feed, date, 'failed', { reason }));
     }
   }
   return results;
