@@ -15,7 +15,14 @@ import {
 import { encodeCanonicalRows } from './encode.ts';
 import { type CanonicalRow, canonicalizeRow, compareRows } from './row.ts';
 import { isSnapshotDate, readFeedManifest, snapshotDir } from './snapshot.ts';
-import { FEED_FORMATS, type FeedManifest, type FeedName, type FeedRow, type KeyTier } from './types.ts';
+import {
+  FEED_FORMATS,
+  type FeedFormat,
+  type FeedManifest,
+  type FeedName,
+  type FeedRow,
+  type KeyTier,
+} from './types.ts';
 
 export interface FeedDownload {
   stream: Readable;
@@ -142,30 +149,8 @@ export async function openFeedFile(
     );
   if (date !== undefined && !isSnapshotDate(date))
     throw new AppError('INVALID_PARAMETER', 'date must be YYYY-MM-DD');
-  const def = feedDefinition(feed);
-  let brand: string | null = null;
-  if (options.brand !== undefined) {
-    if (!def.has_brand) throw new AppError('INVALID_PARAMETER', `feed ${feed} has no brand filter`);
-    brand = options.brand.trim();
-    if (!BRAND.test(brand))
-      throw new AppError('INVALID_PARAMETER', 'brand must be 1-64 letters, digits, space . _ -');
-  }
-  let include: { name: string; file: string } | null = null;
-  if (options.include !== undefined) {
-    const known = FEED_INCLUDES[feed] ?? {};
-    const name = options.include.trim();
-    const inc = known[name];
-    if (!inc) {
-      const names = Object.keys(known);
-      throw new AppError(
-        'INVALID_PARAMETER',
-        names.length === 0
-          ? `feed ${feed} has no include parameter`
-          : `include must be one of: ${names.join(', ')}`,
-      );
-    }
-    include = { name, file: inc.file };
-  }
+  const brand = brandFilter(feed, options.brand);
+  const include = includeOf(feed, options.include);
   const manifest = await readFeedManifest(dir, feed, date);
   if (!manifest) return null;
   const base = {
@@ -186,19 +171,56 @@ export async function openFeedFile(
       include: null,
     };
   }
+  const stream = encodedOnTheFly(dir, feed, format, manifest, brand, include?.file ?? null);
+  return { ...base, stream, sha256: null, bytes: null, brand, include: include?.name ?? null };
+}
+
+/** The brand a download asks for (trimmed), null without one; INVALID_PARAMETER on a feed without brands or a bad brand. */
+function brandFilter(feed: FeedName, asked: string | undefined): string | null {
+  if (asked === undefined) return null;
+  if (!feedDefinition(feed).has_brand)
+    throw new AppError('INVALID_PARAMETER', `feed ${feed} has no brand filter`);
+  const brand = asked.trim();
+  if (!BRAND.test(brand))
+    throw new AppError('INVALID_PARAMETER', 'brand must be 1-64 letters, digits, space . _ -');
+  return brand;
+}
+
+/** The include a download asks for and its file, null without one; INVALID_PARAMETER for one the feed does not have. */
+function includeOf(feed: FeedName, asked: string | undefined): { name: string; file: string } | null {
+  if (asked === undefined) return null;
+  const known = FEED_INCLUDES[feed] ?? {};
+  const name = asked.trim();
+  const inc = known[name];
+  if (inc) return { name, file: inc.file };
+  const names = Object.keys(known);
+  throw new AppError(
+    'INVALID_PARAMETER',
+    names.length === 0
+      ? `feed ${feed} has no include parameter`
+      : `include must be one of: ${names.join(', ')}`,
+  );
+}
+
+/** A format encoded from the snapshot's csv rows (of one brand, with an include file's rows merged in). */
+function encodedOnTheFly(
+  dir: string,
+  feed: FeedName,
+  format: FeedFormat,
+  manifest: FeedManifest,
+  brand: string | null,
+  includeFile: string | null,
+): Readable {
+  const day = manifest.snapshot_date;
   const ctx = {
-    feed: def,
-    date: manifest.snapshot_date,
+    feed: feedDefinition(feed),
+    date: day,
     generatedAt: manifest.generated_at,
     datasetVersion: manifest.dataset_version,
   };
-  let rows = filterBrand(readSnapshotRows(dir, feed, manifest.snapshot_date), brand);
+  let rows = filterBrand(readSnapshotRows(dir, feed, day), brand);
   // A snapshot written before the include file existed has no such rows to add.
-  if (include && existsSync(path.join(snapshotDir(dir, feed, manifest.snapshot_date), include.file)))
-    rows = mergeSorted(
-      rows,
-      filterBrand(readSnapshotRows(dir, feed, manifest.snapshot_date, include.file), brand),
-    );
-  const stream = Readable.from(encodeCanonicalRows(format, rows, ctx), { objectMode: false });
-  return { ...base, stream, sha256: null, bytes: null, brand, include: include?.name ?? null };
+  if (includeFile && existsSync(path.join(snapshotDir(dir, feed, day), includeFile)))
+    rows = mergeSorted(rows, filterBrand(readSnapshotRows(dir, feed, day, includeFile), brand));
+  return Readable.from(encodeCanonicalRows(format, rows, ctx), { objectMode: false });
 }
