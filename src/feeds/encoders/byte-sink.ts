@@ -79,10 +79,10 @@ export class ByteSink {
     this.pos += digits;
   }
 
-  /** The bytes written, handed out; the sink starts again empty, on a fresh buffer of `size`. */
-  take(size = this.buf.length): Buffer {
-    const out = this.buf.subarray(0, this.pos);
-    this.buf = Buffer.allocUnsafe(size);
+  /** A copy of the bytes written, just their size; the sink starts again empty on the same buffer. */
+  take(): Buffer {
+    const out = Buffer.allocUnsafe(this.pos);
+    this.buf.copy(out, 0, 0, this.pos);
     this.pos = 0;
     return out;
   }

@@ -1,0 +1,160 @@
+/**
+ * The files of a snapshot being written (snapshot.ts): the eight formats and any include file
+ * (catalog.ts FEED_INCLUDES), each encoded batch by batch into its own buffer (byte-sink.ts),
+ * hashed and written in large writes that overlap the next batch's encoding.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import { type FileHandle, open } from 'node:fs/promises';
+import path from 'node:path';
+import { FEED_INCLUDES, feedDownloadPath, feedFileName } from './catalog.ts';
+import { ByteSink } from './encoders/byte-sink.ts';
+import type { EncodeContext, FeedEncoder } from './encoders/encoder.ts';
+import { ENCODERS } from './encoders/registry.ts';
+import type { CanonicalRow } from './row.ts';
+import { FEED_FORMATS, type FeedFile, type FeedFormat, type FeedName } from './types.ts';
+
+interface OpenFile {
+  format: FeedFormat;
+  encoder: FeedEncoder;
+  fh: FileHandle;
+  hash: Hash;
+  bytes: number;
+  /** Encoded, not yet hashed nor written. */
+  out: ByteSink;
+  /** The write in flight (one per file), awaited before the next one and at the end. */
+  writing: Promise<unknown>;
+}
+
+/** Encoded bytes are hashed and written once this many are held for a file. */
+const WRITE_BYTES = 1 << 19;
+/** A file's buffer, reused: a write's worth and room for the batch that fills it (a json batch: about 530 KB). */
+const SINK_BYTES = 1 << 20;
+
+/** Encodes a batch of rows into one file's buffer: bytes in place, no string per row (byte-sink.ts). */
+function encodeBatch(f: OpenFile, rows: readonly CanonicalRow[]): void {
+  const { encoder, out } = f;
+  for (let i = 0; i < rows.length; i++) encoder.row(rows[i] as CanonicalRow, out);
+}
+
+/**
+ * Hashes and starts writing a file's held bytes once enough are held (or `all`), after its
+ * previous write: encoding goes on while the bytes are written.
+ */
+async function drain(f: OpenFile, all = false): Promise<void> {
+  if (f.out.pos === 0 || (!all && f.out.pos < WRITE_BYTES)) return;
+  const buf = f.out.take();
+  f.hash.update(buf);
+  f.bytes += buf.length;
+  await f.writing;
+  f.writing = f.fh.write(buf);
+  // Handled here so a failure waits, unreported, for the next await of f.writing, which throws it.
+  f.writing.catch(() => {});
+}
+
+async function openFile(
+  dir: string,
+  name: string,
+  format: FeedFormat,
+  ctx: EncodeContext,
+): Promise<OpenFile> {
+  const encoder = ENCODERS[format](ctx);
+  const fh = await open(path.join(dir, name), 'wx');
+  const f: OpenFile = {
+    format,
+    encoder,
+    fh,
+    hash: createHash('sha256'),
+    bytes: 0,
+    out: new ByteSink(SINK_BYTES),
+    writing: Promise.resolve(),
+  };
+  f.out.text(encoder.header());
+  return f;
+}
+
+/** Every file of one snapshot: the formats, and the include files by the row kind they take. */
+export class SnapshotFiles {
+  private readonly files: OpenFile[] = [];
+  private readonly side = new Map<string, OpenFile>();
+  /** Rows in the formats (include rows are not counted). */
+  rowCount = 0;
+
+  constructor(private readonly feed: FeedName) {}
+
+  /** Creates the files in `dir` (the snapshot's temporary directory), headers encoded. */
+  async open(dir: string, ctx: EncodeContext): Promise<void> {
+    const feed = this.feed;
+    for (const format of FEED_FORMATS)
+      this.files.push(await openFile(dir, feedFileName(feed, format), format, ctx));
+    // Rows of an include kind go to their own csv beside the files (catalog.ts FEED_INCLUDES).
+    for (const inc of Object.values(FEED_INCLUDES[feed] ?? {}))
+      this.side.set(inc.kind, await openFile(dir, inc.file, 'csv', ctx));
+  }
+
+  private all(): OpenFile[] {
+    return [...this.files, ...this.side.values()];
+  }
+
+  /** The rows of an include kind out of `batch` into their files; the other rows returned. */
+  private routeIncludes(batch: CanonicalRow[]): CanonicalRow[] {
+    if (this.side.size === 0) return batch;
+    const main: CanonicalRow[] = [];
+    const extra = new Map<OpenFile, CanonicalRow[]>();
+    for (const c of batch) {
+      const f = this.side.get(c.row.kind);
+      if (!f) main.push(c);
+      else {
+        const list = extra.get(f);
+        if (list) list.push(c);
+        else extra.set(f, [c]);
+      }
+    }
+    for (const [f, rows] of extra) encodeBatch(f, rows);
+    return main;
+  }
+
+  /** Encodes a batch of rows in canonical order into every file. */
+  async add(batch: CanonicalRow[]): Promise<void> {
+    const main = this.routeIncludes(batch);
+    this.rowCount += main.length;
+    for (const f of this.files) encodeBatch(f, main);
+    // One await for all files: their writes overlap each other and the next batch's encoding.
+    await Promise.all(this.all().map((f) => drain(f)));
+  }
+
+  /** Footers written, every byte on disk and fsynced; the include files closed. */
+  async finish(): Promise<void> {
+    const finish = async (f: OpenFile) => {
+      f.out.text(f.encoder.footer());
+      await drain(f, true);
+      await f.writing;
+      await f.fh.sync();
+    };
+    await Promise.all(this.all().map(finish));
+    for (const f of this.side.values()) await f.fh.close();
+  }
+
+  /** The manifest's entry of each format: download path, SHA-256, size. */
+  entries(): Record<FeedFormat, FeedFile> {
+    const entries = {} as Record<FeedFormat, FeedFile>;
+    for (const f of this.files) {
+      entries[f.format] = {
+        path: feedDownloadPath(this.feed, f.format),
+        sha256: f.hash.digest('hex'),
+        bytes: f.bytes,
+      };
+    }
+    return entries;
+  }
+
+  /** Closes the format files (after the manifest is written). */
+  async closeFormats(): Promise<void> {
+    await Promise.all(this.files.map((f) => f.fh.close()));
+    this.files.length = 0;
+  }
+
+  /** Closes whatever is still open (after a failure; closing twice is harmless). */
+  async closeAll(): Promise<void> {
+    await Promise.all(this.all().map((f) => f.fh.close()));
+  }
+}
