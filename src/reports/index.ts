@@ -63,8 +63,8 @@ export function createReports(deps: {
       }
       const row = reportRow(ownerId, read.report, read.format, now);
       const { id, duplicate } = await store.put(row, recordRows(read.report));
-      const stored = duplicate ? await store.get(ownerId, id) : null;
-      return { ...summaryOf(stored ? stored.report : { ...row, id }), duplicate };
+      const first = duplicate ? await store.report(ownerId, id) : null;
+      return { ...summaryOf(first ?? { ...row, id }), duplicate };
     },
     async list(ownerId, limit, offset) {
       const page = await store.list(ownerId, limit, offset);

@@ -70,6 +70,8 @@ export interface ReportStore {
   put(report: Omit<ReportRow, 'id'>, records: RecordRow[]): Promise<{ id: number; duplicate: boolean }>;
   reject(row: Omit<RejectionRow, 'id'>): Promise<number>;
   list(ownerId: number, limit: number, offset: number): Promise<Page<ReportRow>>;
+  /** One report without its rows. */
+  report(ownerId: number, id: number): Promise<ReportRow | null>;
   get(ownerId: number, id: number): Promise<{ report: ReportRow; records: RecordRow[] } | null>;
   rejections(ownerId: number, limit: number, offset: number): Promise<Page<RejectionRow>>;
 }
@@ -106,6 +108,15 @@ async function findId(db: Kysely<Database>, r: Omit<ReportRow, 'id'>): Promise<n
 
 export function createReportStore(store: Store): ReportStore {
   const { db } = store;
+  const findReport = async (ownerId: number, id: number): Promise<ReportRow | null> => {
+    const report = await db
+      .selectFrom('email_reports')
+      .selectAll()
+      .where('owner_id', '=', ownerId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return report ? reportOf(report as ReportRow) : null;
+  };
   return {
     async put(report, records) {
       const stored = await db.transaction().execute(async (trx) => {
@@ -155,13 +166,9 @@ export function createReportStore(store: Store): ReportStore {
       ]);
       return { items: items.map((r) => reportOf(r as ReportRow)), total: num(total.n) };
     },
+    report: findReport,
     async get(ownerId, id) {
-      const report = await db
-        .selectFrom('email_reports')
-        .selectAll()
-        .where('owner_id', '=', ownerId)
-        .where('id', '=', id)
-        .executeTakeFirst();
+      const report = await findReport(ownerId, id);
       if (!report) return null;
       const records = await db
         .selectFrom('email_report_records')
@@ -170,7 +177,7 @@ export function createReportStore(store: Store): ReportStore {
         .orderBy('ordinal')
         .execute();
       return {
-        report: reportOf(report as ReportRow),
+        report,
         records: records.map((r) => ({ ...r, ordinal: num(r.ordinal), count: num(r.count) })),
       };
     },
