@@ -7,7 +7,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../core/clock.ts';
 import { createCounts, type RefusalKind, type ScanCounts } from './counts.ts';
-import { answerOf, keepFor, verdictOf } from './rules.ts';
+import { answerOf, keepFor, type RowVerdict, verdictOf } from './rules.ts';
 import { type ScannerSettings, scanAddress } from './scanner.ts';
 import type { ScanRow, ScanStore } from './store.ts';
 import { parseExcludeList, parsePorts, scanRefusal, type TargetRules } from './target.ts';
@@ -130,14 +130,17 @@ export function createScan(options: {
   const ttlMs = s.ttlSeconds * 1000;
   const leaseMs = s.deadlineMs + 30_000;
   const counts = createCounts();
-  const cache = new LRUCache<string, { row: ScanRow | null; until: number }>({ max: 10_000 });
+  const cache = new LRUCache<string, { verdict: RowVerdict; until: number }>({ max: 10_000 });
 
-  const readRow = async (ip: string, now: number): Promise<ScanRow | null> => {
+  // The verdict, not the row, is kept: a stored report is parsed once per read, not per lookup.
+  // A result's verdict holds until it expires (kept at most RESULT_KEEP_MS), a pending one 2 s.
+  const readVerdict = async (ip: string, now: number): Promise<RowVerdict> => {
     const kept = cache.get(ip);
-    if (kept && kept.until > now) return kept.row;
+    if (kept && kept.until > now) return kept.verdict;
     const row = await store.read(ip);
-    cache.set(ip, { row, until: now + keepFor(row, now, PENDING_KEEP_MS, RESULT_KEEP_MS) });
-    return row;
+    const verdict = verdictOf(row, now);
+    cache.set(ip, { verdict, until: now + keepFor(row, now, PENDING_KEEP_MS, RESULT_KEEP_MS) });
+    return verdict;
   };
 
   const refused = (ip: string): string | null => {
@@ -150,9 +153,9 @@ export function createScan(options: {
     const reason = refused(ip);
     if (reason) return answerOf('refused', reason);
     const now = clock();
-    let verdict: ReturnType<typeof verdictOf>;
+    let verdict: RowVerdict;
     try {
-      verdict = verdictOf(await readRow(ip, now), now);
+      verdict = await readVerdict(ip, now);
       if (!verdict.queue) return verdict.answer;
       if (!(await mayQueue())) {
         counts.refusals.quota++;
