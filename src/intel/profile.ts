@@ -11,7 +11,7 @@ import {
   type Snapshot,
   UPSTREAM_SOURCES,
 } from '../dataset/index.ts';
-import { CURATED_ASNS, classifyByName } from './asn-classes.ts';
+import { type AsnClass, CURATED_ASNS, type CuratedAsn, classifyByName } from './asn-classes.ts';
 import { type Contribution, POINTS, scoreThreat } from './threat.ts';
 import type { ConnectionType, NetrepFlags, Threat } from './types.ts';
 
@@ -101,6 +101,114 @@ export function proxyAnonymity(flags: number): 'transparent' | 'anonymous' | 'el
   return null;
 }
 
+/** What a record's classification is decided from. */
+export interface NetworkEvidence {
+  /** The cloud whose published range holds the address. */
+  cloud: string | null;
+  /** The record's flag bits (dataset FLAG). */
+  flags: number;
+  /** The origin ASN's table entry. */
+  entry: AsnEntry | undefined;
+  curated: CuratedAsn | undefined;
+  /** CAIDA's class of the ASN. */
+  asClass: AsnEntry['as_class'] | null;
+  /** What the ASN's name words say (asn-classes.ts classifyByName). */
+  byName: AsnClass | null;
+}
+
+/**
+ * What makes the address a datacenter, null when nothing does. Precedence (README.md):
+ * published ranges and lists, the curated table, CAIDA's AS class, then name words.
+ */
+export function datacenterBasis(e: NetworkEvidence): ProfileBasis['datacenter'] {
+  if (e.cloud !== null) return 'cloud';
+  if ((e.flags & FLAG.DATACENTER_LIST) !== 0) return 'list';
+  if (e.entry?.datacenter === true) return 'asn-list';
+  if (e.curated?.kind === 'hosting') return 'curated';
+  if (e.curated) return null;
+  if (e.asClass === 'content') return 'as-class';
+  return e.asClass === null && e.byName === 'hosting' ? 'name' : null;
+}
+
+/**
+ * The connection type and the rule that gave it, after the datacenter evidence: the curated
+ * table, CAIDA's AS class (refined by name words), name words; nothing matched leaves it null.
+ */
+export function connectionOf(
+  datacenter: boolean,
+  e: NetworkEvidence,
+): { type: ConnectionType | null; by: ProfileBasis['connection'] } {
+  const { curated, asClass, byName } = e;
+  if (datacenter) return { type: 'datacenter', by: 'datacenter' };
+  if (curated && curated.kind !== 'hosting') {
+    return { type: curated.kind === 'isp' ? 'residential' : curated.kind, by: 'curated' };
+  }
+  if (asClass === 'transit_access') {
+    // An access network: residential, unless the name says it is a mobile carrier.
+    return byName === 'mobile'
+      ? { type: 'mobile', by: 'as-class-name' }
+      : { type: 'residential', by: 'as-class' };
+  }
+  if (asClass === 'enterprise') {
+    // A network for its own use: a university by its name, otherwise a business.
+    return byName === 'education'
+      ? { type: 'education', by: 'as-class-name' }
+      : { type: 'business', by: 'as-class' };
+  }
+  if (byName === 'education' || byName === 'mobile') return { type: byName, by: 'name' };
+  return { type: null, by: 'none' };
+}
+
+/** The threat score's static contributions (CONTRACT §6): lists, Tor, proxy, VPN, datacenter. */
+export function staticContributions(
+  flags: number,
+  asn: number | null,
+  asnDrop: boolean,
+  netrep: NetrepFlags,
+): Contribution[] {
+  const c: Contribution[] = [];
+  if ((flags & (FLAG.DROP | FLAG.EDROP)) !== 0 || asnDrop) {
+    c.push({ points: POINTS.drop, reason: dropReason(flags, asn) });
+  }
+  if ((flags & FLAG.UCE3) !== 0) c.push({ points: POINTS.uce3, reason: 'ASN on UCEPROTECT level 3' });
+  if ((flags & FLAG.UCE2) !== 0) c.push({ points: POINTS.uce2, reason: 'prefix on UCEPROTECT level 2' });
+  if ((flags & FLAG.UCE1) !== 0) c.push({ points: POINTS.uce1, reason: 'IP on UCEPROTECT level 1' });
+  if (netrep.is_tor_exit) c.push({ points: POINTS.tor, reason: 'Tor exit relay' });
+  if (netrep.is_proxy) c.push({ points: POINTS.proxy, reason: 'public proxy' });
+  if (netrep.is_vpn) c.push({ points: POINTS.vpn, reason: 'VPN network' });
+  // CONTRACT §6: datacenter counts unless the address is a known company's AI crawler.
+  if (netrep.is_datacenter && !netrep.is_ai_crawler) {
+    c.push({ points: POINTS.datacenter, reason: 'datacenter network' });
+  }
+  return c;
+}
+
+function dropReason(flags: number, asn: number | null): string {
+  if ((flags & FLAG.DROP) !== 0) return 'prefix on Spamhaus DROP';
+  if ((flags & FLAG.EDROP) !== 0) return 'prefix on Spamhaus EDROP';
+  return `AS${asn} on Spamhaus ASN-DROP`;
+}
+
+/** The evidence of record `rec`, whose ASN is `asn` (null: none) named `asnName`. */
+function evidenceOf(
+  s: Snapshot,
+  rec: number,
+  asn: number | null,
+  asnName: string | null,
+  asnInfo: (asn: number) => AsnEntry | undefined,
+): NetworkEvidence {
+  const r = s.records;
+  const entry = asn ? asnInfo(asn) : undefined;
+  return {
+    cloud: s.strings[r.cloud[rec] as number] || null,
+    flags: r.flags[rec] as number,
+    entry,
+    curated: asn ? CURATED_ASNS.get(asn) : undefined,
+    asClass: entry?.as_class ?? null,
+    byName: asnName ? classifyByName(asnName) : null,
+  };
+}
+
 export function buildProfile(
   s: Snapshot,
   rec: number,
@@ -109,51 +217,13 @@ export function buildProfile(
   const r = s.records;
   const asn = (r.asn[rec] as number) || null;
   const asnName = s.strings[r.org[rec] as number] || null;
-  const flags = r.flags[rec] as number;
-  const cloud = s.strings[r.cloud[rec] as number] || null;
   const crawler = crawlerOf(s, rec);
   const aiCrawler = crawler !== null && isAiPurpose(crawler.purpose);
-  const entry = asn ? asnInfo(asn) : undefined;
-  const curated = asn ? CURATED_ASNS.get(asn) : undefined;
-  const asClass = entry?.as_class ?? null;
-  const byName = asnName ? classifyByName(asnName) : null;
-  // Precedence (README.md): published ranges and lists, the curated table, CAIDA's AS class,
-  // then name words; nothing matched leaves connection_type null.
-  const datacenterBy: ProfileBasis['datacenter'] =
-    cloud !== null
-      ? 'cloud'
-      : (flags & FLAG.DATACENTER_LIST) !== 0
-        ? 'list'
-        : entry?.datacenter === true
-          ? 'asn-list'
-          : curated?.kind === 'hosting'
-            ? 'curated'
-            : !curated && asClass === 'content'
-              ? 'as-class'
-              : !curated && asClass === null && byName === 'hosting'
-                ? 'name'
-                : null;
+  const evidence = evidenceOf(s, rec, asn, asnName, asnInfo);
+  const { cloud, flags, entry, curated } = evidence;
+  const datacenterBy = datacenterBasis(evidence);
   const datacenter = datacenterBy !== null;
-  let connectionType: ConnectionType | null = null;
-  let connectionBy: ProfileBasis['connection'] = 'none';
-  if (datacenter) {
-    connectionType = 'datacenter';
-    connectionBy = 'datacenter';
-  } else if (curated && curated.kind !== 'hosting') {
-    connectionType = curated.kind === 'isp' ? 'residential' : curated.kind;
-    connectionBy = 'curated';
-  } else if (asClass === 'transit_access') {
-    // An access network: residential, unless the name says it is a mobile carrier.
-    connectionType = byName === 'mobile' ? 'mobile' : 'residential';
-    connectionBy = byName === 'mobile' ? 'as-class-name' : 'as-class';
-  } else if (asClass === 'enterprise') {
-    // A network for its own use: a university by its name, otherwise a business.
-    connectionType = byName === 'education' ? 'education' : 'business';
-    connectionBy = byName === 'education' ? 'as-class-name' : 'as-class';
-  } else if (byName === 'education' || byName === 'mobile') {
-    connectionType = byName;
-    connectionBy = 'name';
-  }
+  const { type: connectionType, by: connectionBy } = connectionOf(datacenter, evidence);
   const curatedProvider = datacenter ? (curated?.provider ?? null) : null;
   const provider = cloud ?? curatedProvider;
   const isVpn = (flags & FLAG.VPN) !== 0 || entry?.vpn === true;
@@ -171,24 +241,7 @@ export function buildProfile(
   if (aiCrawler && crawler) netrep.ai_company = crawler.operator;
   if (provider) netrep.cloud_provider = provider;
   const asnDrop = entry?.asn_drop === true;
-  const c: Contribution[] = [];
-  if ((flags & (FLAG.DROP | FLAG.EDROP)) !== 0 || asnDrop) {
-    const what =
-      (flags & FLAG.DROP) !== 0
-        ? 'prefix on Spamhaus DROP'
-        : (flags & FLAG.EDROP) !== 0
-          ? 'prefix on Spamhaus EDROP'
-          : `AS${asn} on Spamhaus ASN-DROP`;
-    c.push({ points: POINTS.drop, reason: what });
-  }
-  if ((flags & FLAG.UCE3) !== 0) c.push({ points: POINTS.uce3, reason: 'ASN on UCEPROTECT level 3' });
-  if ((flags & FLAG.UCE2) !== 0) c.push({ points: POINTS.uce2, reason: 'prefix on UCEPROTECT level 2' });
-  if ((flags & FLAG.UCE1) !== 0) c.push({ points: POINTS.uce1, reason: 'IP on UCEPROTECT level 1' });
-  if (isTor) c.push({ points: POINTS.tor, reason: 'Tor exit relay' });
-  if (isProxy) c.push({ points: POINTS.proxy, reason: 'public proxy' });
-  if (isVpn) c.push({ points: POINTS.vpn, reason: 'VPN network' });
-  // CONTRACT §6: datacenter counts unless the address is a known company's AI crawler.
-  if (datacenter && !aiCrawler) c.push({ points: POINTS.datacenter, reason: 'datacenter network' });
+  const c = staticContributions(flags, asn, asnDrop, netrep);
   const rirIndex = r.rir[rec] as number;
   return {
     asn,
