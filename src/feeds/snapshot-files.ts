@@ -26,9 +26,12 @@ interface OpenFile {
 }
 
 /** Encoded bytes are hashed and written once this many are held for a file. */
-const WRITE_BYTES = 1 << 19;
-/** A file's buffer, reused: a write's worth and room for the batch that fills it (a json batch: about 530 KB). */
-const SINK_BYTES = 1 << 20;
+const WRITE_BYTES = 1 << 18;
+/**
+ * A file's buffer to start with, reused; it grows to what a batch of the format needs (a json
+ * batch: about 530 KB; a plain one: about 70 KB), so the short formats hold little.
+ */
+const SINK_BYTES = 1 << 18;
 
 /** Encodes a batch of rows into one file's buffer: bytes in place, no string per row (byte-sink.ts). */
 function encodeBatch(f: OpenFile, rows: readonly CanonicalRow[]): void {
