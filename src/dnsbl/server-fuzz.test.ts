@@ -45,6 +45,19 @@ function seeds(): Buffer[] {
   return out;
 }
 
+type Edit = [pos: number, value: number, op: 'set' | 'cut' | 'insert' | 'count'];
+
+/** One edit of a seed: a byte set, the packet cut, two bytes inserted, or a section count set. */
+function applyEdit(b: Buffer, [pos, value, op]: Edit): Buffer {
+  const at = b.length === 0 ? 0 : pos % b.length;
+  if (op === 'set' && b.length > 0) b[at] = value;
+  else if (op === 'cut') return b.subarray(0, at);
+  else if (op === 'insert')
+    return Buffer.concat([b.subarray(0, at), Buffer.from([value, value]), b.subarray(at)]);
+  else if (op === 'count' && b.length >= 12) b[4 + (pos % 8)] = value; // section counts
+  return b;
+}
+
 /** 100,000 packets: half random bytes, half seeds with flipped, cut, spliced or inserted bytes. */
 function packets(): Buffer[] {
   const base = seeds();
@@ -57,18 +70,7 @@ function packets(): Buffer[] {
         maxLength: 6,
       }),
     )
-    .map(([i, edits]) => {
-      let b = Buffer.from(base[i] as Buffer);
-      for (const [pos, value, op] of edits) {
-        const at = b.length === 0 ? 0 : pos % b.length;
-        if (op === 'set' && b.length > 0) b[at] = value;
-        else if (op === 'cut') b = b.subarray(0, at);
-        else if (op === 'insert')
-          b = Buffer.concat([b.subarray(0, at), Buffer.from([value, value]), b.subarray(at)]);
-        else if (b.length >= 12) b[4 + (pos % 8)] = value; // section counts
-      }
-      return b;
-    });
+    .map(([i, edits]) => edits.reduce(applyEdit, Buffer.from(base[i] as Buffer)));
   const all = fc.sample(
     fc.oneof(
       random.map((u) => Buffer.from(u)),
@@ -77,6 +79,60 @@ function packets(): Buffer[] {
     { seed: 42, numRuns: COUNT },
   );
   return all;
+}
+
+/** Every message of 12+ bytes that is not itself a response deserves an answer (FORMERR at least). */
+const answerable = (p: Buffer) => p.length >= 12 && ((p[2] as number) & 0x80) === 0;
+
+interface CountingSocket {
+  socket: dgram.Socket;
+  /** Answers received so far. */
+  replies(): number;
+}
+
+async function countingSocket(): Promise<CountingSocket> {
+  const socket = dgram.createSocket('udp4');
+  await new Promise<void>((r) => socket.bind(0, '127.0.0.1', () => r()));
+  let replies = 0;
+  socket.on('message', () => {
+    replies++;
+  });
+  return { socket, replies: () => replies };
+}
+
+/** The packets over UDP from `client`; how many answers are due. */
+async function sendUdpBursts(client: CountingSocket, all: Buffer[], port: number): Promise<number> {
+  // Bursts of 100, then wait for their answers (bounded), so kernel buffers do not drop the load.
+  let expected = 0;
+  for (let i = 0; i < all.length; i += 100) {
+    for (const p of all.slice(i, i + 100)) {
+      if (answerable(p)) expected++;
+      client.socket.send(p, port, '127.0.0.1');
+    }
+    const deadline = Date.now() + 100;
+    while (client.replies() < expected && Date.now() < deadline) await new Promise((r) => setImmediate(r));
+  }
+  return expected;
+}
+
+/** The same packets as TCP frames on a few connections, including a truncated last frame. */
+async function sendTcpFrames(all: Buffer[], port: number): Promise<void> {
+  for (let c = 0; c < 4; c++) {
+    const frames = all.slice(c * 2000, c * 2000 + 2000).map((p) => {
+      const f = Buffer.alloc(2 + p.length);
+      f.writeUInt16BE(p.length, 0);
+      p.copy(f, 2);
+      return f;
+    });
+    await new Promise<void>((resolve) => {
+      const s = net.connect(port, '127.0.0.1', () => {
+        s.end(Buffer.concat([...frames, Buffer.from([0xff, 0xff, 1])]));
+      });
+      s.on('data', () => undefined);
+      s.on('error', () => resolve());
+      s.on('close', () => resolve());
+    });
+  }
 }
 
 describe('DNSBL server under hostile input', () => {
@@ -96,43 +152,12 @@ describe('DNSBL server under hostile input', () => {
   it(`survives ${COUNT} random and mutated packets over UDP and TCP, then answers correctly`, async () => {
     const all = packets();
     expect(all).toHaveLength(COUNT);
-    const sock = dgram.createSocket('udp4');
-    await new Promise<void>((r) => sock.bind(0, '127.0.0.1', () => r()));
-    let replies = 0;
-    sock.on('message', () => {
-      replies++;
-    });
-    // Every message of 12+ bytes that is not itself a response deserves an answer (FORMERR at least).
-    const answerable = (p: Buffer) => p.length >= 12 && ((p[2] as number) & 0x80) === 0;
-    // Bursts of 100, then wait for their answers (bounded), so kernel buffers do not drop the load.
-    let expected = 0;
-    for (let i = 0; i < all.length; i += 100) {
-      for (const p of all.slice(i, i + 100)) {
-        if (answerable(p)) expected++;
-        sock.send(p, server.udpPort, '127.0.0.1');
-      }
-      const deadline = Date.now() + 100;
-      while (replies < expected && Date.now() < deadline) await new Promise((r) => setImmediate(r));
-    }
-    // The same packets as TCP frames on a few connections, including a truncated last frame.
-    for (let c = 0; c < 4; c++) {
-      const frames = all.slice(c * 2000, c * 2000 + 2000).map((p) => {
-        const f = Buffer.alloc(2 + p.length);
-        f.writeUInt16BE(p.length, 0);
-        p.copy(f, 2);
-        return f;
-      });
-      await new Promise<void>((resolve) => {
-        const s = net.connect(server.tcpPort, '127.0.0.1', () => {
-          s.end(Buffer.concat([...frames, Buffer.from([0xff, 0xff, 1])]));
-        });
-        s.on('data', () => undefined);
-        s.on('error', () => resolve());
-        s.on('close', () => resolve());
-      });
-    }
+    const udp = await countingSocket();
+    const expected = await sendUdpBursts(udp, all, server.udpPort);
+    await sendTcpFrames(all, server.tcpPort);
     await new Promise((r) => setTimeout(r, 200));
-    sock.close();
+    udp.socket.close();
+    const replies = udp.replies();
     expect(replies).toBeGreaterThan(expected * 0.95);
     expect(replies).toBeLessThanOrEqual(expected);
     expect(errors).toEqual([]);
