@@ -5,14 +5,21 @@
  */
 import { type Clock, systemClock } from '../core/clock.ts';
 import type { DnsClient } from '../core/dns/index.ts';
-import { isAbsent, isDnsError } from '../core/dns/index.ts';
+import { isAbsent } from '../core/dns/index.ts';
 import { type ParsedIp, parseIp } from '../core/ip.ts';
-import { expandMacros, type MacroContext, truncateDomain, validateMacroString } from './spf-macro.ts';
+import {
+  addresses,
+  countLookup,
+  mxNames,
+  SpfAbort,
+  type State,
+  transient,
+  validatedNames,
+} from './spf-lookups.ts';
+import { expandMacros, truncateDomain, validateMacroString } from './spf-macro.ts';
 import {
   DNS_TERMS,
   isSpfRecord,
-  MAX_DNS_LOOKUPS,
-  MAX_VOID_LOOKUPS,
   type ParsedSpf,
   parseSpf,
   type SpfMechanism,
@@ -54,22 +61,6 @@ const QUALIFIER_RESULT: Record<SpfQualifier, SpfResultCode> = {
   '?': 'neutral',
 };
 
-class SpfAbort extends Error {
-  constructor(
-    readonly result: 'temperror' | 'permerror',
-    readonly reason: string,
-  ) {
-    super(reason);
-  }
-}
-
-interface State {
-  lookups: number;
-  voids: number;
-  dns: DnsClient;
-  base: Omit<MacroContext, 'domain'>;
-}
-
 interface Outcome {
   result: SpfResultCode;
   mechanism: string | null;
@@ -95,58 +86,6 @@ function cidrMatch(ip: ParsedIp, network: ParsedIp, prefix: number): boolean {
     if (((ip.bytes[i] ?? 0) & mask) !== ((network.bytes[i] ?? 0) & mask)) return false;
   }
   return true;
-}
-
-function transient(err: unknown, what: string): SpfAbort {
-  const code = isDnsError(err) ? err.code : 'error';
-  return new SpfAbort('temperror', `DNS ${code} while looking up ${what}`);
-}
-
-function countVoid(state: State, what: string): void {
-  state.voids += 1;
-  // RFC 7208 §4.6.4: more than two void lookups is a permerror.
-  if (state.voids > MAX_VOID_LOOKUPS) {
-    throw new SpfAbort('permerror', `void lookup limit of ${MAX_VOID_LOOKUPS} exceeded at ${what}`);
-  }
-}
-
-async function addresses(
-  state: State,
-  name: string,
-  family: 4 | 6,
-  countVoids: boolean,
-): Promise<ParsedIp[]> {
-  try {
-    const rows = family === 4 ? await state.dns.a(name) : await state.dns.aaaa(name);
-    return rows.map((r) => parseIp(r)).filter((p): p is ParsedIp => p !== null);
-  } catch (err) {
-    if (isAbsent(err)) {
-      if (countVoids) countVoid(state, `${name} ${family === 4 ? 'A' : 'AAAA'}`);
-      return [];
-    }
-    throw transient(err, name);
-  }
-}
-
-/** PTR names of the client IP whose forward lookup returns the IP (RFC 7208 §5.5), at most 10. */
-async function validatedNames(state: State, countVoids: boolean): Promise<string[]> {
-  let names: string[];
-  try {
-    names = await state.dns.ptr(state.base.ip.address);
-  } catch (err) {
-    if (isAbsent(err) && countVoids) countVoid(state, `${state.base.ip.address} PTR`);
-    return [];
-  }
-  const valid: string[] = [];
-  for (const name of names.slice(0, 10)) {
-    try {
-      const addrs = await addresses(state, name, state.base.ip.family, false);
-      if (addrs.some((a) => a.address === state.base.ip.address)) valid.push(name);
-    } catch {
-      // RFC 7208 §5.5: a failed forward lookup just skips that name.
-    }
-  }
-  return valid;
 }
 
 function isSubdomainOf(name: string, domain: string): boolean {
@@ -181,16 +120,6 @@ async function matchA(mech: SpfMechanism, domain: string, state: State): Promise
   const ip = state.base.ip;
   const addrs = await addresses(state, name, ip.family, true);
   return addrs.some((a) => cidrMatch(ip, a, prefixFor(mech, ip)));
-}
-
-async function mxNames(state: State, name: string): Promise<{ exchange: string }[]> {
-  try {
-    return await state.dns.mx(name);
-  } catch (err) {
-    if (!isAbsent(err)) throw transient(err, `${name} MX`);
-    countVoid(state, `${name} MX`);
-    return [];
-  }
 }
 
 /** mx (RFC 7208 §5.4). */
@@ -344,13 +273,6 @@ async function evaluate(domain: string, state: State): Promise<Outcome> {
   } catch (err) {
     if (err instanceof SpfAbort) return outcomeOf(err.result, domain, err.reason);
     throw err;
-  }
-}
-
-function countLookup(state: State, term: string): void {
-  state.lookups += 1;
-  if (state.lookups > MAX_DNS_LOOKUPS) {
-    throw new SpfAbort('permerror', `DNS lookup limit of ${MAX_DNS_LOOKUPS} exceeded at ${term}`);
   }
 }
 
