@@ -83,6 +83,7 @@ const on = await start(dataDir, {
   scanExclude: ALL_BUT_LOOPBACK.split(','),
   scanPorts: [`${port}/http`],
   scanRate: 1_000_000,
+  scanContact: 'mailto:bench@example.test',
 });
 const queueUs = await measure(on); // first lookups: one read and one queued row each
 while ((await on.scanWorker.runOnce()) > 0);

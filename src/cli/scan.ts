@@ -53,7 +53,9 @@ export function registerScanCommand(program: Command): void {
       const ip = parseIp(raw);
       if (!ip) fail(`invalid IP address: ${JSON.stringify(raw.slice(0, 100))}`);
       const config = loadConfig();
-      const r = await scanOnce(scanSettingsOf(config, version()), ip.address, systemClock);
+      const r = await scanOnce(scanSettingsOf(config, version()), ip.address, systemClock).catch(
+        (err: Error) => fail(err.message),
+      );
       if ('refused' in r) {
         if (opts.json) process.stdout.write(`${JSON.stringify({ ip: ip.address, refused: r.refused })}\n`);
         fail(`not scanned: ${r.refused}`);

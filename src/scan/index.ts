@@ -93,7 +93,12 @@ function refusalKind(reason: string): RefusalKind {
   return reason.includes('NETREP_SCAN_EXCLUDE') ? 'excluded' : 'not_public';
 }
 
+/** The scanner's settings; a scan never goes out without an operator contact in its User-Agent. */
 function scannerOf(s: ScanSettings): ScannerSettings {
+  if (!s.contact.trim())
+    throw new Error(
+      'NETREP_SCAN_CONTACT must name the operator (a URL or mailto:) before anything is scanned',
+    );
   return {
     ports: parsePorts(s.ports),
     connectTimeoutMs: s.connectTimeoutMs,
@@ -126,7 +131,8 @@ export function createScan(options: {
 }): Scan {
   const { settings: s, store, clock, worker } = options;
   const rules: TargetRules = { allowLoopback: s.allowLoopback, exclude: parseExcludeList(s.exclude) };
-  const scanner = scannerOf(s);
+  // Off, nothing is scanned, so no contact is needed; on, a missing one stops the start.
+  const scanner = s.enabled ? scannerOf(s) : null;
   const ttlMs = s.ttlSeconds * 1000;
   const leaseMs = s.deadlineMs + 30_000;
   const counts = createCounts();
@@ -187,7 +193,7 @@ export function createScan(options: {
           status: 'failed',
           reason,
         }
-      : await scanAddress(row.ip, scanner, clock);
+      : await scanAddress(row.ip, scanner as ScannerSettings, clock);
     for (const p of report.ports) counts.ports[p.outcome] = (counts.ports[p.outcome] ?? 0) + 1;
     counts.scans[report.status]++;
     const end = clock();

@@ -3,6 +3,7 @@
  * row answers at a given time.
  */
 import { describe, expect, it } from 'vitest';
+import { scanOnce, scanSettingsOf } from './index.ts';
 import { locationHost, readResponse } from './response.ts';
 import { keepFor, verdictOf } from './rules.ts';
 import type { ScanRow } from './store.ts';
@@ -113,5 +114,28 @@ describe('what a stored row answers', () => {
     });
     expect(keepFor(row({}), 2000, 50, 60_000)).toBe(3000);
     expect(keepFor(row({ status: 'queued' }), 2000, 50, 60_000)).toBe(50);
+  });
+});
+
+describe('the operator contact', () => {
+  it('no scan goes out without NETREP_SCAN_CONTACT; a refused address needs none', async () => {
+    const settings = scanSettingsOf(
+      {
+        scan: true,
+        scanPorts: ['9/http'],
+        scanExclude: [],
+        scanContact: ' ',
+        scanTtl: 60,
+        scanRate: 1,
+        scanAllowLoopback: true,
+        scanConnectTimeoutMs: 100,
+        scanDeadlineMs: 100,
+      },
+      '0.0.0',
+    );
+    await expect(scanOnce(settings, '127.0.0.1', () => 0)).rejects.toThrow(/NETREP_SCAN_CONTACT/);
+    expect(await scanOnce(settings, '10.0.0.1', () => 0)).toEqual({
+      refused: '10.0.0.1 is private address space',
+    });
   });
 });
