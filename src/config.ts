@@ -286,7 +286,7 @@ export const SETTINGS = {
     kind: 'string',
     default: '',
     description:
-      'Who to tell about the scan, in its User-Agent `netrep-scan/VERSION (+CONTACT)`: a URL or `mailto:` address of the operator. Set it before turning NETREP_SCAN on.',
+      'Who to tell about the scan, in its User-Agent `netrep-scan/VERSION (+CONTACT)`: a URL or `mailto:` address of the operator. Required with NETREP_SCAN on (the start stops without it) and by `netrep scan`.',
   },
   scanTtl: {
     env: 'NETREP_SCAN_TTL',
