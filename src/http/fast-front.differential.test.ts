@@ -37,6 +37,32 @@ function frontTakes(bytes: Buffer): { url: string; key: string } | null {
   return readHead(bytes.toString('latin1', 0, end));
 }
 
+/**
+ * Node read a head the front takes (`front`) as the same request: the same GET line, one Host,
+ * the same key, no framing header, keep-alive at most, and its end where the front's is.
+ */
+function expectSameRequest(view: NodeView, front: { url: string; key: string }, where: string): void {
+  expect(view.error, where).toBeNull();
+  const [first, second] = view.requests;
+  expect(first, where).toBeDefined();
+  expect({ method: first?.method, url: first?.url, version: first?.version }, where).toEqual({
+    method: 'GET',
+    url: front.url,
+    version: '1.1',
+  });
+  const fields = (name: string) =>
+    (first?.rawHeaders ?? []).flatMap((v, k, all) =>
+      k % 2 === 0 && v.toLowerCase() === name ? [all[k + 1] as string] : [],
+    );
+  expect(fields('host'), where).toHaveLength(1);
+  expect(fields('x-api-key'), where).toEqual([front.key]);
+  for (const framing of ['content-length', 'transfer-encoding', 'expect', 'upgrade'])
+    expect(fields(framing), where).toEqual([]);
+  for (const value of fields('connection')) expect(value.toLowerCase(), where).toBe('keep-alive');
+  // Node's head ended where the front's does: the pipelined request is the next one.
+  expect(second?.url, where).toBe('/second');
+}
+
 /** `usual` most of the time (weight 12), else one of the near misses. */
 const mostly = <T>(usual: T, ...variants: T[]) =>
   fc.oneof(
@@ -223,25 +249,7 @@ describe('the socket front parses what Node parses', () => {
         if (front === null) return;
         taken++;
         const where = `seed ${seed}: ${JSON.stringify(bytes.toString('latin1'))}`;
-        expect(view.error, where).toBeNull();
-        const [first, second] = view.requests;
-        expect(first, where).toBeDefined();
-        expect({ method: first?.method, url: first?.url, version: first?.version }, where).toEqual({
-          method: 'GET',
-          url: front.url,
-          version: '1.1',
-        });
-        const fields = (name: string) =>
-          (first?.rawHeaders ?? []).flatMap((v, k, all) =>
-            k % 2 === 0 && v.toLowerCase() === name ? [all[k + 1] as string] : [],
-          );
-        expect(fields('host'), where).toHaveLength(1);
-        expect(fields('x-api-key'), where).toEqual([front.key]);
-        for (const framing of ['content-length', 'transfer-encoding', 'expect', 'upgrade'])
-          expect(fields(framing), where).toEqual([]);
-        for (const value of fields('connection')) expect(value.toLowerCase(), where).toBe('keep-alive');
-        // Node's head ended where the front's does: the pipelined request is the next one.
-        expect(second?.url, where).toBe('/second');
+        expectSameRequest(view, front, where);
       });
     }
     // Not vacuous: many heads are the front's, and many near misses are refused by Node.
