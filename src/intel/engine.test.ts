@@ -273,28 +273,37 @@ describe('IPv4 prefix blocks', () => {
     return t;
   }
 
+  /** The cut of interval [start, end] in piece [lo, hi]: its start, every block start of the piece's cover inside it, then the gap after it. */
+  function expectedCuts(lo: number, hi: number, start: number, end: number): number[] {
+    const expected = [start];
+    let at = lo;
+    for (const cidr of rangeToCidrs(4, BigInt(lo), BigInt(hi))) {
+      if (at > start && at <= end) expected.push(at);
+      at += 2 ** (32 - Number(cidr.split('/')[1]));
+    }
+    if (end !== 0xffffffff) expected.push(end + 1); // the gap after it, whole
+    return expected;
+  }
+
+  /** Every cut interval lies in one block: its start and its end have the same block. */
+  function expectOneBlockEach(lo: number, hi: number, cuts: number[], end: number): void {
+    for (let j = 0; j + 1 < cuts.length - (end === 0xffffffff ? 0 : 1); j++) {
+      const a = scan(lo, hi, cuts[j] as number);
+      const b = scan(lo, hi, (cuts[j + 1] as number) - 1);
+      expect(a).toEqual(b);
+    }
+  }
+
   it('splitByPrefixV4 cuts an interval at the block starts of its piece inside it', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: 0xffffffff }), { minLength: 4, maxLength: 4 }), (xs) => {
         const [lo, start, end, hi] = [...xs].sort((a, b) => a - b) as [number, number, number, number];
         const t = oneInterval(lo, hi, start, end);
         const cut = splitByPrefixV4(t);
-        // Expected: the interval's start, then every block start of the piece's cover inside it.
-        const expected = [start];
-        let at = lo;
-        for (const cidr of rangeToCidrs(4, BigInt(lo), BigInt(hi))) {
-          if (at > start && at <= end) expected.push(at);
-          at += 2 ** (32 - Number(cidr.split('/')[1]));
-        }
-        if (end !== 0xffffffff) expected.push(end + 1); // the gap after it, whole
+        const expected = expectedCuts(lo, hi, start, end);
         expect([...cut.starts]).toEqual(expected);
         expect([...cut.origin]).toEqual(expected.map((x) => (x <= end ? 0 : 1)));
-        // Every cut interval lies in one block: its start and its end have the same block.
-        for (let j = 0; j + 1 < expected.length - (end === 0xffffffff ? 0 : 1); j++) {
-          const a = scan(lo, hi, expected[j] as number);
-          const b = scan(lo, hi, (expected[j + 1] as number) - 1);
-          expect(a).toEqual(b);
-        }
+        expectOneBlockEach(lo, hi, expected, end);
         // The block index over the cut starts finds the right interval.
         const ref = table4(expected);
         const blocks = blockIndexV4(cut.starts);
