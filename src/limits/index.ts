@@ -21,7 +21,6 @@ import { createOutageLedger, type OutageLedger, UNSEEN_DAILY_SHARE } from './out
 import type { LimitState, Limits, LimitsReadiness, MinuteBucket, MinuteBucketSpec } from './types.ts';
 
 export { rateLimitHeaderValues } from './exceeded.ts';
-export type { OutageState } from './outage.ts';
 export type { LimitState, Limits, MinuteBucket, MinuteBucketSpec } from './types.ts';
 
 export const DEFAULT_MINUTE_BUCKETS: Record<MinuteBucket, MinuteBucketSpec> = {
