@@ -154,95 +154,111 @@ describe.each(STORE_KINDS)('service scan through the app (%s)', (kind) => {
   });
 });
 
-describe('service scan: off, private targets, the per-minute cap and the anonymous quota (sqlite)', () => {
-  let server: ScriptedServer;
-  const apps: TestApp[] = [];
-  const lookup = (app: TestApp, ip: string, remoteAddress = '198.51.100.2') =>
-    app.app.http.inject({ method: 'GET', url: `/v1/public/ip/${encodeURIComponent(ip)}`, remoteAddress });
-  const start = async (config: Partial<Config>) => {
-    const app = await createIntelTestApp('sqlite', { config });
-    apps.push(app);
-    return app;
-  };
+describe.each(STORE_KINDS)(
+  'service scan: off, private targets, the per-minute cap and the anonymous quota (%s)',
+  (kind) => {
+    let server: ScriptedServer;
+    const apps: TestApp[] = [];
+    const lookup = (app: TestApp, ip: string, remoteAddress = '198.51.100.2') =>
+      app.app.http.inject({ method: 'GET', url: `/v1/public/ip/${encodeURIComponent(ip)}`, remoteAddress });
+    const start = async (config: Partial<Config>) => {
+      const app = await createIntelTestApp(kind, { config });
+      apps.push(app);
+      return app;
+    };
 
-  beforeAll(async () => {
-    server = await scriptedServer({ onRequest: page });
-  });
-  afterAll(async () => {
-    for (const app of apps) await app.close();
-    await server?.close();
-  });
+    beforeAll(async () => {
+      if (skipStore(kind)) return;
+      server = await scriptedServer({ onRequest: page });
+    });
+    afterAll(async () => {
+      for (const app of apps) await app.close();
+      await server?.close();
+    });
 
-  it('NETREP_SCAN off: every answer says disabled, nothing is stored or scanned', async () => {
-    const t = await start({ ...scanConfig(server), scan: false });
-    for (const ip of ['127.0.0.1', '10.0.0.1', '8.8.8.8']) {
-      const b = body(await lookup(t, ip));
-      expect(b.data.scan).toEqual({ status: 'disabled', scanned_at: null });
-      expect([b.data.service_title, b.data.service_server, b.data.tls_organization]).toEqual([
-        null,
-        null,
-        null,
-      ]);
-    }
-    expect(await t.app.scanWorker.runOnce()).toBe(0);
-    expect(await rows(t)).toBe(0);
-    expect(server.connections).toBe(0);
-  });
+    it.skipIf(skipStore(kind))(
+      'NETREP_SCAN off: every answer says disabled, nothing is stored or scanned',
+      async () => {
+        const t = await start({ ...scanConfig(server), scan: false });
+        for (const ip of ['127.0.0.1', '10.0.0.1', '8.8.8.8']) {
+          const b = body(await lookup(t, ip));
+          expect(b.data.scan).toEqual({ status: 'disabled', scanned_at: null });
+          expect([b.data.service_title, b.data.service_server, b.data.tls_organization]).toEqual([
+            null,
+            null,
+            null,
+          ]);
+        }
+        expect(await t.app.scanWorker.runOnce()).toBe(0);
+        expect(await rows(t)).toBe(0);
+        expect(server.connections).toBe(0);
+      },
+    );
 
-  it('without the loopback setting, loopback, private and mapped addresses are refused before any packet', async () => {
-    const t = await start({ ...scanConfig(server), scanAllowLoopback: false, scanExclude: [] });
-    const cases: [string, RegExp][] = [
-      ['127.0.0.1', /loopback/],
-      ['::1', /loopback/],
-      ['10.0.0.1', /private/],
-      ['192.168.1.1', /private/],
-      ['100.64.0.1', /carrierGradeNat/],
-      ['169.254.169.254', /linkLocal/],
-      ['::ffff:127.0.0.1', /loopback/],
-      ['64:ff9b::7f00:1', /NAT64.*127\.0\.0\.1/],
-      ['::127.0.0.1', /IPv4-compatible/],
-      ['fe80::1', /linkLocal/],
-      ['224.0.0.1', /multicast/],
-    ];
-    for (const [ip, why] of cases) {
-      const b = body(await lookup(t, ip));
-      expect(b.data.scan.status, ip).toBe('refused');
-      expect(b.data.scan.reason, ip).toMatch(why);
-    }
-    expect(await t.app.scanWorker.runOnce()).toBe(0);
-    expect(await rows(t)).toBe(0);
-    expect(server.connections).toBe(0);
-    expect(t.app.services.scan.counts().refusals.not_public).toBe(cases.length);
-  });
+    it.skipIf(skipStore(kind))(
+      'without the loopback setting, loopback, private and mapped addresses are refused before any packet',
+      async () => {
+        const t = await start({ ...scanConfig(server), scanAllowLoopback: false, scanExclude: [] });
+        const cases: [string, RegExp][] = [
+          ['127.0.0.1', /loopback/],
+          ['::1', /loopback/],
+          ['10.0.0.1', /private/],
+          ['192.168.1.1', /private/],
+          ['100.64.0.1', /carrierGradeNat/],
+          ['169.254.169.254', /linkLocal/],
+          ['::ffff:127.0.0.1', /loopback/],
+          ['64:ff9b::7f00:1', /NAT64.*127\.0\.0\.1/],
+          ['::127.0.0.1', /IPv4-compatible/],
+          ['fe80::1', /linkLocal/],
+          ['224.0.0.1', /multicast/],
+        ];
+        for (const [ip, why] of cases) {
+          const b = body(await lookup(t, ip));
+          expect(b.data.scan.status, ip).toBe('refused');
+          expect(b.data.scan.reason, ip).toMatch(why);
+        }
+        expect(await t.app.scanWorker.runOnce()).toBe(0);
+        expect(await rows(t)).toBe(0);
+        expect(server.connections).toBe(0);
+        expect(t.app.services.scan.counts().refusals.not_public).toBe(cases.length);
+      },
+    );
 
-  it('NETREP_SCAN_RATE caps the scans started per minute; the rest wait in the queue', async () => {
-    const t = await start(scanConfig(server, { scanRate: 1 }));
-    for (const ip of ['127.0.0.1', '127.0.0.2', '127.0.0.3']) await lookup(t, ip);
-    expect(await t.app.scanWorker.runOnce()).toBe(1);
-    expect(await t.app.scanWorker.runOnce()).toBe(0);
-    expect(t.app.services.scan.counts().deferred).toBeGreaterThan(0);
-    t.clock.advance(60_000);
-    expect(await t.app.scanWorker.runOnce()).toBe(1);
-    t.clock.advance(60_000);
-    expect(await t.app.scanWorker.runOnce()).toBe(1);
-    expect(await t.app.scanWorker.runOnce()).toBe(0);
-  });
+    it.skipIf(skipStore(kind))(
+      'NETREP_SCAN_RATE caps the scans started per minute; the rest wait in the queue',
+      async () => {
+        const t = await start(scanConfig(server, { scanRate: 1 }));
+        for (const ip of ['127.0.0.1', '127.0.0.2', '127.0.0.3']) await lookup(t, ip);
+        expect(await t.app.scanWorker.runOnce()).toBe(1);
+        expect(await t.app.scanWorker.runOnce()).toBe(0);
+        expect(t.app.services.scan.counts().deferred).toBeGreaterThan(0);
+        t.clock.advance(60_000);
+        expect(await t.app.scanWorker.runOnce()).toBe(1);
+        t.clock.advance(60_000);
+        expect(await t.app.scanWorker.runOnce()).toBe(1);
+        expect(await t.app.scanWorker.runOnce()).toBe(0);
+      },
+    );
 
-  it('a client never queues more scans than its anonymous quota allows', async () => {
-    const t = await start(scanConfig(server));
-    const client = '203.0.113.77';
-    // 59 lookups that queue nothing (a refused address costs one point each)...
-    for (let i = 0; i < 59; i++) expect((await lookup(t, '10.0.0.1', client)).statusCode).toBe(200);
-    // ...then the 60th, the last point: it answers, but has none left to queue a scan with.
-    const last = body(await lookup(t, '127.0.0.4', client));
-    expect(last.data.scan.status).toBe('refused');
-    expect(last.data.scan.reason).toMatch(/anonymous quota/);
-    expect((await lookup(t, '127.0.0.4', client)).statusCode).toBe(429);
-    expect(await rows(t)).toBe(0);
-    // Another client: one lookup, one point to queue with.
-    expect(body(await lookup(t, '127.0.0.4', '203.0.113.78')).data.scan.status).toBe('pending');
-    expect(await rows(t)).toBe(1);
-    const metrics = await t.app.http.inject({ method: 'GET', url: '/metrics' });
-    expect(metrics.body).toMatch(/netrep_scan_refusals_total\{reason="quota"\} 1/);
-  });
-});
+    it.skipIf(skipStore(kind))(
+      'a client never queues more scans than its anonymous quota allows',
+      async () => {
+        const t = await start(scanConfig(server));
+        const client = '203.0.113.77';
+        // 59 lookups that queue nothing (a refused address costs one point each)...
+        for (let i = 0; i < 59; i++) expect((await lookup(t, '10.0.0.1', client)).statusCode).toBe(200);
+        // ...then the 60th, the last point: it answers, but has none left to queue a scan with.
+        const last = body(await lookup(t, '127.0.0.4', client));
+        expect(last.data.scan.status).toBe('refused');
+        expect(last.data.scan.reason).toMatch(/anonymous quota/);
+        expect((await lookup(t, '127.0.0.4', client)).statusCode).toBe(429);
+        expect(await rows(t)).toBe(0);
+        // Another client: one lookup, one point to queue with.
+        expect(body(await lookup(t, '127.0.0.4', '203.0.113.78')).data.scan.status).toBe('pending');
+        expect(await rows(t)).toBe(1);
+        const metrics = await t.app.http.inject({ method: 'GET', url: '/metrics' });
+        expect(metrics.body).toMatch(/netrep_scan_refusals_total\{reason="quota"\} 1/);
+      },
+    );
+  },
+);
