@@ -37,6 +37,44 @@ let t: TestApp;
 let doc: Doc;
 const operations: [string, Operation][] = [];
 
+interface Example {
+  schema: Json;
+  value: unknown;
+  where: string;
+}
+
+/**
+ * The examples of operation `name` with their schemas: its request bodies', then each
+ * response's example and named examples; `media`: the request media types and the response
+ * media types with a schema.
+ */
+function examplesOf(name: string, op: Operation): { examples: Example[]; media: number } {
+  const examples: Example[] = [];
+  let media = 0;
+  for (const [type, m] of Object.entries(op.requestBody?.content ?? {})) {
+    if (m.schema && m.example !== undefined)
+      examples.push({ schema: m.schema, value: m.example, where: `${name} ${type}` });
+    media++;
+  }
+  for (const [status, response] of Object.entries(op.responses)) {
+    for (const [type, m] of Object.entries(response.content ?? {})) {
+      if (!m.schema) continue;
+      examples.push(...mediaExamples(m.schema, m, `${name} ${status}`, type));
+      media++;
+    }
+  }
+  return { examples, media };
+}
+
+/** A response media type's example (named by its type) and named examples (by their key). */
+function mediaExamples(schema: Json, m: Media, where: string, type: string): Example[] {
+  const out: Example[] = [];
+  if (m.example !== undefined) out.push({ schema, value: m.example, where: `${where} ${type}` });
+  for (const [key, ex] of Object.entries(m.examples ?? {}))
+    out.push({ schema, value: ex.value, where: `${where} ${key}` });
+  return out;
+}
+
 beforeAll(async () => {
   t = await createTestApp('sqlite', { config: { publicUrl: 'https://netrep.example.org/' } });
   const res = await t.app.http.inject({ method: 'GET', url: '/openapi.json' });
@@ -106,20 +144,9 @@ describe('/openapi.json', () => {
     };
     let checked = 0;
     for (const [name, op] of operations) {
-      for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) {
-        if (media.schema && media.example !== undefined)
-          validate(media.schema, media.example, `${name} ${type}`);
-        checked++;
-      }
-      for (const [status, response] of Object.entries(op.responses)) {
-        for (const [type, media] of Object.entries(response.content ?? {})) {
-          if (!media.schema) continue;
-          if (media.example !== undefined) validate(media.schema, media.example, `${name} ${status} ${type}`);
-          for (const [key, ex] of Object.entries(media.examples ?? {}))
-            validate(media.schema, ex.value, `${name} ${status} ${key}`);
-          checked++;
-        }
-      }
+      const { examples, media } = examplesOf(name, op);
+      for (const e of examples) validate(e.schema, e.value, e.where);
+      checked += media;
     }
     expect(checked).toBeGreaterThan(100);
   });
