@@ -7,13 +7,11 @@
  */
 import type { Clock } from '../core/clock.ts';
 import type { DnsClient } from '../core/dns/index.ts';
-import { checkFcrdns, type FcrdnsRecord } from '../reputation/index.ts';
-import { type DnsblProbe, probeDnsbl, zoneTestPointFailure } from './dnsbl-probe.ts';
-import { interpret } from './interpret.ts';
-import type { AuditStore, Claimed, NewObservation, TargetRow } from './store.ts';
+import type { FcrdnsRecord } from '../reputation/index.ts';
+import { createJobEnd, type RunEnd, type RunState } from './job-end.ts';
+import { observeProbe, type Probe, plannedProbes, untrustedZones } from './probes.ts';
+import type { AuditStore, Claimed, NewObservation } from './store.ts';
 
-/** How long an observation stands for (its expires_at): listings change within hours. */
-export const OBSERVATION_TTL_MS = 3_600_000;
 /** Observations are written in batches of up to this many (and at least every cancel poll). */
 const FLUSH_AT = 100;
 
@@ -40,67 +38,11 @@ export interface AuditRunnerOptions {
   onTakeover?: (jobId: number, previousOwner: string | null) => void;
 }
 
-export type RunEnd = 'succeeded' | 'failed' | 'cancelled' | 'lost' | 'released';
+export type { RunEnd } from './job-end.ts';
 
 export interface AuditRunner {
   /** Claims one due job (or only `jobId`) and runs it to its end; null when none is due. */
   runNext(jobId?: number): Promise<{ jobId: number; end: RunEnd } | null>;
-}
-
-interface Probe {
-  target: TargetRow;
-  kind: 'dnsbl' | 'fcrdns';
-  zone: string;
-}
-
-/** Mutable state of a running job, shared by its lanes, heartbeat and cancel poll. */
-interface RunState {
-  cancel: boolean;
-  lost: boolean;
-  progress: { done: number; planned: number };
-}
-
-const probeKey = (targetId: number, kind: string, source: string) => `${targetId}|${kind}|${source}`;
-
-/** Every probe of a job (each zone, then FCrDNS, per target) and those whose observation is not stored yet. */
-function plannedProbes(
-  targets: readonly TargetRow[],
-  zones: readonly string[],
-  stored: readonly { target_id: number; observation_kind: string; source_key: string }[],
-): { all: Probe[]; todo: Probe[] } {
-  const done = new Set(stored.map((o) => probeKey(o.target_id, o.observation_kind, o.source_key)));
-  const all: Probe[] = [];
-  for (const target of targets) {
-    for (const zone of zones) all.push({ target, kind: 'dnsbl', zone });
-    all.push({ target, kind: 'fcrdns', zone: 'fcrdns' });
-  }
-  return { all, todo: all.filter((p) => !done.has(probeKey(p.target.id, p.kind, p.zone))) };
-}
-
-/** The zones whose RFC 5782 test points fail, with the reason (their probes are not sent). */
-async function untrustedZones(dns: DnsClient, zones: readonly string[]): Promise<Map<string, string>> {
-  const untrusted = new Map<string, string>();
-  const checks = await Promise.all(zones.map(async (z) => [z, await zoneTestPointFailure(dns, z)] as const));
-  for (const [z, failure] of checks) if (failure) untrusted.set(z, failure);
-  return untrusted;
-}
-
-/** An FCrDNS observation's outcome and raw response; null (resolver trouble) is `unknown`. */
-function fcrdnsFacts(record: FcrdnsRecord | null): Pick<NewObservation, 'outcome' | 'rawProviderResponse'> {
-  if (record === null) {
-    return {
-      outcome: 'unknown',
-      rawProviderResponse: { reason: 'resolver trouble left the answer open; nothing stored' },
-    };
-  }
-  return {
-    outcome: record.forwardMatch ? 'pass' : 'fail',
-    rawProviderResponse: {
-      ptr_hostname: record.ptrHostname,
-      forward_match: record.forwardMatch,
-      forward_ips: record.forwardIps,
-    },
-  };
 }
 
 export function createAuditRunner(options: AuditRunnerOptions): AuditRunner {
@@ -108,39 +50,8 @@ export function createAuditRunner(options: AuditRunnerOptions): AuditRunner {
   const zones = [...new Set([options.ownZone, ...options.extraZones].map((z) => z.toLowerCase()))];
   const actor = `worker:${worker}`;
   const stopping = options.stopping ?? (() => false);
-
-  async function observe(p: Probe, jobId: number, untrusted: Map<string, string>): Promise<NewObservation> {
-    const base = { jobId, targetId: p.target.id, address: p.target.target, kind: p.kind };
-    if (p.kind === 'fcrdns') {
-      const record = await checkFcrdns(p.target.target, dns, clock(), null);
-      if (record) await options.recordFcrdns(record);
-      const now = clock();
-      const { outcome, rawProviderResponse } = fcrdnsFacts(record);
-      return {
-        ...base,
-        sourceKey: 'fcrdns',
-        outcome,
-        rawCodes: [],
-        rawProviderResponse,
-        observedAt: now,
-        expiresAt: now + OBSERVATION_TTL_MS,
-      };
-    }
-    const distrust = untrusted.get(p.zone);
-    const probe: DnsblProbe = distrust
-      ? { outcome: 'error', rawCodes: [], raw: { query: '', rcode: 'NOT_SENT', txt: [], reason: distrust } }
-      : await probeDnsbl(dns, p.zone, p.target.target);
-    const now = clock();
-    return {
-      ...base,
-      sourceKey: p.zone,
-      outcome: probe.outcome,
-      rawCodes: probe.rawCodes,
-      rawProviderResponse: probe.raw,
-      observedAt: now,
-      expiresAt: now + OBSERVATION_TTL_MS,
-    };
-  }
+  const observer = { dns, clock, recordFcrdns: options.recordFcrdns };
+  const { complete, fail } = createJobEnd({ store, worker, actor, clock, zones });
 
   /**
    * Runs the probes still to do, `concurrency` at a time, until done, cancelled, lost or
@@ -161,7 +72,7 @@ export function createAuditRunner(options: AuditRunnerOptions): AuditRunner {
     const lane = async () => {
       while (!st.cancel && !st.lost && !stopping() && next < todo.length) {
         const p = todo[next++] as Probe;
-        const o = await observe(p, jobId, untrusted);
+        const o = await observeProbe(observer, p, jobId, untrusted);
         if (st.lost) return;
         buffer.push(o);
         st.progress.done++;
@@ -169,63 +80,6 @@ export function createAuditRunner(options: AuditRunnerOptions): AuditRunner {
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, todo.length)) }, lane));
-  }
-
-  /** The job's end once its probes stopped: cancelled (partial) or succeeded, with the final interpretation. */
-  async function complete(job: Claimed['job'], addresses: number, st: RunState): Promise<RunEnd> {
-    const { progress } = st;
-    const facts = (await store.observations(job.id)).map((o) => ({
-      address: o.address,
-      kind: o.observation_kind,
-      sourceKey: o.source_key,
-      outcome: o.outcome,
-    }));
-    const request = JSON.parse(job.request) as { acceptance?: boolean };
-    const partial = progress.done < progress.planned;
-    const status = st.cancel && partial ? 'cancelled' : 'succeeded';
-    const finalInterpretation = interpret({
-      addresses,
-      ownZone: zones[0] as string,
-      zones,
-      observations: facts,
-      acceptance: request.acceptance === true && status === 'succeeded',
-      partial,
-    });
-    const event =
-      status === 'cancelled'
-        ? { type: 'cancelled' as const, actor, detail: { progress } }
-        : {
-            type: 'completed' as const,
-            actor,
-            detail: { progress, gate: finalInterpretation.acceptance?.gate ?? null },
-          };
-    const ok = await store.finish(
-      job.id,
-      worker,
-      { status, finalInterpretation, errorDetail: null, progress, event },
-      clock(),
-    );
-    return ok ? status : 'lost';
-  }
-
-  /** A job that threw: failed with the error's message (lost when the lease is gone). */
-  async function fail(jobId: number, err: unknown, progress: RunState['progress']): Promise<RunEnd> {
-    const detail = `audit job failed: ${(err as Error).message}`.slice(0, 500);
-    const ok = await store
-      .finish(
-        jobId,
-        worker,
-        {
-          status: 'failed',
-          finalInterpretation: null,
-          errorDetail: detail,
-          progress,
-          event: { type: 'failed', actor, detail: { error: detail } },
-        },
-        clock(),
-      )
-      .catch(() => false);
-    return ok ? 'failed' : 'lost';
   }
 
   async function run(claimed: Claimed): Promise<RunEnd> {
