@@ -30,29 +30,17 @@ async function exchange(
     socket.once('connect', resolve);
     socket.once('error', reject);
   });
-  let data = Buffer.alloc(0);
+  let data: Buffer = Buffer.alloc(0);
   let closed = false;
   const responses: RawResponse[] = [];
   const done = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`timed out with ${responses.length} responses`)), 10_000);
     const parse = () => {
       for (;;) {
-        const end = data.indexOf('\r\n\r\n');
-        if (end < 0) return;
-        const head = data.toString('latin1', 0, end).split('\r\n');
-        const headers: Record<string, string> = {};
-        for (const line of head.slice(1)) {
-          const c = line.indexOf(':');
-          headers[line.slice(0, c).toLowerCase()] = line.slice(c + 1).trim();
-        }
-        const length = Number(headers['content-length'] ?? 0);
-        if (data.length < end + 4 + length) return;
-        responses.push({
-          status: Number(head[0]?.split(' ')[1]),
-          headers,
-          body: data.toString('utf8', end + 4, end + 4 + length),
-        });
-        data = data.subarray(end + 4 + length);
+        const taken = takeResponse(data);
+        if (taken === null) return;
+        responses.push(taken.response);
+        data = taken.rest;
         if (responses.length === count) {
           clearTimeout(timer);
           resolve();
@@ -80,6 +68,62 @@ async function exchange(
   return { responses, closed };
 }
 
+/** The first whole response in `data` and the bytes after it, or null while it is incomplete. */
+function takeResponse(data: Buffer): { response: RawResponse; rest: Buffer } | null {
+  const end = data.indexOf('\r\n\r\n');
+  if (end < 0) return null;
+  const head = data.toString('latin1', 0, end).split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of head.slice(1)) {
+    const c = line.indexOf(':');
+    headers[line.slice(0, c).toLowerCase()] = line.slice(c + 1).trim();
+  }
+  const length = Number(headers['content-length'] ?? 0);
+  if (data.length < end + 4 + length) return null;
+  return {
+    response: {
+      status: Number(head[0]?.split(' ')[1]),
+      headers,
+      body: data.toString('utf8', end + 4, end + 4 + length),
+    },
+    rest: data.subarray(end + 4 + length),
+  };
+}
+
+/** The reference's header line [i, end) of `head`: its name (lower case) and trimmed value, or null when it is no header. */
+function referenceHeader(head: string, i: number, end: number): { name: string; value: string } | null {
+  const colon = head.indexOf(':', i);
+  if (colon <= i || colon > end) return null;
+  const name = head.slice(i, colon).toLowerCase();
+  if (!/^[!#$%&'*+\-.^_`|~0-9a-z]+$/.test(name)) return null;
+  let from = colon + 1;
+  let to = end;
+  while (from < to && (head[from] === ' ' || head[from] === '\t')) from++;
+  while (to > from && (head[to - 1] === ' ' || head[to - 1] === '\t')) to--;
+  const value = head.slice(from, to);
+  if ([...value].some((ch) => (ch.charCodeAt(0) < 32 && ch !== '\t') || ch.charCodeAt(0) === 127))
+    return null;
+  return { name, value };
+}
+
+/** Whether the reference refuses the head for this header, given the Host and key seen before (updated). */
+function referenceRefuses(
+  name: string,
+  value: string,
+  seen: { host: boolean; key: string | undefined },
+): boolean {
+  if (name === 'host') {
+    if (seen.host) return true;
+    seen.host = true;
+  } else if (name === 'x-api-key') {
+    if (seen.key !== undefined) return true;
+    seen.key = value;
+  } else if (name === 'connection') {
+    return value.toLowerCase() !== 'keep-alive';
+  } else return ['content-length', 'transfer-encoding', 'expect', 'upgrade'].includes(name);
+  return false;
+}
+
 /** readHead as it was before its name checks stopped allocating: toLowerCase and a regex. */
 function readHeadReference(head: string): { url: string; key: string } | null {
   const lineEnd = head.indexOf('\r\n');
@@ -87,35 +131,16 @@ function readHeadReference(head: string): { url: string; key: string } | null {
   if (!head.startsWith('GET /v1/ip/') || head.lastIndexOf(' HTTP/1.1', lineEnd) !== lineEnd - 9) return null;
   const url = head.slice(4, lineEnd - 9);
   if (!/^[\x21-\x7e]+$/.test(url)) return null;
-  let key: string | undefined;
-  let host = false;
+  const seen: { host: boolean; key: string | undefined } = { host: false, key: undefined };
   let i = lineEnd + 2;
   while (i < head.length) {
     let end = head.indexOf('\r\n', i);
     if (end < 0) end = head.length;
-    const colon = head.indexOf(':', i);
-    if (colon <= i || colon > end) return null;
-    const name = head.slice(i, colon).toLowerCase();
-    if (!/^[!#$%&'*+\-.^_`|~0-9a-z]+$/.test(name)) return null;
-    let from = colon + 1;
-    let to = end;
-    while (from < to && (head[from] === ' ' || head[from] === '\t')) from++;
-    while (to > from && (head[to - 1] === ' ' || head[to - 1] === '\t')) to--;
-    const value = head.slice(from, to);
-    if ([...value].some((ch) => (ch.charCodeAt(0) < 32 && ch !== '\t') || ch.charCodeAt(0) === 127))
-      return null;
-    if (name === 'host') {
-      if (host) return null;
-      host = true;
-    } else if (name === 'x-api-key') {
-      if (key !== undefined) return null;
-      key = value;
-    } else if (name === 'connection') {
-      if (value.toLowerCase() !== 'keep-alive') return null;
-    } else if (['content-length', 'transfer-encoding', 'expect', 'upgrade'].includes(name)) return null;
+    const field = referenceHeader(head, i, end);
+    if (field === null || referenceRefuses(field.name, field.value, seen)) return null;
     i = end + 2;
   }
-  return host && key !== undefined ? { url, key } : null;
+  return seen.host && seen.key !== undefined ? { url, key: seen.key } : null;
 }
 
 describe('readHead against its reference', () => {
