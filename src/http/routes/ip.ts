@@ -41,6 +41,7 @@ const BATCH_FIELDS = ['ip', 'prefix', 'asn', 'asn_name', 'country', 'netrep', 't
 const BatchAnswer = Type.Composite([
   Type.Pick(IpAnswer, BATCH_FIELDS),
   Type.Partial(Type.Omit(IpAnswerExtended, BATCH_FIELDS)),
+  Type.Partial(ScanFields),
 ]);
 
 type BatchAnswer = Static<typeof BatchAnswer>;
@@ -65,7 +66,7 @@ const ExtendedQuery = Type.Object({
     Type.Boolean({
       default: false,
       description:
-        'true: add the fields GET /v1/public/ip/{ip} answers (organization, provider, hostname, rpki_status, geolocation, geo_consensus, geo_stability, ownership_timeline, asn_reputation, crawler, proxy, provenance); still one request of the daily quota. Only true or false',
+        'true: add the fields GET /v1/public/ip/{ip} answers (organization, provider, hostname, rpki_status, geolocation, geo_consensus, geo_stability, ownership_timeline, asn_reputation, crawler, proxy, provenance, and the service scan: scan, service_title, service_server, tls_organization); still one request of the daily quota. Only true or false',
     }),
   ),
 });
@@ -75,14 +76,15 @@ const EXTENDED_LANES = 16;
 
 async function lookupAllExtended(
   intel: ReturnType<typeof servingIntel>,
+  scan: HttpServices['scan'],
   ips: ParsedIp[],
-): Promise<Record<string, IpAnswerExtended | null>> {
-  const data: Record<string, IpAnswerExtended | null> = {};
+): Promise<Record<string, IpAnswerKeyed | null>> {
+  const data: Record<string, IpAnswerKeyed | null> = {};
   const unique = [...new Map(ips.map((ip) => [ip.address, ip])).values()];
   for (const ip of unique) data[ip.address] = null; // keeps the order of the request
   let next = 0;
   const lane = async () => {
-    for (let ip = unique[next++]; ip; ip = unique[next++]) data[ip.address] = await intel.lookupExtended(ip);
+    for (let ip = unique[next++]; ip; ip = unique[next++]) data[ip.address] = await withScan(intel, scan, ip);
   };
   await Promise.all(Array.from({ length: Math.min(EXTENDED_LANES, unique.length) }, lane));
   return data;
@@ -106,13 +108,34 @@ function parseIpOrThrow(raw: unknown): ParsedIp {
 /** The anonymous answer: the extended one plus the service scan's fields (issue #34, additive). */
 const IpAnswerPublic = Type.Composite([IpAnswerExtended, ScanFields]);
 
+/** The keyed answer: plain, or with extended=true all of the anonymous answer's fields. */
+const IpAnswerKeyed = Type.Composite([IpAnswerExtended, Type.Partial(ScanFields)]);
+type IpAnswerKeyed = Static<typeof IpAnswerKeyed>;
+
+/**
+ * A keyed lookup queues the scan a stored result lacks with no charge beyond its own request: the
+ * key is known and counted (CONTRACT §3), and NETREP_SCAN_RATE bounds the scans of every caller.
+ */
+const keyedMayQueue = async () => true;
+
+/** The extended answer with the service scan's fields, or null when no record covers the address. */
+async function withScan(
+  intel: ReturnType<typeof servingIntel>,
+  scan: HttpServices['scan'],
+  ip: ParsedIp,
+): Promise<IpAnswerKeyed | null> {
+  const answer = await intel.lookupExtended(ip);
+  return answer && { ...answer, ...(await scan.forLookup(ip.address, keyedMayQueue)) };
+}
+
 export function ipRoutes(app: HttpApp, services: HttpServices): void {
-  keyedIpRoutes(app, services.intel);
+  keyedIpRoutes(app, services);
   publicIpRoutes(app, services);
 }
 
 /** The keyed lookup (plain or extended) and the batch. */
-function keyedIpRoutes(app: HttpApp, runtime: HttpServices['intel']): void {
+function keyedIpRoutes(app: HttpApp, services: HttpServices): void {
+  const runtime = services.intel;
   app.get(
     '/v1/ip/:ip',
     {
@@ -126,7 +149,7 @@ function keyedIpRoutes(app: HttpApp, runtime: HttpServices['intel']): void {
         params: IpParam,
         querystring: ExtendedQuery,
         response: {
-          200: envelope(IpAnswerExtended),
+          200: envelope(IpAnswerKeyed),
           ...errorResponses('INVALID_IP', 'INVALID_PARAMETER', 'NOT_FOUND', 'NOT_READY'),
         },
       },
@@ -138,7 +161,7 @@ function keyedIpRoutes(app: HttpApp, runtime: HttpServices['intel']): void {
         // Not cached: the hostname and the history views are not part of the answer cache.
         const meta = { cache_status: 'MISS', dataset_version: intel.datasetVersion } as const;
         reply.header('x-cache-status', 'MISS');
-        const answer = await intel.lookupExtended(ip);
+        const answer = await withScan(intel, services.scan, ip);
         if (!answer) throw new AppError('NOT_FOUND', 'no data found for IP', { meta });
         return { data: answer, meta };
       }
@@ -182,7 +205,8 @@ function keyedIpRoutes(app: HttpApp, runtime: HttpServices['intel']): void {
       const parsed = ips.map(parseIpOrThrow);
       const intel = servingIntel(runtime);
       const meta = { dataset_version: intel.datasetVersion };
-      if (request.query.extended) return { data: await lookupAllExtended(intel, parsed), meta };
+      if (request.query.extended)
+        return { data: await lookupAllExtended(intel, services.scan, parsed), meta };
       const data: Record<string, BatchAnswer | null> = {};
       for (const ip of parsed) if (!(ip.address in data)) data[ip.address] = batchAnswerOf(intel.lookup(ip));
       return { data, meta };
