@@ -1,6 +1,6 @@
+export { refusedReach } from './reach.ts';
 export { verifySignature } from './signature.ts';
 export { createEventSources } from './sources.ts';
-export { refusedReach } from './reach.ts';
 export { createChangeLog } from './store.ts';
 export { hostResolverOf } from './target.ts';
 export * from './types.ts';

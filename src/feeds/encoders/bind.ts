@@ -20,10 +20,7 @@ function writeV6Words(a: string, out: ByteSink): void {
 }
 
 /** rpzIpName written to a sink, without the name's string. */
-function writeRpzIpName(
-  c: Pick<CanonicalRow, 'family' | 'address' | 'prefixLength'>,
-  out: ByteSink,
-): void {
+function writeRpzIpName(c: Pick<CanonicalRow, 'family' | 'address' | 'prefixLength'>, out: ByteSink): void {
   const a = c.address;
   out.int(c.prefixLength);
   if (c.family === 4) {
