@@ -53,7 +53,7 @@ async function expectedRecord(ip: string): Promise<Record<string, unknown> | nul
   const a = lookup(ip);
   if (!a || a.bogon) return null;
   const ext = await intel.lookupExtended(parseIp(ip) as ParsedIp);
-  const g = ext?.geolocation;
+  const g = ext?.geolocation ?? null;
   const r: Record<string, unknown> = {};
   if (g?.city) r.city = { names: { en: g.city } };
   if (g?.continent_code)
@@ -62,25 +62,37 @@ async function expectedRecord(ip: string): Promise<Record<string, unknown> | nul
       ...(g.continent_name ? { names: { en: g.continent_name } } : {}),
     };
   if (a.country !== null) r.country = countryOf(a.country);
-  if (g && g.latitude !== null && g.longitude !== null) {
-    const l: Record<string, unknown> = { latitude: g.latitude, longitude: g.longitude };
-    if (g.accuracy_radius !== null) l.accuracy_radius = g.accuracy_radius;
-    if (g.timezone) l.time_zone = g.timezone;
-    r.location = l;
-  }
+  const location = locationOf(g);
+  if (location) r.location = location;
   if (g?.postal_code) r.postal = { code: g.postal_code };
   const whois = ext?.geo_consensus?.providers.find((p) => p.provider === 'geo-whois-asn-country')?.country;
   if (whois) r.registered_country = countryOf(whois);
   if (g?.region) r.subdivisions = [{ names: { en: g.region } }];
   if (a.asn !== null) r.autonomous_system_number = a.asn;
   if (a.asn_name !== null) r.autonomous_system_organization = a.asn_name;
+  r.netrep = netrepOf(a, ext?.provider);
+  return r;
+}
+
+type Geolocation = NonNullable<Awaited<ReturnType<Intel['lookupExtended']>>>['geolocation'];
+
+/** GeoLite2's `location` map of a geolocation with coordinates, else null. */
+function locationOf(g: Geolocation | null): Record<string, unknown> | null {
+  if (!g || g.latitude === null || g.longitude === null) return null;
+  const l: Record<string, unknown> = { latitude: g.latitude, longitude: g.longitude };
+  if (g.accuracy_radius !== null) l.accuracy_radius = g.accuracy_radius;
+  if (g.timezone) l.time_zone = g.timezone;
+  return l;
+}
+
+/** The `netrep` map: the answer's netrep fields, connection type, RIR, provider and threat. */
+function netrepOf(a: IpAnswer, provider: unknown): Record<string, unknown> {
   const netrep: Record<string, unknown> = JSON.parse(JSON.stringify(a.netrep));
   if (a.connection_type !== null) netrep.connection_type = a.connection_type;
   if (a.rir !== null) netrep.rir = a.rir;
-  if (ext?.provider) netrep.provider = ext.provider;
+  if (provider) netrep.provider = provider;
   netrep.threat = { score: a.threat.score, level: a.threat.level, explanation: a.threat.explanation };
-  r.netrep = netrep;
-  return r;
+  return netrep;
 }
 
 function lookup(text: string): IpAnswer | null {
@@ -109,6 +121,49 @@ function kindOf(a: IpAnswer | null): string {
   return 'other';
 }
 
+/** The intervals of a family with a record, and those whose record is flagged (or cloud, or AI). */
+function intervalsWithRecords(t: Snapshot['v4']): { withRecord: number[]; flagged: number[] } {
+  const r = snapshot.records;
+  const withRecord: number[] = [];
+  const flagged: number[] = [];
+  for (let i = 0; i < t.size; i++) {
+    const rec = t.recs[i] as number;
+    if (rec === NO_RECORD) continue;
+    withRecord.push(i);
+    if (r.flags[rec] || r.cloud[rec] || r.ai[rec]) flagged.push(i);
+  }
+  return { withRecord, flagged };
+}
+
+/** A family's picks: inside records, inside flagged records by kind of fact, and interval edges. */
+function familySample(t: Snapshot['v4'], rand: () => number, big: (bits: number) => bigint): string[] {
+  const out: string[] = [];
+  const bits = t.family === 4 ? 32 : 128;
+  const end = (i: number): bigint => (i + 1 < t.size ? valueAt(t, i + 1) - 1n : (1n << BigInt(bits)) - 1n);
+  const { withRecord, flagged } = intervalsWithRecords(t);
+  const pick = (list: number[]): number => list[Math.floor(rand() * list.length)] as number;
+  const inside = (i: number): bigint => {
+    const span = end(i) - valueAt(t, i) + 1n;
+    return valueAt(t, i) + (big(bits) % span);
+  };
+  for (let k = 0; k < 1200; k++) out.push(formatAddr(t.family, inside(pick(withRecord))));
+  const byKind = new Map<string, number[]>();
+  for (const i of flagged) {
+    const kind = kindOf(lookup(formatAddr(t.family, valueAt(t, i))));
+    const list = byKind.get(kind) ?? [];
+    list.push(i);
+    byKind.set(kind, list);
+  }
+  const kinds = [...byKind.values()];
+  for (let k = 0; k < 800; k++)
+    out.push(formatAddr(t.family, inside(pick(kinds[k % kinds.length] as number[]))));
+  for (let k = 0; k < 250; k++) {
+    const i = pick(withRecord);
+    out.push(formatAddr(t.family, valueAt(t, i)), formatAddr(t.family, end(i)));
+  }
+  return out;
+}
+
 /**
  * 10,000 addresses: uniform, inside records (any, and flagged ones, spread evenly over the kinds
  * of fact), interval edges, special blocks.
@@ -123,39 +178,7 @@ function sample(): string[] {
   const out: string[] = [];
   for (let k = 0; k < 2500; k++) out.push(formatAddr(4, big(32)));
   for (let k = 0; k < 500; k++) out.push(formatAddr(6, (1n << 125n) | big(125)));
-  const r = snapshot.records;
-  for (const t of [snapshot.v4, snapshot.v6]) {
-    const bits = t.family === 4 ? 32 : 128;
-    const end = (i: number): bigint => (i + 1 < t.size ? valueAt(t, i + 1) - 1n : (1n << BigInt(bits)) - 1n);
-    const withRecord: number[] = [];
-    const flagged: number[] = [];
-    for (let i = 0; i < t.size; i++) {
-      const rec = t.recs[i] as number;
-      if (rec === NO_RECORD) continue;
-      withRecord.push(i);
-      if (r.flags[rec] || r.cloud[rec] || r.ai[rec]) flagged.push(i);
-    }
-    const pick = (list: number[]): number => list[Math.floor(rand() * list.length)] as number;
-    const inside = (i: number): bigint => {
-      const span = end(i) - valueAt(t, i) + 1n;
-      return valueAt(t, i) + (big(bits) % span);
-    };
-    for (let k = 0; k < 1200; k++) out.push(formatAddr(t.family, inside(pick(withRecord))));
-    const byKind = new Map<string, number[]>();
-    for (const i of flagged) {
-      const kind = kindOf(lookup(formatAddr(t.family, valueAt(t, i))));
-      const list = byKind.get(kind) ?? [];
-      list.push(i);
-      byKind.set(kind, list);
-    }
-    const kinds = [...byKind.values()];
-    for (let k = 0; k < 800; k++)
-      out.push(formatAddr(t.family, inside(pick(kinds[k % kinds.length] as number[]))));
-    for (let k = 0; k < 250; k++) {
-      const i = pick(withRecord);
-      out.push(formatAddr(t.family, valueAt(t, i)), formatAddr(t.family, end(i)));
-    }
-  }
+  for (const t of [snapshot.v4, snapshot.v6]) out.push(...familySample(t, rand, big));
   const special = [
     '100.64.0.1',
     '172.16.5.5',
@@ -253,14 +276,19 @@ function parseMmdblookup(text: string): unknown {
       i++;
       return list;
     }
-    const m = /^(.*) <(\w+)>$/.exec(line);
-    if (!m) throw new Error(`unexpected mmdblookup line: ${line}`);
-    const [, raw = '', type] = m;
-    if (type === 'utf8_string') return raw.slice(1, -1);
-    if (type === 'boolean') return raw === 'true';
-    return Number(raw);
+    return scalarOf(line);
   };
   return value();
+}
+
+/** One `value <type>` line of mmdblookup's dump as its value. */
+function scalarOf(line: string): unknown {
+  const m = /^(.*) <(\w+)>$/.exec(line);
+  if (!m) throw new Error(`unexpected mmdblookup line: ${line}`);
+  const [, raw = '', type] = m;
+  if (type === 'utf8_string') return raw.slice(1, -1);
+  if (type === 'boolean') return raw === 'true';
+  return Number(raw);
 }
 
 /** Doubles as mmdblookup prints them (six decimals), for comparing its dump with a record. */
@@ -295,6 +323,33 @@ function at(record: unknown, dataPath: string): unknown {
   return v;
 }
 
+/** Whether the typed fields a GeoLite2 program reads (country, location, city) are there and agree. */
+function isLocated(got: NetrepCity | null, a: IpAnswer | null): boolean {
+  return Boolean(
+    got?.country?.iso_code === a?.country && got?.location?.latitude !== undefined && got.city?.names.en,
+  );
+}
+
+/** Counts the kinds of fact an answer carries. */
+function countKinds(
+  seen: Record<'tor' | 'cloud' | 'ai' | 'vpn' | 'drop' | 'bogon', number>,
+  a: IpAnswer | null,
+): void {
+  if (a?.bogon) seen.bogon++;
+  if (a?.netrep.is_tor_exit) seen.tor++;
+  if (a?.netrep.cloud_provider) seen.cloud++;
+  if (a?.netrep.ai_company) seen.ai++;
+  if (a?.netrep.is_vpn) seen.vpn++;
+  if (a?.threat.explanation.some((e) => e.includes('DROP'))) seen.drop++;
+}
+
+/** Whether mmdblookup's output for a data path is the API's value there (or says the path is absent). */
+function samePathValue(text: string, want: unknown): boolean {
+  // An absent path: mmdblookup says the lookup path does not match the data.
+  if (want === undefined) return /does not match the data/.test(text);
+  return isDeepStrictEqual(parseMmdblookup(text), asPrinted(want));
+}
+
 describe('exportMmdb', () => {
   it('writes every routed network of the snapshot, as a GeoLite2-City database', () => {
     expect(networks).toBeGreaterThan(snapshot.v4.size / 2);
@@ -320,19 +375,8 @@ describe('exportMmdb', () => {
       if (!isDeepStrictEqual(got, want))
         wrong.push(`${ip}: mmdb ${JSON.stringify(got)} API ${JSON.stringify(want)}`);
       if (want) found++;
-      // The typed fields a GeoLite2 program reads.
-      if (
-        got?.country?.iso_code === a?.country &&
-        got?.location?.latitude !== undefined &&
-        got.city?.names.en
-      )
-        located++;
-      if (a?.bogon) seen.bogon++;
-      if (a?.netrep.is_tor_exit) seen.tor++;
-      if (a?.netrep.cloud_provider) seen.cloud++;
-      if (a?.netrep.ai_company) seen.ai++;
-      if (a?.netrep.is_vpn) seen.vpn++;
-      if (a?.threat.explanation.some((e) => e.includes('DROP'))) seen.drop++;
+      if (isLocated(got, a)) located++;
+      countKinds(seen, a);
     }
     expect(wrong.slice(0, 5)).toEqual([]);
     // The sample reaches every kind of record, so the agreement says something about each.
@@ -401,12 +445,8 @@ describe('exportMmdb', () => {
       const text = chunk.slice(nl + 1).trim();
       const want = at(expected.get(ip), dataPath);
       if (want !== undefined) present.add(dataPath);
-      // An absent path: mmdblookup says the lookup path does not match the data.
-      const same =
-        want === undefined
-          ? /does not match the data/.test(text)
-          : isDeepStrictEqual(parseMmdblookup(text), asPrinted(want));
-      if (!same) wrong.push(`${ip} ${dataPath}: mmdblookup ${text} API ${JSON.stringify(want)}`);
+      if (!samePathValue(text, want))
+        wrong.push(`${ip} ${dataPath}: mmdblookup ${text} API ${JSON.stringify(want)}`);
     }
     expect(wrong.slice(0, 5)).toEqual([]);
     // DB-IP's lite files publish no postal codes or time zones; every other path has values.
