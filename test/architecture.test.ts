@@ -177,36 +177,12 @@ const DATA_TABLE = /data table/i;
  * limit fails the test, so the list only shrinks.
  */
 const SIZE_ALLOWED: Record<string, string> = {
-  'src/audit/runner.ts#createAuditRunner': '#33: not split yet (not reached on 2026-11-27)',
-  'src/blocklist/blocklist.ts#createBlocklist': '#33: not split yet (not reached on 2026-11-27)',
-  'src/cli/accounts.ts#registerAccountCommands': '#33: not split yet (not reached on 2026-11-27)',
-  'src/cli/dataset.ts#registerDatasetCommands':
-    '#33: being changed for #32 on 2026-11-27; split after that lands',
-  'src/core/ip.ts': '#33: not split yet (not reached on 2026-11-27)',
-  'src/dataset/build.ts#buildDataset': '#33: not split yet (not reached on 2026-11-27)',
-  'src/dataset/inputs.ts': '#33: not split yet (not reached on 2026-11-27)',
-  'src/dataset/merge.ts': '#33: not split yet (not reached on 2026-11-27)',
-  'src/dataset/snapshot.ts': '#33: being changed for #32 on 2026-11-27; split after that lands',
-  'src/dnsbl/fast-path.ts#answerFast': '#33: not split yet (not reached on 2026-11-27)',
-  'src/emailauth/spf-check.ts': '#33: not split yet (not reached on 2026-11-27)',
-  'src/feeds/snapshot.ts#writeFeedSnapshot': '#33: not split yet (not reached on 2026-11-27)',
   'src/http/fast-front.ts':
     '#33: the hot path of GET /v1/ip/{ip}; its per-connection state machine wants a connection object and a bench round of its own',
   'src/http/fast-front.ts#installFastFront':
     '#33: the hot path of GET /v1/ip/{ip}; its per-connection state machine wants a connection object and a bench round of its own',
-  'src/http/fast-lookup.ts#createFastLookup': '#33: not split yet (not reached on 2026-11-27)',
-  'src/http/server.ts#buildHttp': '#33: not split yet (not reached on 2026-11-27)',
-  'src/intel/runtime.ts#createIntelRuntime':
-    '#33: being changed for #32 on 2026-11-27; split after that lands',
-  'src/limits/index.ts#createLimits': '#33: not split yet (not reached on 2026-11-27)',
-  'src/limits/outage.ts#createOutageLedger': '#33: not split yet (not reached on 2026-11-27)',
-  'src/webhooks/webhooks.ts#createWebhooks': '#33: not split yet (not reached on 2026-11-27)',
   'src/worker/dataset-update.ts': '#33: not split yet (not reached on 2026-11-27)',
   'src/worker/dataset-update.ts#startDatasetUpdater': '#33: not split yet (not reached on 2026-11-27)',
-  'src/worker/feeds.ts#startFeedsWorker': '#33: not split yet (not reached on 2026-11-27)',
-  'src/http/routes/dashboard-webhooks.ts#dashboardWebhookRoutes':
-    '#33: not split yet (not reached on 2026-11-27)',
-  'src/http/routes/tool-pages.ts#toolPageRoutes': '#33: not split yet (not reached on 2026-11-27)',
 };
 
 interface FunctionSpan {
