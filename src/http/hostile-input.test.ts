@@ -227,33 +227,11 @@ function fill(route: string, override: Record<string, string> = {}): string {
   return route.replace(/:([a-z_]+)/g, (_, name: string) => override[name] ?? VALID_PARAM[name] ?? 'x');
 }
 
-function casesFor(
-  method: string,
-  route: string,
-  envelope: boolean,
-  op: Operation | undefined,
-): HostileCase[] {
-  const out: HostileCase[] = [];
-  const params = [...route.matchAll(/:([a-z_]+)/g)].map((m) => m[1] as string);
-  const query = [
-    ...(op?.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
-    ...(TOOL_PAGE_QUERY[route] ?? []),
-  ];
-  const jsonBody = op?.requestBody?.content['application/json'];
-  const hidden = op === undefined;
-  const base: unknown =
-    jsonBody?.example ??
-    (route === '/dashboard/login'
-      ? { email: DASHBOARD_BODY.email, password: DASHBOARD_BODY.password }
-      : route === '/tools/headers'
-        ? { headers: 'From: a@example.com\r\nSubject: hi\r\n' }
-        : hidden && method === 'POST'
-          ? DASHBOARD_BODY
-          : method === 'POST'
-            ? {}
-            : undefined);
-  const body = base === undefined ? undefined : JSON.stringify(base);
-  const at = (url: string, payload = body, contentType?: string): HostileCase => ({
+/** Makes a case of one route; `payload` defaults to the route's valid body. */
+type CaseAt = (url: string, payload?: string, contentType?: string) => HostileCase;
+
+function caseMaker(method: string, route: string, envelope: boolean, body: string | undefined): CaseAt {
+  return (url, payload = body, contentType) => ({
     envelope,
     method,
     route,
@@ -261,10 +239,33 @@ function casesFor(
     ...(payload === undefined ? {} : { payload }),
     ...(contentType === undefined ? {} : { contentType }),
   });
+}
 
-  // Path parameters: each hostile value in each parameter.
+/** The valid body a route's hostile bodies start from (undefined: the route reads none). */
+function baseBody(method: string, route: string, op: Operation | undefined): unknown {
+  const example = op?.requestBody?.content['application/json']?.example;
+  if (example !== undefined && example !== null) return example;
+  if (route === '/dashboard/login') return { email: DASHBOARD_BODY.email, password: DASHBOARD_BODY.password };
+  if (route === '/tools/headers') return { headers: 'From: a@example.com\r\nSubject: hi\r\n' };
+  if (method !== 'POST') return undefined;
+  return op === undefined ? DASHBOARD_BODY : {};
+}
+
+/** Path parameters: each hostile value in each parameter. */
+function pathParamCases(route: string, at: CaseAt): HostileCase[] {
+  const out: HostileCase[] = [];
+  const params = [...route.matchAll(/:([a-z_]+)/g)].map((m) => m[1] as string);
   for (const p of params) for (const v of PARAM_VALUES) out.push(at(fill(route, { [p]: v })));
-  // Query parameters: each hostile value, duplicates, a list form, and an unknown parameter.
+  return out;
+}
+
+/** Query parameters: each hostile value, duplicates, a list form, and an unknown parameter. */
+function queryCases(route: string, op: Operation | undefined, at: CaseAt): HostileCase[] {
+  const out: HostileCase[] = [];
+  const query = [
+    ...(op?.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
+    ...(TOOL_PAGE_QUERY[route] ?? []),
+  ];
   const path = fill(route);
   // The dashboard reads no query; its sign-in hashes each password (slow on purpose): one
   // hostile query each there keeps the suite fast.
@@ -278,10 +279,12 @@ function casesFor(
     out.push(at(`${path}?${q}=${'9'.repeat(400)}`));
   }
   if (route.startsWith('/dashboard')) out.push(at(`${path}?a=1&a=2&b=%00`));
-  for (const apiKey of BAD_KEYS) out.push({ ...at(path), apiKey });
-  if (base === undefined) return out;
+  return out;
+}
 
-  // Body: each field given each wrong JSON value, removed; each list emptied and blown up.
+/** Body: each field given each wrong JSON value, removed; each list emptied and blown up. */
+function fieldCases(base: unknown, path: string, at: CaseAt): HostileCase[] {
+  const out: HostileCase[] = [];
   for (const field of fieldPaths(base)) {
     if (field.length === 0) continue;
     for (const v of WRONG_JSON) out.push(at(path, JSON.stringify(withValue(base, field, v))));
@@ -310,7 +313,12 @@ function casesFor(
       );
     }
   }
-  // An unknown field, a duplicated key, whole bodies that are not the object, wrong content types.
+  return out;
+}
+
+/** An unknown field, a duplicated key, whole bodies that are not the object, wrong content types. */
+function wholeBodyCases(base: unknown, body: string | undefined, path: string, at: CaseAt): HostileCase[] {
+  const out: HostileCase[] = [];
   out.push(at(path, JSON.stringify({ ...(base as object), unknown_field: 1 })));
   const firstKey = Object.keys(base as object)[0];
   if (firstKey) out.push(at(path, `${body?.slice(0, -1)},"${firstKey}":12345}`));
@@ -321,6 +329,141 @@ function casesFor(
   out.push(at(path, body, 'application/json; charset=utf-16'));
   out.push(at(path, body, 'multipart/form-data; boundary=x'));
   return out;
+}
+
+function casesFor(
+  method: string,
+  route: string,
+  envelope: boolean,
+  op: Operation | undefined,
+): HostileCase[] {
+  const base = baseBody(method, route, op);
+  const body = base === undefined ? undefined : JSON.stringify(base);
+  const at = caseMaker(method, route, envelope, body);
+  const path = fill(route);
+  const out = [...pathParamCases(route, at), ...queryCases(route, op, at)];
+  for (const apiKey of BAD_KEYS) out.push({ ...at(path), apiKey });
+  if (base === undefined) return out;
+  return [...out, ...fieldCases(base, path, at), ...wholeBodyCases(base, body, path, at)];
+}
+
+type OpenApiDoc = { paths: Record<string, Record<string, Operation>> };
+
+/** What the suite reads of an answer (light-my-request's response has these). */
+interface InjectAnswer {
+  statusCode: number;
+  body: string;
+  json(): unknown;
+}
+
+function operationOf(doc: OpenApiDoc, method: string, route: string): Operation | undefined {
+  return doc.paths[route.replace(/:([a-z_]+)/g, '{$1}')]?.[method.toLowerCase()];
+}
+
+/** Minute buckets are per key: a few keys in turn keep the limits from answering everything. */
+async function rotatingKeys(t: TestApp): Promise<string[]> {
+  const keys: string[] = [];
+  for (let i = 0; i < 12; i++) {
+    keys.push(await t.key({ permissions: [...ALL_PERMISSIONS, 'admin'], features: ['telemetry_ingest'] }));
+  }
+  return keys;
+}
+
+/** The cases of every route of the route table. */
+function everyCase(t: TestApp, doc: OpenApiDoc): HostileCase[] {
+  const all: HostileCase[] = [];
+  for (const r of t.app.http.routeList) {
+    const op = operationOf(doc, r.method, r.url);
+    all.push(...casesFor(r.method, r.url, r.envelope && !r.url.startsWith('/dashboard'), op));
+  }
+  return all;
+}
+
+/** Sends case number `n` from a client address of its own, with `key` unless the case has one. */
+function send(t: TestApp, c: HostileCase, key: string, n: number): Promise<InjectAnswer> {
+  return t.app.http.inject({
+    method: c.method as 'GET',
+    url: c.url,
+    remoteAddress: `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`,
+    headers: {
+      'x-api-key': c.apiKey ?? key,
+      ...(c.payload === undefined ? {} : { 'content-type': c.contentType ?? 'application/json' }),
+    },
+    ...(c.payload === undefined ? {} : { payload: c.payload }),
+  });
+}
+
+/** What is wrong with a 4xx answer of an envelope route (undefined: nothing). */
+function envelopeProblem(
+  doc: OpenApiDoc,
+  c: HostileCase,
+  res: InjectAnswer,
+  what: string,
+): string | undefined {
+  const status = res.statusCode;
+  let parsed: { data?: { error?: unknown; code?: unknown }; meta?: { request_id?: unknown } };
+  try {
+    parsed = res.json() as typeof parsed;
+  } catch {
+    return `${status} without the JSON envelope: ${what}: ${res.body.slice(0, 100)}`;
+  }
+  const code = parsed.data?.code;
+  const row = typeof code === 'string' ? ERRORS[code as keyof typeof ERRORS] : undefined;
+  if (
+    !row ||
+    row.status !== status ||
+    typeof parsed.data?.error !== 'string' ||
+    typeof parsed.meta?.request_id !== 'string'
+  ) {
+    return `${status} not the envelope: ${what}: ${res.body.slice(0, 150)}`;
+  }
+  const op = operationOf(doc, c.method, c.route);
+  const documented =
+    code === 'NOT_FOUND' || code === 'METHOD_NOT_ALLOWED' || op === undefined
+      ? true
+      : JSON.stringify(op.responses[String(status)] ?? {}).includes(`"${code}"`);
+  return documented ? undefined : `${status} ${code} not documented for ${c.method} ${c.route}: ${what}`;
+}
+
+/** What is wrong with the answer to a case (undefined: nothing). */
+function answerProblem(doc: OpenApiDoc, c: HostileCase, res: InjectAnswer): string | undefined {
+  const status = res.statusCode;
+  const what = `${c.method} ${c.url.slice(0, 120)}${c.payload === undefined ? '' : ` ${c.payload.slice(0, 80)}`}`;
+  if (status >= 500) return `${status} ${what}: ${res.body.slice(0, 200)}`;
+  if (res.body.includes('    at ') || res.body.includes('node_modules')) return `stack trace: ${what}`;
+  // 2xx/3xx: input the route tolerates; the dashboard's pages answer HTML, not the envelope.
+  if (status < 400 || !c.envelope) return undefined;
+  return envelopeProblem(doc, c, res, what);
+}
+
+/** Sends every case in turn: the failures, and the count of answers by status. */
+async function sendAll(
+  t: TestApp,
+  doc: OpenApiDoc,
+  all: HostileCase[],
+  keys: string[],
+): Promise<{ failures: string[]; tally: Map<string, number> }> {
+  const failures: string[] = [];
+  const tally = new Map<string, number>();
+  let n = 0;
+  for (const c of all) {
+    n += 1;
+    const res = await send(t, c, keys[n % keys.length] as string, n);
+    tally.set(String(res.statusCode), (tally.get(String(res.statusCode)) ?? 0) + 1);
+    const problem = answerProblem(doc, c, res);
+    if (problem !== undefined) failures.push(problem);
+  }
+  return { failures, tally };
+}
+
+/** One example per kind of failure (status, code, route) keeps the report readable. */
+function oneOfEachKind(failures: string[]): string[] {
+  const kinds = new Map<string, string>();
+  for (const f of failures) {
+    const kind = f.replace(/\?.*$/, '').split(' ').slice(0, 6).join(' ');
+    if (!kinds.has(kind)) kinds.set(kind, f);
+  }
+  return [...kinds.values()];
 }
 
 describe('hostile input on every route', () => {
@@ -361,85 +504,15 @@ describe('hostile input on every route', () => {
   });
 
   it('answers every generated case with a documented 4xx envelope (or tolerates it), never a 5xx', async () => {
-    const doc = (await t.app.http.inject({ url: '/openapi.json' })).json() as {
-      paths: Record<string, Record<string, Operation>>;
-    };
-    // Minute buckets are per key: a few keys in turn keep the limits from answering everything.
-    const keys: string[] = [];
-    for (let i = 0; i < 12; i++) {
-      keys.push(await t.key({ permissions: [...ALL_PERMISSIONS, 'admin'], features: ['telemetry_ingest'] }));
-    }
-
-    const all: HostileCase[] = [];
-    for (const r of t.app.http.routeList) {
-      const op = doc.paths[r.url.replace(/:([a-z_]+)/g, '{$1}')]?.[r.method.toLowerCase()];
-      all.push(...casesFor(r.method, r.url, r.envelope && !r.url.startsWith('/dashboard'), op));
-    }
-
-    const failures: string[] = [];
-    const tally = new Map<string, number>();
-    let n = 0;
-    for (const c of all) {
-      n += 1;
-      const res = await t.app.http.inject({
-        method: c.method as 'GET',
-        url: c.url,
-        remoteAddress: `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`,
-        headers: {
-          'x-api-key': c.apiKey ?? (keys[n % keys.length] as string),
-          ...(c.payload === undefined ? {} : { 'content-type': c.contentType ?? 'application/json' }),
-        },
-        ...(c.payload === undefined ? {} : { payload: c.payload }),
-      });
-      const status = res.statusCode;
-      const what = `${c.method} ${c.url.slice(0, 120)}${c.payload === undefined ? '' : ` ${c.payload.slice(0, 80)}`}`;
-      tally.set(String(status), (tally.get(String(status)) ?? 0) + 1);
-      if (status >= 500) {
-        failures.push(`${status} ${what}: ${res.body.slice(0, 200)}`);
-        continue;
-      }
-      if (res.body.includes('    at ') || res.body.includes('node_modules')) {
-        failures.push(`stack trace: ${what}`);
-        continue;
-      }
-      // 2xx/3xx: input the route tolerates; the dashboard's pages answer HTML, not the envelope.
-      if (status < 400 || !c.envelope) continue;
-      let parsed: { data?: { error?: unknown; code?: unknown }; meta?: { request_id?: unknown } };
-      try {
-        parsed = res.json();
-      } catch {
-        failures.push(`${status} without the JSON envelope: ${what}: ${res.body.slice(0, 100)}`);
-        continue;
-      }
-      const code = parsed.data?.code;
-      const row = typeof code === 'string' ? ERRORS[code as keyof typeof ERRORS] : undefined;
-      if (
-        !row ||
-        row.status !== status ||
-        typeof parsed.data?.error !== 'string' ||
-        typeof parsed.meta?.request_id !== 'string'
-      ) {
-        failures.push(`${status} not the envelope: ${what}: ${res.body.slice(0, 150)}`);
-        continue;
-      }
-      const op = doc.paths[c.route.replace(/:([a-z_]+)/g, '{$1}')]?.[c.method.toLowerCase()];
-      const documented =
-        code === 'NOT_FOUND' || code === 'METHOD_NOT_ALLOWED' || op === undefined
-          ? true
-          : JSON.stringify(op.responses[String(status)] ?? {}).includes(`"${code}"`);
-      if (!documented) failures.push(`${status} ${code} not documented for ${c.method} ${c.route}: ${what}`);
-    }
+    const doc = (await t.app.http.inject({ url: '/openapi.json' })).json() as OpenApiDoc;
+    const keys = await rotatingKeys(t);
+    const all = everyCase(t, doc);
+    const { failures, tally } = await sendAll(t, doc, all, keys);
     const api = all.filter((c) => c.envelope).length;
     process.stdout.write(
       `hostile-input suite: ${all.length} cases over ${t.app.http.routeList.length} routes (${api} on the JSON API, ${all.length - api} on the dashboard and tool pages); answers by status ${JSON.stringify(Object.fromEntries(tally))}\n`,
     );
     expect(api).toBeGreaterThanOrEqual(5000);
-    // One example per kind of failure (status, code, route) keeps the report readable.
-    const kinds = new Map<string, string>();
-    for (const f of failures) {
-      const kind = f.replace(/\?.*$/, '').split(' ').slice(0, 6).join(' ');
-      if (!kinds.has(kind)) kinds.set(kind, f);
-    }
-    expect([...kinds.values()]).toEqual([]);
+    expect(oneOfEachKind(failures)).toEqual([]);
   }, 600_000);
 });
