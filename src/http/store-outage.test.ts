@@ -267,6 +267,69 @@ const everything = {
   features: ['telemetry_ingest' as const],
 };
 
+/** Each case called in turn with `keyOf(i)` (before and after the outage: the admin key). */
+async function callEach(t: TestApp, table: Case[], keyOf: (i: number) => string): Promise<Answer[]> {
+  const answers: Answer[] = [];
+  for (const [i, c] of table.entries()) answers.push(await call(t, c, keyOf(i)));
+  return answers;
+}
+
+/** Each case called until it answers below 500 (the store may take a moment to come back). */
+async function callEachOnceBack(t: TestApp, table: Case[], key: string): Promise<Answer[]> {
+  const answers: Answer[] = [];
+  for (const c of table) {
+    answers.push(
+      await retryUntil(
+        () => call(t, c, key),
+        (r) => r.status < 500,
+      ),
+    );
+  }
+  return answers;
+}
+
+const line = (a: Answer | undefined) => `${a?.status} ${a?.code ?? ''}`.trim();
+
+/** What is wrong with the answer `d` during the outage, against `want` and the answer `b` before. */
+function duringProblem(
+  name: string,
+  want: OnOutage,
+  b: Answer | undefined,
+  d: Answer | undefined,
+): string | undefined {
+  if (want === 'same') {
+    return d?.status !== b?.status ? `${name}: during ${line(d)}, expected as before ${line(b)}` : undefined;
+  }
+  if (want === 'HTML_503') {
+    const page = d?.status === 503 && d.body.startsWith('<!doctype html>') && /try again/i.test(d.body);
+    return page ? undefined : `${name}: during ${line(d)}, expected a 503 page: ${d?.body.slice(0, 100)}`;
+  }
+  if (d?.status !== 503 || d.code !== want) return `${name}: during ${line(d)}, expected 503 ${want}`;
+  // (/readyz names the failing check with its cause, for operators: its documented answer.)
+  if (want !== 'NOT_READY' && / at |ECONN|SQLITE|terminated/.test(d.body)) {
+    return `${name}: the 503 body tells driver details: ${d.body}`;
+  }
+  return undefined;
+}
+
+/** What is wrong with one route's answers before (`b`), during (`d`) and after (`a`) the outage. */
+function routeProblems(
+  c: Case,
+  want: OnOutage,
+  b: Answer | undefined,
+  d: Answer | undefined,
+  a: Answer | undefined,
+): string[] {
+  const name = `${c.method} ${c.path}`;
+  const problems: string[] = [];
+  if (!b || b.status >= 500) problems.push(`${name}: before the outage ${line(b)}`);
+  const during = duringProblem(name, want, b, d);
+  if (during !== undefined) problems.push(during);
+  if (a?.status !== b?.status)
+    problems.push(`${name}: after the store returned ${line(a)}, expected ${line(b)}`);
+  return problems;
+}
+
 /**
  * Calls every route with the store up, out and back, and lists what went wrong: a 5xx before,
  * an answer during the outage other than `expected(c)` (503 with that code, or the same status
@@ -286,50 +349,60 @@ async function walkOutage(t: TestApp, outage: Outage, expected: (c: Case) => OnO
   const freshKeys: string[] = [];
   for (const _ of table) freshKeys.push(await t.key(everything));
 
-  const before: Answer[] = [];
-  for (const c of table) before.push(await call(t, c, adminKey));
+  const before = await callEach(t, table, () => adminKey);
 
   await outage.cut();
-  const during: Answer[] = [];
+  let during: Answer[];
   try {
-    for (const [i, c] of table.entries()) during.push(await call(t, c, freshKeys[i] ?? adminKey));
+    during = await callEach(t, table, (i) => freshKeys[i] ?? adminKey);
   } finally {
     await outage.restore();
   }
-  const after: Answer[] = [];
-  for (const c of table) {
-    after.push(
-      await retryUntil(
-        () => call(t, c, adminKey),
-        (r) => r.status < 500,
-      ),
-    );
-  }
+  const after = await callEachOnceBack(t, table, adminKey);
 
-  const line = (a: Answer | undefined) => `${a?.status} ${a?.code ?? ''}`.trim();
+  return table.flatMap((c, i) => routeProblems(c, expected(c), before[i], during[i], after[i]));
+}
+
+/**
+ * The codes a route may answer (with 503) when the store is cut past authentication: the routes
+ * built on reputation evidence say so (documented on them). (A cache entry that expired in
+ * between fails authentication first: STORE_UNAVAILABLE.)
+ */
+function wantedPastAuth(c: Case): (string | undefined)[] {
+  if (c.outage === 'same') return [];
+  if (c.outage === 'HTML_503') return [undefined];
+  return HANDLER_EVIDENCE.has(c.route) ? ['EVIDENCE_UNAVAILABLE', c.outage] : [c.outage];
+}
+
+/**
+ * Calls a route with `key` cached, again with the proxy cut, and once more restored: what went
+ * wrong, and whether the handler itself answered the outage (a keyed STORE_UNAVAILABLE route).
+ */
+async function cachedKeyOutage(
+  t: TestApp,
+  proxy: TcpProxy,
+  c: Case,
+  key: string,
+): Promise<{ problems: string[]; handlerOutage: boolean }> {
+  const before = await retryUntil(
+    () => call(t, c, key),
+    (r) => r.status < 500,
+  );
+  proxy.cut();
+  const during = await call(t, c, key);
+  proxy.restore();
+  const after = await retryUntil(
+    () => call(t, c, key),
+    (r) => r.status < 500,
+  );
+  const name = `${c.method} ${c.path}`;
+  const asBefore = during.status === before.status;
+  const outage = during.status === 503 && wantedPastAuth(c).includes(during.code);
   const problems: string[] = [];
-  for (const [i, c] of table.entries()) {
-    const b = before[i];
-    const d = during[i];
-    const a = after[i];
-    const name = `${c.method} ${c.path}`;
-    const want = expected(c);
-    if (!b || b.status >= 500) problems.push(`${name}: before the outage ${line(b)}`);
-    if (want === 'same') {
-      if (d?.status !== b?.status) problems.push(`${name}: during ${line(d)}, expected as before ${line(b)}`);
-    } else if (want === 'HTML_503') {
-      if (d?.status !== 503 || !d.body.startsWith('<!doctype html>') || !/try again/i.test(d.body))
-        problems.push(`${name}: during ${line(d)}, expected a 503 page: ${d?.body.slice(0, 100)}`);
-    } else if (d?.status !== 503 || d.code !== want) {
-      problems.push(`${name}: during ${line(d)}, expected 503 ${want}`);
-    } else if (want !== 'NOT_READY' && / at |ECONN|SQLITE|terminated/.test(d.body)) {
-      // (/readyz names the failing check with its cause, for operators: its documented answer.)
-      problems.push(`${name}: the 503 body tells driver details: ${d.body}`);
-    }
-    if (a?.status !== b?.status)
-      problems.push(`${name}: after the store returned ${line(a)}, expected ${line(b)}`);
-  }
-  return problems;
+  if (!asBefore && !outage) problems.push(`${name}: during ${during.status} ${during.code ?? ''}`);
+  if (after.status !== before.status)
+    problems.push(`${name}: after ${after.status}, before ${before.status}`);
+  return { problems, handlerOutage: outage && c.outage === 'STORE_UNAVAILABLE' && !c.anonymous };
 }
 
 /**
@@ -404,34 +477,9 @@ describe.skipIf(skipStore('postgres'))('store outage on PostgreSQL (a TCP proxy 
     const problems: string[] = [];
     let handlerOutages = 0;
     for (const c of cases(keyId, t.app.services.datasetVersion() ?? 1)) {
-      const before = await retryUntil(
-        () => call(t, c, key),
-        (r) => r.status < 500,
-      );
-      proxy.cut();
-      const during = await call(t, c, key);
-      proxy.restore();
-      const after = await retryUntil(
-        () => call(t, c, key),
-        (r) => r.status < 500,
-      );
-      const name = `${c.method} ${c.path}`;
-      // Past authentication, the routes built on reputation evidence say so (documented on them).
-      // (A cache entry that expired in between fails authentication first: STORE_UNAVAILABLE.)
-      const wanted: (string | undefined)[] =
-        c.outage === 'same'
-          ? []
-          : c.outage === 'HTML_503'
-            ? [undefined]
-            : HANDLER_EVIDENCE.has(c.route)
-              ? ['EVIDENCE_UNAVAILABLE', c.outage]
-              : [c.outage];
-      const asBefore = during.status === before.status;
-      const outage = during.status === 503 && wanted.includes(during.code);
-      if (outage && c.outage === 'STORE_UNAVAILABLE' && !c.anonymous) handlerOutages += 1;
-      if (!asBefore && !outage) problems.push(`${name}: during ${during.status} ${during.code ?? ''}`);
-      if (after.status !== before.status)
-        problems.push(`${name}: after ${after.status}, before ${before.status}`);
+      const found = await cachedKeyOutage(t, proxy, c, key);
+      problems.push(...found.problems);
+      if (found.handlerOutage) handlerOutages += 1;
     }
     expect(problems).toEqual([]);
     // Blocklist, telemetry, evidence, admin writes...: the handler itself met the outage.
