@@ -201,6 +201,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         ['dataset updater', () => dataset.stop()],
         ['webhook worker', () => workers.webhookWorker.stop()],
         ['scan worker', () => workers.scanWorker.stop()],
+        ['scan queue writes', () => domains.scan.settled()],
         // The computations queued behind the last answers (after every source of them stopped).
         ['reputation', () => reputation.close()],
         ['trap set', () => trapSet.close()],

@@ -14,6 +14,8 @@ export interface ScanCounts {
   deferred: number;
   /** Scans queued by lookups. */
   queued: number;
+  /** Queue writes the store refused (the lookup had answered; the next one queues again). */
+  queueFailures: number;
 }
 
 export function createCounts(): ScanCounts {
@@ -23,5 +25,6 @@ export function createCounts(): ScanCounts {
     refusals: { not_public: 0, excluded: 0, quota: 0 },
     deferred: 0,
     queued: 0,
+    queueFailures: 0,
   };
 }

@@ -46,6 +46,8 @@ export interface Scan {
   runDue(stopping?: () => boolean): Promise<number>;
   /** Scans now (the operator's `netrep scan`): the report, or why the address is never scanned. */
   scanNow(ip: string): Promise<{ refused: string } | { report: ScanReport }>;
+  /** Resolves when the queue writes lookups started have ended (the app's close waits for them). */
+  settled(): Promise<void>;
   counts(): ScanCounts;
 }
 
@@ -149,6 +151,25 @@ export function createScan(options: {
     return verdict;
   };
 
+  // A lookup that queues a scan answers at once; its queue write ends on its own (issue #34: a
+  // lookup's latency does not change with scanning on). Until it ends, the address's in-memory
+  // copy says pending, so this instance does not queue it twice.
+  const writes = new Set<Promise<void>>();
+  const queueInBackground = (ip: string, now: number, verdict: RowVerdict): void => {
+    cache.set(ip, { verdict: { ...verdict, queue: false }, until: now + PENDING_KEEP_MS });
+    const write = store.queue(ip, now).then(
+      (queued) => {
+        if (queued) counts.queued++;
+      },
+      () => {
+        counts.queueFailures++;
+        cache.delete(ip);
+      },
+    );
+    writes.add(write);
+    void write.finally(() => writes.delete(write));
+  };
+
   const refused = (ip: string): string | null => {
     const reason = scanRefusal(ip, rules);
     if (reason) counts.refusals[refusalKind(reason)]++;
@@ -171,8 +192,7 @@ export function createScan(options: {
           scan: { status: 'refused', scanned_at: verdict.answer.scan.scanned_at, reason: why },
         };
       }
-      if (await store.queue(ip, now)) counts.queued++;
-      cache.delete(ip);
+      queueInBackground(ip, now, verdict);
     } catch {
       // The lookup answers without its scan part rather than not at all.
       return answerOf('failed', 'scan results could not be read (the store did not answer)');
@@ -234,6 +254,9 @@ export function createScan(options: {
       return ran.reduce((a, b) => a + b, 0);
     },
     scanNow: (ip) => scanOnce(s, ip, clock),
+    settled: async () => {
+      while (writes.size > 0) await Promise.allSettled([...writes]);
+    },
     counts: () => counts,
   };
 }

@@ -46,4 +46,13 @@ export function registerScanMetrics(registry: Registry, counts: () => ScanCounts
       this.inc(counts().deferred);
     },
   });
+  new Counter({
+    name: 'netrep_scan_queue_failures_total',
+    help: 'Scans a lookup asked for that the store did not queue (the lookup had answered pending; the next lookup of the address asks again)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(counts().queueFailures);
+    },
+  });
 }

@@ -118,6 +118,7 @@ describe.skipIf(!available)('service scan of a real nginx', () => {
         data: Record<string, unknown> & { scan: { status: string } };
       };
     expect((await lookup()).data.scan.status).toBe('pending');
+    await t.app.services.scan.settled(); // the lookup answered before its queue write ended
     expect(await t.app.scanWorker.runOnce()).toBe(1);
     t.clock.advance(3000);
     const { data } = await lookup();

@@ -49,6 +49,20 @@ type ScanBody = {
 };
 const body = (r: { body: string }) => JSON.parse(r.body) as ScanBody;
 
+/**
+ * GET /v1/public/ip/{ip} from `remoteAddress`. A lookup answers before its queue write ends; this
+ * waits for the write too, so the tests can count rows or run the worker next.
+ */
+async function lookupSettled(app: TestApp, ip: string, remoteAddress: string) {
+  const res = await app.app.http.inject({
+    method: 'GET',
+    url: `/v1/public/ip/${encodeURIComponent(ip)}`,
+    remoteAddress,
+  });
+  await app.app.services.scan.settled();
+  return res;
+}
+
 async function rows(t: TestApp): Promise<number> {
   const r = await t.app.store.db
     .selectFrom('scan_results')
@@ -62,7 +76,7 @@ describe.each(STORE_KINDS)('service scan through the app (%s)', (kind) => {
   let t: IntelTestApp;
   let other: TestApp;
   const lookup = (app: TestApp, ip: string, remoteAddress = '198.51.100.1') =>
-    app.app.http.inject({ method: 'GET', url: `/v1/public/ip/${encodeURIComponent(ip)}`, remoteAddress });
+    lookupSettled(app, ip, remoteAddress);
 
   beforeAll(async () => {
     if (skipStore(kind)) return;
@@ -160,7 +174,7 @@ describe.each(STORE_KINDS)(
     let server: ScriptedServer;
     const apps: TestApp[] = [];
     const lookup = (app: TestApp, ip: string, remoteAddress = '198.51.100.2') =>
-      app.app.http.inject({ method: 'GET', url: `/v1/public/ip/${encodeURIComponent(ip)}`, remoteAddress });
+      lookupSettled(app, ip, remoteAddress);
     const start = async (config: Partial<Config>) => {
       const app = await createIntelTestApp(kind, { config });
       apps.push(app);
