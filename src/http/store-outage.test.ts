@@ -65,6 +65,7 @@ const SQLITE_LOCKED: Record<string, OnOutage> = {
   'POST /v1/admin/blocklist/listings': 'STORE_UNAVAILABLE',
   'POST /v1/email/pool/classify': 'EVIDENCE_UNAVAILABLE',
   'POST /v1/email/telemetry/ingest': 'STORE_UNAVAILABLE',
+  'POST /v1/email/reports': 'STORE_UNAVAILABLE',
   'POST /v1/admin/evidence': 'STORE_UNAVAILABLE',
   'POST /v1/audit/jobs': 'STORE_UNAVAILABLE',
   'POST /v1/saved-ips': 'STORE_UNAVAILABLE',
@@ -152,6 +153,11 @@ function routeCases(keyId: number, datasetVersion: number): Case[] {
     keyed('GET', '/v1/email/ip/:ip/neighbors', `/v1/email/ip/${IP}/neighbors`),
     keyed('GET', '/v1/email/ip/:ip/warmup', `/v1/email/ip/${IP}/warmup`),
     keyed('POST', '/v1/email/pool/classify', '/v1/email/pool/classify', { ips: [IP] }),
+    keyed('GET', '/v1/email/reports', '/v1/email/reports'),
+    keyed('GET', '/v1/email/reports/rejected', '/v1/email/reports/rejected'),
+    keyed('GET', '/v1/email/reports/:id', '/v1/email/reports/1'),
+    // Not a report: refused with the reason, and the refusal kept for inspection (a write).
+    keyed('POST', '/v1/email/reports', '/v1/email/reports', { a: 1 }),
     keyed('POST', '/v1/email/telemetry/ingest', '/v1/email/telemetry/ingest', {
       observations: [{ ip: IP, volume_24h: 1000, bounce_rate: 0.01, complaint_rate: 0 }],
     }),
