@@ -124,6 +124,36 @@ export async function scanOnce(
   return { report: await scanAddress(ip, scannerOf(s), clock) };
 }
 
+type VerdictCache = LRUCache<string, { verdict: RowVerdict; until: number }>;
+
+/**
+ * A lookup that queues a scan answers at once; its queue write ends on its own (issue #34: a
+ * lookup's latency does not change with scanning on). Until it ends, the address's in-memory copy
+ * says pending, so this instance does not queue it twice; a refused write is counted and forgotten.
+ */
+function createQueueWrites(store: ScanStore, cache: VerdictCache, counts: ScanCounts) {
+  const writes = new Set<Promise<void>>();
+  return {
+    start(ip: string, now: number, verdict: RowVerdict): void {
+      cache.set(ip, { verdict: { ...verdict, queue: false }, until: now + PENDING_KEEP_MS });
+      const write = store.queue(ip, now).then(
+        (queued) => {
+          if (queued) counts.queued++;
+        },
+        () => {
+          counts.queueFailures++;
+          cache.delete(ip);
+        },
+      );
+      writes.add(write);
+      void write.finally(() => writes.delete(write));
+    },
+    async settled(): Promise<void> {
+      while (writes.size > 0) await Promise.allSettled([...writes]);
+    },
+  };
+}
+
 export function createScan(options: {
   settings: ScanSettings;
   store: ScanStore;
@@ -138,7 +168,7 @@ export function createScan(options: {
   const ttlMs = s.ttlSeconds * 1000;
   const leaseMs = s.deadlineMs + 30_000;
   const counts = createCounts();
-  const cache = new LRUCache<string, { verdict: RowVerdict; until: number }>({ max: 10_000 });
+  const cache: VerdictCache = new LRUCache({ max: 10_000 });
 
   // The verdict, not the row, is kept: a stored report is parsed once per read, not per lookup.
   // A result's verdict holds until it expires (kept at most RESULT_KEEP_MS), a pending one 2 s.
@@ -151,24 +181,7 @@ export function createScan(options: {
     return verdict;
   };
 
-  // A lookup that queues a scan answers at once; its queue write ends on its own (issue #34: a
-  // lookup's latency does not change with scanning on). Until it ends, the address's in-memory
-  // copy says pending, so this instance does not queue it twice.
-  const writes = new Set<Promise<void>>();
-  const queueInBackground = (ip: string, now: number, verdict: RowVerdict): void => {
-    cache.set(ip, { verdict: { ...verdict, queue: false }, until: now + PENDING_KEEP_MS });
-    const write = store.queue(ip, now).then(
-      (queued) => {
-        if (queued) counts.queued++;
-      },
-      () => {
-        counts.queueFailures++;
-        cache.delete(ip);
-      },
-    );
-    writes.add(write);
-    void write.finally(() => writes.delete(write));
-  };
+  const queueWrites = createQueueWrites(store, cache, counts);
 
   const refused = (ip: string): string | null => {
     const reason = scanRefusal(ip, rules);
@@ -192,7 +205,7 @@ export function createScan(options: {
           scan: { status: 'refused', scanned_at: verdict.answer.scan.scanned_at, reason: why },
         };
       }
-      queueInBackground(ip, now, verdict);
+      queueWrites.start(ip, now, verdict);
     } catch {
       // The lookup answers without its scan part rather than not at all.
       return answerOf('failed', 'scan results could not be read (the store did not answer)');
@@ -254,9 +267,7 @@ export function createScan(options: {
       return ran.reduce((a, b) => a + b, 0);
     },
     scanNow: (ip) => scanOnce(s, ip, clock),
-    settled: async () => {
-      while (writes.size > 0) await Promise.allSettled([...writes]);
-    },
+    settled: () => queueWrites.settled(),
     counts: () => counts,
   };
 }
