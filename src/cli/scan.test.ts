@@ -1,7 +1,8 @@
 /**
  * `netrep scan IP` through the real binary (issue #34 item 4): the fields and how each port ended
  * (answered, refused, not HTTP), as text and --json, against servers on 127.0.0.1 with the
- * test-only loopback setting; without it the address is refused, exit 1, and nothing connects.
+ * test-only loopback setting; without it the address is refused, exit 1, and nothing connects;
+ * with NETREP_SCAN off nothing is scanned.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runNetrepAsync } from '../../test/helpers/process.ts';
@@ -23,6 +24,7 @@ describe('netrep scan', () => {
     closed = await closedPort();
     env = {
       NETREP_DATA_DIR: tempDir(),
+      NETREP_SCAN: 'on',
       NETREP_SCAN_ALLOW_LOOPBACK: 'true',
       // Everything but 127.0.0.0/8 excluded: nothing off this machine can be scanned.
       NETREP_SCAN_EXCLUDE:
@@ -72,6 +74,11 @@ describe('netrep scan', () => {
     const bad = await runNetrepAsync(['scan', '300.1.1.1'], env, 60_000);
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/invalid IP address/);
+    const off = await runNetrepAsync(['scan', '127.0.0.1'], { ...env, NETREP_SCAN: 'off' }, 60_000);
+    expect(off.status).toBe(1);
+    expect(off.stderr).toBe(
+      'netrep: NETREP_SCAN is off, so nothing is scanned; to try the settings: NETREP_SCAN=on netrep scan IP\n',
+    );
     expect(web.connections + ssh.connections).toBe(before);
   });
 });

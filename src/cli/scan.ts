@@ -2,8 +2,9 @@
  * `netrep scan IP [--json]` (issue #34 item 4): scans one address now with the NETREP_SCAN_*
  * settings (ports, timeouts, contact, exclusions; loopback only with the test setting) and prints
  * the three fields and how each port ended: refused, timed out, not HTTP. Outside the queue and
- * its TTL, nothing stored; it runs with NETREP_SCAN off too, so an operator can try the settings
- * before turning lookups' scans on. A refused address exits 1 without a packet sent.
+ * its TTL, nothing stored. With NETREP_SCAN off nothing is ever scanned, this command included
+ * (an operator tries the settings with `NETREP_SCAN=on netrep scan IP`). A refused address exits 1
+ * without a packet sent.
  */
 import fs from 'node:fs';
 import type { Command } from 'commander';
@@ -53,6 +54,8 @@ export function registerScanCommand(program: Command): void {
       const ip = parseIp(raw);
       if (!ip) fail(`invalid IP address: ${JSON.stringify(raw.slice(0, 100))}`);
       const config = loadConfig();
+      if (!config.scan)
+        fail('NETREP_SCAN is off, so nothing is scanned; to try the settings: NETREP_SCAN=on netrep scan IP');
       const r = await scanOnce(scanSettingsOf(config, version()), ip.address, systemClock).catch(
         (err: Error) => fail(err.message),
       );
