@@ -4,7 +4,13 @@
  * file) never both scan an address within its TTL.
  */
 import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
-import { type DialectName, type Store, supportsSkipLocked } from '../store/index.ts';
+import {
+  createPrepared,
+  type DialectName,
+  type PreparedSql,
+  type Store,
+  supportsSkipLocked,
+} from '../store/index.ts';
 import type { Database } from '../store/schema.ts';
 
 export interface ScanResultsTable {
@@ -136,38 +142,42 @@ function claimScan(
     : claimOneStatement(db, worker, now, leaseMs);
 }
 
+/**
+ * The two statements a lookup may run (store/prepared.ts: prepared once, not per call as Kysely's
+ * SQLite driver does; issue #34: a lookup's latency does not change with scanning on). The queue
+ * write is the conditional upsert `queue` documents: a new row, or a finished one whose result expired.
+ */
+const LOOKUP_SQL: Record<'read' | 'queue', PreparedSql> = {
+  read: {
+    name: 'netrep_scan_read',
+    sqlite: 'select * from scan_results where ip = ?',
+    postgres: 'select * from scan_results where ip = $1',
+  },
+  queue: {
+    name: 'netrep_scan_queue',
+    sqlite: `insert into scan_results (ip, status, queued_at) values (?, 'queued', ?)
+      on conflict (ip) do update set status = 'queued', queued_at = excluded.queued_at,
+        lease_owner = null, lease_expires_at = null
+      where scan_results.status in ('done', 'failed') and scan_results.expires_at <= excluded.queued_at
+      returning ip`,
+    postgres: `insert into scan_results (ip, status, queued_at) values ($1, 'queued', $2)
+      on conflict (ip) do update set status = 'queued', queued_at = excluded.queued_at,
+        lease_owner = null, lease_expires_at = null
+      where scan_results.status in ('done', 'failed') and scan_results.expires_at <= excluded.queued_at
+      returning ip`,
+  },
+};
+
 export function createScanStore(store: Store): ScanStore {
   const db: Kysely<Database> = store.db;
+  const prepared = createPrepared(store);
   return {
     async read(ip) {
-      return (
-        (await db.selectFrom('scan_results').selectAll().where('ip', '=', ip).executeTakeFirst()) ?? null
-      );
+      return (await prepared.all<ScanRow>(LOOKUP_SQL.read, [ip]))[0] ?? null;
     },
 
     async queue(ip, now) {
-      const r = await db
-        .insertInto('scan_results')
-        .values({
-          ip,
-          status: 'queued',
-          queued_at: now,
-          lease_owner: null,
-          lease_expires_at: null,
-          scanned_at: null,
-          expires_at: null,
-          reason: null,
-          report: null,
-        })
-        .onConflict((oc) =>
-          oc
-            .column('ip')
-            .doUpdateSet({ status: 'queued', queued_at: now, lease_owner: null, lease_expires_at: null })
-            .where('scan_results.status', 'in', ['done', 'failed'])
-            .where('scan_results.expires_at', '<=', now),
-        )
-        .executeTakeFirst();
-      return Number(r.numInsertedOrUpdatedRows ?? 0) === 1;
+      return (await prepared.all<{ ip: string }>(LOOKUP_SQL.queue, [ip, now])).length === 1;
     },
 
     claim: (worker, now, leaseMs) => claimScan(db, store.dialect, worker, now, leaseMs),
