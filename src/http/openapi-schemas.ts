@@ -30,6 +30,7 @@ import {
 import { BatchReputationItem, ReputationData, SubnetSummary } from '../reputation/index.ts';
 import { IngestResult } from '../telemetry/index.ts';
 import { PoolClassificationItem, WarmupData } from '../warmup/index.ts';
+import { IpAnswerKeyed, IpAnswerPublic } from './ip-answers.ts';
 import {
   DOC_SCHEMA,
   ErrorCodeSchema,
@@ -48,6 +49,8 @@ export const KNOWN: ReadonlyArray<readonly [string, TSchema]> = [
   ['ErrorCode', ErrorCodeSchema],
   ['IpAnswer', IpAnswer],
   ['IpAnswerExtended', IpAnswerExtended],
+  ['IpAnswerKeyed', IpAnswerKeyed],
+  ['IpAnswerPublic', IpAnswerPublic],
   ['AsnInfo', AsnInfo],
   ['AsnReputation', AsnReputation],
   ['AsnSearchResult', AsnSearchResult],

@@ -171,7 +171,8 @@ describe('/openapi.json', () => {
       ['application/json', 'text/csv', 'text/dns', 'text/plain', 'text/x-shellscript'].sort(),
     );
     expect(doc.components.schemas.ErrorCode?.enum).toEqual(Object.keys(ERRORS));
-    expect(doc.components.schemas.IpAnswerExtended).toBeDefined();
+    expect(doc.components.schemas.IpAnswerKeyed).toBeDefined();
+    expect(doc.components.schemas.IpAnswerPublic).toBeDefined();
   });
 
   it('documents the limit headers where they are sent, and Retry-After on 429', () => {

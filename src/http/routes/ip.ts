@@ -16,6 +16,7 @@ import {
   lookupIpExample,
   lookupIpPublicExample,
 } from '../examples/ip.ts';
+import { IpAnswerKeyed, IpAnswerPublic } from '../ip-answers.ts';
 import { scanQuota } from '../scan-quota.ts';
 import { envelope, errorResponses, IpParam } from '../schemas.ts';
 import { servingIntel } from '../serving-intel.ts';
@@ -104,13 +105,6 @@ function parseIpOrThrow(raw: unknown): ParsedIp {
     throw new AppError('INVALID_IP', `invalid IP address: ${JSON.stringify(String(raw).slice(0, 100))}`);
   return ip;
 }
-
-/** The anonymous answer: the extended one plus the service scan's fields (issue #34, additive). */
-const IpAnswerPublic = Type.Composite([IpAnswerExtended, ScanFields]);
-
-/** The keyed answer: plain, or with extended=true all of the anonymous answer's fields. */
-const IpAnswerKeyed = Type.Composite([IpAnswerExtended, Type.Partial(ScanFields)]);
-type IpAnswerKeyed = Static<typeof IpAnswerKeyed>;
 
 /**
  * A keyed lookup queues the scan a stored result lacks with no charge beyond its own request: the
