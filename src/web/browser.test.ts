@@ -252,5 +252,6 @@ describe.skipIf(skip)('public pages and dashboard in Chromium, with axe-core', (
     await check(small, 'dashboard-password-390px');
     await small.close();
     await page.close();
-  });
+    // About 35 s of pages and axe checks on a quiet 2-core machine (2026-11-28).
+  }, 120_000);
 });
