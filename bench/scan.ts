@@ -15,11 +15,10 @@ import { type App, createApp } from '../src/app.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import { systemClock } from '../src/core/clock.ts';
 import { buildDataset } from '../src/dataset/index.ts';
+import { ALL_BUT_LOOPBACK } from '../test/helpers/scan-servers.ts';
 
 const N = 2000;
 const here = path.dirname(fileURLToPath(import.meta.url));
-const ALL_BUT_LOOPBACK =
-  '0.0.0.0/2,64.0.0.0/3,96.0.0.0/4,112.0.0.0/5,120.0.0.0/6,124.0.0.0/7,126.0.0.0/8,128.0.0.0/1,::/0';
 
 async function closedPort(): Promise<number> {
   const s = net.createServer();
@@ -80,7 +79,7 @@ const port = await closedPort();
 const on = await start(dataDir, {
   scan: true,
   scanAllowLoopback: true,
-  scanExclude: ALL_BUT_LOOPBACK.split(','),
+  scanExclude: [...ALL_BUT_LOOPBACK],
   scanPorts: [`${port}/http`],
   scanRate: 1_000_000,
   scanContact: 'mailto:bench@example.test',

@@ -6,7 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runNetrepAsync } from '../../test/helpers/process.ts';
-import { closedPort, respond, type ScriptedServer, scriptedServer } from '../../test/helpers/scan-servers.ts';
+import {
+  ALL_BUT_LOOPBACK,
+  closedPort,
+  respond,
+  type ScriptedServer,
+  scriptedServer,
+} from '../../test/helpers/scan-servers.ts';
 import { tempDir } from '../../test/helpers/stores.ts';
 
 describe('netrep scan', () => {
@@ -26,9 +32,7 @@ describe('netrep scan', () => {
       NETREP_DATA_DIR: tempDir(),
       NETREP_SCAN: 'on',
       NETREP_SCAN_ALLOW_LOOPBACK: 'true',
-      // Everything but 127.0.0.0/8 excluded: nothing off this machine can be scanned.
-      NETREP_SCAN_EXCLUDE:
-        '0.0.0.0/2,64.0.0.0/3,96.0.0.0/4,112.0.0.0/5,120.0.0.0/6,124.0.0.0/7,126.0.0.0/8,128.0.0.0/1,::/0',
+      NETREP_SCAN_EXCLUDE: ALL_BUT_LOOPBACK.join(','), // nothing off this machine can be scanned
       NETREP_SCAN_PORTS: `${web.port}/http,${closed}/http,${ssh.port}/http`,
       NETREP_SCAN_CONTACT: 'https://ops.example.test/scan',
       NETREP_SCAN_DEADLINE_MS: '5000',

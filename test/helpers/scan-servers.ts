@@ -10,6 +10,22 @@ import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 
+/**
+ * NETREP_SCAN_EXCLUDE for tests and benchmarks: everything but 127.0.0.0/8, so a scan under test
+ * can reach nothing off this machine whatever address it is given.
+ */
+export const ALL_BUT_LOOPBACK: readonly string[] = [
+  '0.0.0.0/2',
+  '64.0.0.0/3',
+  '96.0.0.0/4',
+  '112.0.0.0/5',
+  '120.0.0.0/6',
+  '124.0.0.0/7',
+  '126.0.0.0/8',
+  '128.0.0.0/1',
+  '::/0',
+];
+
 export interface TestCerts {
   dir: string;
   /** The test CA's certificate (PEM), trusted by the scanner under test where a test says so. */

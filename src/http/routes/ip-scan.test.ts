@@ -11,22 +11,14 @@ import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.ts';
 import { createIntelTestApp, type IntelTestApp } from '../../../test/helpers/intel-app.ts';
-import { respond, type ScriptedServer, scriptedServer } from '../../../test/helpers/scan-servers.ts';
+import {
+  ALL_BUT_LOOPBACK,
+  respond,
+  type ScriptedServer,
+  scriptedServer,
+} from '../../../test/helpers/scan-servers.ts';
 import { STORE_KINDS, skipStore } from '../../../test/helpers/stores.ts';
 import type { Config } from '../../config.ts';
-
-/** Everything but 127.0.0.0/8: the scan under test can reach nothing else. */
-const ALL_BUT_LOOPBACK = [
-  '0.0.0.0/2',
-  '64.0.0.0/3',
-  '96.0.0.0/4',
-  '112.0.0.0/5',
-  '120.0.0.0/6',
-  '124.0.0.0/7',
-  '126.0.0.0/8',
-  '128.0.0.0/1',
-  '::/0',
-];
 
 const page = (socket: Socket) =>
   respond(socket, '200 OK', { Server: 'Scanned/2.0' }, '<title>Front &amp; centre</title>');
@@ -36,7 +28,7 @@ function scanConfig(server: ScriptedServer, extra: Partial<Config> = {}): Partia
     workers: false,
     scan: true,
     scanAllowLoopback: true,
-    scanExclude: ALL_BUT_LOOPBACK,
+    scanExclude: [...ALL_BUT_LOOPBACK],
     scanPorts: [`${server.port}/http`],
     scanContact: 'mailto:ops@example.test',
     scanDeadlineMs: 3000,
