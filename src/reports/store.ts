@@ -3,7 +3,7 @@
  * are written in one transaction; the unique (owner, kind, reporter, report id) constraint makes a
  * second copy impossible, so a concurrent duplicate finds the first one's id.
  */
-import type { Generated, Kysely } from 'kysely';
+import type { Generated, Kysely, Selectable } from 'kysely';
 import type { Store } from '../store/index.ts';
 import type { Database } from '../store/schema.ts';
 
@@ -81,6 +81,22 @@ const CHUNK = 500;
 
 const num = (v: unknown): number => Number(v);
 
+/** One page of an owner's rows of `table`, newest first, and how many there are in all. */
+async function ownerPage<T extends 'email_reports' | 'email_report_rejections'>(
+  db: Kysely<Database>,
+  table: T,
+  ownerId: number,
+  limit: number,
+  offset: number,
+) {
+  const owned = db.selectFrom(table as 'email_reports').where('owner_id', '=', ownerId);
+  const [items, total] = await Promise.all([
+    owned.selectAll().orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+    owned.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { items: items as unknown as Selectable<Database[T]>[], total };
+}
+
 function reportOf(r: ReportRow): ReportRow {
   return {
     ...r,
@@ -149,21 +165,7 @@ export function createReportStore(store: Store): ReportStore {
       return num(inserted.id);
     },
     async list(ownerId, limit, offset) {
-      const [items, total] = await Promise.all([
-        db
-          .selectFrom('email_reports')
-          .selectAll()
-          .where('owner_id', '=', ownerId)
-          .orderBy('id', 'desc')
-          .limit(limit)
-          .offset(offset)
-          .execute(),
-        db
-          .selectFrom('email_reports')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .where('owner_id', '=', ownerId)
-          .executeTakeFirstOrThrow(),
-      ]);
+      const { items, total } = await ownerPage(db, 'email_reports', ownerId, limit, offset);
       return { items: items.map((r) => reportOf(r as ReportRow)), total: num(total.n) };
     },
     report: findReport,
@@ -182,21 +184,7 @@ export function createReportStore(store: Store): ReportStore {
       };
     },
     async rejections(ownerId, limit, offset) {
-      const [items, total] = await Promise.all([
-        db
-          .selectFrom('email_report_rejections')
-          .selectAll()
-          .where('owner_id', '=', ownerId)
-          .orderBy('id', 'desc')
-          .limit(limit)
-          .offset(offset)
-          .execute(),
-        db
-          .selectFrom('email_report_rejections')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .where('owner_id', '=', ownerId)
-          .executeTakeFirstOrThrow(),
-      ]);
+      const { items, total } = await ownerPage(db, 'email_report_rejections', ownerId, limit, offset);
       return {
         items: items.map((r) => ({
           ...r,
