@@ -57,7 +57,8 @@ export function loadIntel(): Intel | null {
     process.stderr.write('netrep: no dataset snapshot; run `netrep dataset build` first\n');
     return null;
   }
-  return createIntel({ snapshot });
+  // A command answers a list and exits: no lookup tables to build first (intel/lookup-direct.ts).
+  return createIntel({ snapshot, tables: 'direct' });
 }
 
 export function invalidLine(entry: ListEntry): string {

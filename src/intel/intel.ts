@@ -10,7 +10,7 @@ import type { IpWords, ParsedIp } from '../core/ip.ts';
 import type { AsnEntry, Snapshot } from '../dataset/index.ts';
 import { type AsnAnswers, createAsnAnswers } from './asn-answers.ts';
 import { createExtendedAnswers } from './extended.ts';
-import { createLookup, lazyTable } from './lookup.ts';
+import { createLookup, type LookupTables, lazyTable } from './lookup.ts';
 import { buildProfile, type Profile } from './profile.ts';
 import { runSlices, type Slices } from './slices.ts';
 import type { GeoStability, IpAnswer, IpAnswerExtended, ThreatSignalSource } from './types.ts';
@@ -20,6 +20,11 @@ export interface IntelOptions {
   signals?: ThreatSignalSource;
   reverseDns?: (ip: string) => Promise<string | null>;
   clock?: Clock;
+  /**
+   * `cut` (the default) builds the lookup's tables first, for a server's many answers; `direct`
+   * builds none and searches per address, for a command that answers a list and exits (lookup.ts).
+   */
+  tables?: LookupTables;
 }
 
 export interface Intel extends AsnAnswers {
@@ -67,6 +72,7 @@ export function* createIntelSlices(options: IntelOptions): Slices<Intel> {
     snapshot: s,
     profileOf,
     ...(options.signals ? { signals: options.signals } : {}),
+    ...(options.tables ? { tables: options.tables } : {}),
   });
   const extended = createExtendedAnswers({
     snapshot: s,

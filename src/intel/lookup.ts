@@ -7,9 +7,16 @@
  */
 import type { IpWords, ParsedIp } from '../core/ip.ts';
 import { NO_RECORD, type Snapshot } from '../dataset/index.ts';
-import { answerRows, ROW_NONE as NONE, type ThreatOf, ROW_UNBUILT as UNBUILT } from './answer-rows.ts';
+import {
+  type AnswerRows,
+  answerRows,
+  ROW_NONE as NONE,
+  type ThreatOf,
+  ROW_UNBUILT as UNBUILT,
+} from './answer-rows.ts';
 import { bogonV4, bogonV6 } from './bogon.ts';
 import { cidrAroundV6, findV4, findV6, findV6Fine, formatV6Words, v6Words } from './engine.ts';
+import { createDirectLookup } from './lookup-direct.ts';
 import { createLookupV4 } from './lookup-v4.ts';
 import { pieceV6, splitByPrefixV6Slices } from './prefix-cut.ts';
 import type { Profile } from './profile.ts';
@@ -103,32 +110,24 @@ export interface Lookup {
   recordAt(family: 4 | 6, value: bigint): number;
 }
 
-/** The lookup of a snapshot, its tables built as a sliced build (slices.ts). */
-export function* createLookup(options: {
-  snapshot: Snapshot;
-  signals?: ThreatSignalSource;
-  profileOf: (rec: number) => Profile;
-}): Slices<Lookup> {
-  const s = options.snapshot;
-  const profileOf = options.profileOf;
-  const words = new Uint32Array(4);
+/**
+ * How a lookup finds an address: `cut` builds the cut tables and their indexes first (about a
+ * second of CPU on the full dataset; every answer after that is a few reads), `direct` searches
+ * the snapshot's own intervals per address (lookup-direct.ts: no build, a search per answer),
+ * for commands that answer some thousands of addresses and exit.
+ */
+export type LookupTables = 'cut' | 'direct';
 
-  function v6Value(): bigint {
-    return (
-      (BigInt(words[0] as number) << 96n) |
-      (BigInt(words[1] as number) << 64n) |
-      (BigInt(words[2] as number) << 32n) |
-      BigInt(words[3] as number)
-    );
-  }
-
-  const rows = answerRows(options.signals ? threatWith(options.signals) : null);
-  const lookupPublicV4 = yield* createLookupV4({ snapshot: s, profileOf, rows });
-
-  // IPv6: the row of each cut interval (answer-rows.ts), built on first use: one Int32Array read
-  // and one row on the hot path instead of the record, piece and profile tables (each a likely
-  // cache miss on random addresses). The intervals are cut where the prefix changes
-  // (splitByPrefixV6), so every row has its prefix.
+/** The IPv6 rows of the cut tables: the row of an address given as words, built on first use. */
+function* cutRowsV6(
+  s: Snapshot,
+  profileOf: (rec: number) => Profile,
+  rows: AnswerRows,
+): Slices<(words: Uint32Array) => number> {
+  // The row of each cut interval (answer-rows.ts), built on first use: one Int32Array read and
+  // one row on the hot path instead of the record, piece and profile tables (each a likely cache
+  // miss on random addresses). The intervals are cut where the prefix changes (splitByPrefixV6),
+  // so every row has its prefix.
   const cut6 = yield* splitByPrefixV6Slices(s.v6);
   const rowAt6 = new Int32Array(cut6.origin.length).fill(UNBUILT);
 
@@ -154,6 +153,52 @@ export function* createLookup(options: {
     return r;
   }
 
+  return (words) => {
+    const j = findV6Fine(
+      cut6.starts,
+      cut6.fine,
+      cut6.keys,
+      words[0] as number,
+      words[1] as number,
+      words[2] as number,
+      words[3] as number,
+    );
+    if (j < 0) return NONE;
+    const r = rowAt6[j] as number;
+    return r === UNBUILT ? row6(j) : r;
+  };
+}
+
+/** The lookup of a snapshot, its tables (`cut`, the default) built as a sliced build (slices.ts). */
+export function* createLookup(options: {
+  snapshot: Snapshot;
+  signals?: ThreatSignalSource;
+  profileOf: (rec: number) => Profile;
+  tables?: LookupTables;
+}): Slices<Lookup> {
+  const s = options.snapshot;
+  const profileOf = options.profileOf;
+  const words = new Uint32Array(4);
+
+  function v6Value(): bigint {
+    return (
+      (BigInt(words[0] as number) << 96n) |
+      (BigInt(words[1] as number) << 64n) |
+      (BigInt(words[2] as number) << 32n) |
+      BigInt(words[3] as number)
+    );
+  }
+
+  const rows = answerRows(options.signals ? threatWith(options.signals) : null);
+  const direct = options.tables === 'direct' ? createDirectLookup({ snapshot: s, profileOf, rows }) : null;
+  const lookupPublicV4 = direct
+    ? (ip: number, address: string) => {
+        const r = direct.rowV4(ip);
+        return r === NONE ? null : rows.answer(address, r);
+      }
+    : yield* createLookupV4({ snapshot: s, profileOf, rows });
+  const rowV6 = direct ? direct.rowV6 : yield* cutRowsV6(s, profileOf, rows);
+
   function lookupV4(n: number, address: string): IpAnswer | null {
     const bogon = bogonV4(n);
     return bogon ? bogonAnswer(address, bogon) : lookupPublicV4(n, address);
@@ -167,11 +212,7 @@ export function* createLookup(options: {
       const bogon = bogonV6(w0, v6Value());
       if (bogon) return bogonAnswer(address, bogon);
     }
-    const w1 = words[1] as number;
-    const j = findV6Fine(cut6.starts, cut6.fine, cut6.keys, w0, w1, words[2] as number, words[3] as number);
-    if (j < 0) return null;
-    let r = rowAt6[j] as number;
-    if (r === UNBUILT) r = row6(j);
+    const r = rowV6(words);
     return r === NONE ? null : rows.answer(address, r);
   }
 
