@@ -53,8 +53,11 @@ export interface ScanEnd {
 export interface ScanStore {
   /** One primary-key read. */
   read(ip: string): Promise<ScanRow | null>;
-  /** Queues `ip` when it has no row or its result expired; true when this call queued it. */
-  queue(ip: string, now: number): Promise<boolean>;
+  /**
+   * Queues each address that has no row or whose result expired, in one statement; the addresses
+   * this call queued. `ips` holds each address once (PostgreSQL refuses a row upserted twice).
+   */
+  queue(ips: readonly string[], now: number): Promise<string[]>;
   /** Takes the oldest queued scan (or a running one whose lease expired) for `worker`. */
   claim(worker: string, now: number, leaseMs: number): Promise<ScanRow | null>;
   /** Stores a claimed scan's result; false when `worker` no longer holds it. */
@@ -153,14 +156,17 @@ const LOOKUP_SQL: Record<'read' | 'queue', PreparedSql> = {
     sqlite: 'select * from scan_results where ip = ?',
     postgres: 'select * from scan_results where ip = $1',
   },
+  // The lookups of one turn of the event loop queue together (index.ts): one statement for all.
   queue: {
-    name: 'netrep_scan_queue',
-    sqlite: `insert into scan_results (ip, status, queued_at) values (?, 'queued', ?)
+    name: 'netrep_scan_queue_many',
+    sqlite: `insert into scan_results (ip, status, queued_at)
+      select value, 'queued', ? from json_each(?) where true
       on conflict (ip) do update set status = 'queued', queued_at = excluded.queued_at,
         lease_owner = null, lease_expires_at = null
       where scan_results.status in ('done', 'failed') and scan_results.expires_at <= excluded.queued_at
       returning ip`,
-    postgres: `insert into scan_results (ip, status, queued_at) values ($1, 'queued', $2)
+    postgres: `insert into scan_results (ip, status, queued_at)
+      select unnest($2::text[]), 'queued', $1::bigint
       on conflict (ip) do update set status = 'queued', queued_at = excluded.queued_at,
         lease_owner = null, lease_expires_at = null
       where scan_results.status in ('done', 'failed') and scan_results.expires_at <= excluded.queued_at
@@ -176,8 +182,9 @@ export function createScanStore(store: Store): ScanStore {
       return (await prepared.all<ScanRow>(LOOKUP_SQL.read, [ip]))[0] ?? null;
     },
 
-    async queue(ip, now) {
-      return (await prepared.all<{ ip: string }>(LOOKUP_SQL.queue, [ip, now])).length === 1;
+    async queue(ips, now) {
+      if (ips.length === 0) return [];
+      return (await prepared.all<{ ip: string }>(LOOKUP_SQL.queue, [now, ips])).map((r) => r.ip);
     },
 
     claim: (worker, now, leaseMs) => claimScan(db, store.dialect, worker, now, leaseMs),
