@@ -328,6 +328,13 @@ export const SETTINGS = {
     description:
       'Tests only: let the scan reach 127.0.0.0/8 and ::1 (their own servers). Private and other non-public ranges stay refused.',
   },
+  mtaStsAllowLoopback: {
+    env: 'NETREP_MTA_STS_ALLOW_LOOPBACK',
+    kind: 'bool',
+    default: 'false',
+    description:
+      "Tests only: let the domain check fetch an MTA-STS policy from 127.0.0.0/8 and ::1 (the tests' own HTTPS server). Private and other non-public ranges stay refused.",
+  },
   webhookRetryBaseMs: {
     env: 'NETREP_WEBHOOK_RETRY_BASE_MS',
     kind: 'int',

@@ -7,12 +7,15 @@
 import { type Clock, toIso } from '../core/clock.ts';
 import { type DnsClient, withBudget } from '../core/dns/index.ts';
 import { AppError } from '../core/errors.ts';
+import { checkBimi, finishBimi } from './bimi.ts';
 import { checkDkimSelector, DEFAULT_DKIM_SELECTORS } from './dkim.ts';
 import { checkDmarc } from './dmarc.ts';
 import { validateDomainName } from './domain-name.ts';
+import { checkMtaSts, finishMtaSts, type PolicyFetchOptions } from './mta-sts.ts';
 import { checkMx } from './mx.ts';
 import { scoreDomain } from './score.ts';
 import { analyzeSpf } from './spf-analyze.ts';
+import { checkTlsRpt } from './tls-rpt.ts';
 import type { DomainAuthResult, DomainDnsResult, UncheckedQuery } from './types.ts';
 import { recordFailures, sortUnchecked } from './unchecked.ts';
 
@@ -31,6 +34,8 @@ export interface CheckDomainOptions {
   deadlineMs?: number;
   maxLookups?: number;
   concurrency?: number;
+  /** The MTA-STS policy fetch: the test-only loopback setting, extra CA, port and timeout. */
+  mtaSts?: PolicyFetchOptions;
 }
 
 /** Lower-cased, de-duplicated selectors in the given order; throws INVALID_PARAMETER past the cap. */
@@ -58,11 +63,15 @@ export async function checkDomain(input: string, options: CheckDomainOptions): P
   });
   // Every query that fails without an answer is noted against the record that needed it.
   const failures: UncheckedQuery[] = [];
-  const [mxChecked, spfChecked, dkimChecked, dmarcChecked] = await Promise.all([
+  // MTA-STS, TLS-RPT and BIMI share the budget but not `unchecked`: each carries its own status.
+  const [mxChecked, spfChecked, dkimChecked, dmarcChecked, mtaSts, tlsRpt, bimi] = await Promise.all([
     checkMx(domain, recordFailures(dns, 'mx', failures)),
     analyzeSpf(domain, recordFailures(dns, 'spf', failures)),
     Promise.all(selectors.map((s) => checkDkimSelector(domain, s, recordFailures(dns, 'dkim', failures)))),
     checkDmarc(domain, recordFailures(dns, 'dmarc', failures)),
+    checkMtaSts(domain, dns, options.mtaSts),
+    checkTlsRpt(domain, dns),
+    checkBimi(domain, dns),
   ]);
   const mx = mxChecked.result;
   const spf = spfChecked.result;
@@ -94,6 +103,9 @@ export async function checkDomain(input: string, options: CheckDomainOptions): P
     spf,
     dkim,
     dmarc,
+    mta_sts: finishMtaSts(domain, mtaSts, mx),
+    tls_rpt: tlsRpt,
+    bimi: finishBimi(domain, bimi, dmarc),
     recommendations: scored.recommendations,
     checked_at: toIso(options.clock()),
     dns: stats,

@@ -11,6 +11,7 @@ import type { DnsClient } from '../core/dns/index.ts';
 import { AppError } from '../core/errors.ts';
 import { checkDomain, normalizeSelectors } from './check-domain.ts';
 import { validateDomainName } from './domain-name.ts';
+import type { PolicyFetchOptions } from './mta-sts.ts';
 import type { DomainAuthResult } from './types.ts';
 
 export const DOMAIN_CACHE_TTL_MS = 24 * 60 * 60 * 1000;
@@ -29,6 +30,8 @@ export interface CachedDomainCheck {
 
 export interface DomainCheckCacheOptions {
   dns: DnsClient;
+  /** The MTA-STS policy fetch's settings (checkDomain's `mtaSts`). */
+  mtaSts?: PolicyFetchOptions;
   clock: Clock;
   ttlMs?: number;
   maxEntries?: number;
@@ -58,7 +61,12 @@ export function createDomainCheckCache(options: DomainCheckCacheOptions) {
   const inFlight = new Map<string, Promise<Entry>>();
 
   async function compute(domain: string, selectors: string[], key: string): Promise<Entry> {
-    const result = await checkDomain(domain, { dns: options.dns, selectors, clock: options.clock });
+    const result = await checkDomain(domain, {
+      dns: options.dns,
+      selectors,
+      clock: options.clock,
+      mtaSts: options.mtaSts,
+    });
     const entry = { result, computedAt: options.clock() };
     if (complete(result)) entries.set(key, entry);
     else entries.delete(key);

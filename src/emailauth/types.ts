@@ -3,6 +3,7 @@
  * DNS route renames `score` to `domain_auth_score`; the tool routes return it as is.
  */
 import { type Static, Type } from '@sinclair/typebox';
+import { BimiResultSchema, MtaStsResultSchema, TlsRptResultSchema } from './policy-types.ts';
 
 /**
  * What the DNS said about one record (issue 31, RFC 7208/7489 vocabulary): `found`; `absent`
@@ -243,15 +244,19 @@ export const DomainAuthResultSchema = Type.Object({
     description: 'one entry per selector (explicit: all; default set: found only)',
   }),
   dmarc: DmarcResultSchema,
+  mta_sts: MtaStsResultSchema,
+  tls_rpt: TlsRptResultSchema,
+  bimi: BimiResultSchema,
   recommendations: Type.Array(Type.String(), {
-    description: 'deterministic advice; every point lost is explained',
+    description:
+      'deterministic advice; every point lost is explained (MTA-STS, TLS-RPT and BIMI advice is in their own recommendations)',
   }),
   checked_at: Type.String({ description: 'when the check ran (RFC 3339)' }),
   dns: DnsStatsSchema,
   record_status: RecordStatusSchema,
   complete: Type.Boolean({
     description:
-      'every query was answered; false: the grade counts only what was read (records that could not be checked earn no points and get no advice to publish them), see unchecked',
+      'every query of the graded records (MX, SPF, DKIM, DMARC) was answered (MTA-STS, TLS-RPT and BIMI carry their own status); false: the grade counts only what was read (records that could not be checked earn no points and get no advice to publish them), see unchecked',
   }),
   unchecked: Type.Array(UncheckedQuerySchema, {
     description: 'queries that could not be read (record order, then name); empty when complete',

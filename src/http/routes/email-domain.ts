@@ -77,12 +77,17 @@ type Gradeable = <T extends DomainAuthResult>(result: T) => T;
 /** The record-level DNS routes, answered through one cache per app instance. */
 function dnsRecordRoutes(app: HttpApp, services: HttpServices, gradeable: Gradeable): void {
   // One cache per app instance (spec §8: per server instance).
-  const cache = createDomainCheckCache({ dns: services.dns, clock: services.clock });
+  const cache = createDomainCheckCache({
+    dns: services.dns,
+    clock: services.clock,
+    mtaSts: { allowLoopback: services.config.mtaStsAllowLoopback },
+  });
   const dnsSchema = {
     operationId: 'getDomainDns',
     examples: getDomainDnsExample,
     tags: ['email'],
-    summary: 'MX, SPF, DKIM and DMARC of a domain with domain_auth_score, grade and recommendations.',
+    summary:
+      'MX, SPF, DKIM and DMARC of a domain with domain_auth_score, grade and recommendations; MTA-STS, TLS-RPT and BIMI findings.',
     description:
       'Cached 24 hours per normalized domain and selector set on this instance; 30 requests/minute per key. ' +
       'Headers: X-Netrep-Domain-DNS-Cache (HIT, MISS, BYPASS), Age, Cache-Control: private, max-age=<seconds left>. ' +
@@ -132,6 +137,9 @@ function domainToolRoutes(app: HttpApp, services: HttpServices, gradeable: Grade
     summary,
     description:
       'Strict public hostname (INVALID_DOMAIN otherwise); common DKIM selectors, found ones returned. ' +
+      'Also MTA-STS (the _mta-sts TXT record and the policy fetched from https://mta-sts.<domain>/.well-known/mta-sts.txt: ' +
+      'public addresses only, valid certificate, no redirects, 64 KiB, 5 s), TLS-RPT (_smtp._tls) and BIMI (default._bimi), ' +
+      'each with its own findings and recommendations; they earn no points. ' +
       'Records that could not be checked: complete: false with record_status and unchecked; ' +
       'none of MX, SPF and DMARC readable: 503 DNS_UNAVAILABLE.',
     response: {
@@ -141,9 +149,13 @@ function domainToolRoutes(app: HttpApp, services: HttpServices, gradeable: Grade
   });
   const toolHandler = async (request: { params: Static<typeof NoDomainParam> }) => {
     const domain = requireDomain(request.params);
-    return { data: gradeable(await checkDomain(domain, { dns: services.dns, clock: services.clock })) };
+    const mtaSts = { allowLoopback: services.config.mtaStsAllowLoopback };
+    return {
+      data: gradeable(await checkDomain(domain, { dns: services.dns, clock: services.clock, mtaSts })),
+    };
   };
-  const publicSummary = 'Domain check tool (anonymous): MX, SPF, DKIM and DMARC with score and grade.';
+  const publicSummary =
+    'Domain check tool (anonymous): MX, SPF, DKIM and DMARC with score and grade; MTA-STS, TLS-RPT and BIMI findings.';
   const keyedSummary = 'Domain check tool, key-protected alias of the public route.';
   app.get(
     '/v1/public/tools/domain-check/:domain',
