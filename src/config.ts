@@ -180,6 +180,13 @@ export const SETTINGS = {
     description:
       'JSON file mapping upstream source names to URLs for `netrep dataset update`. Unset: the built-in upstream URLs.',
   },
+  datasetNpmDir: {
+    env: 'NETREP_DATASET_NPM_DIR',
+    kind: 'string',
+    default: '',
+    description:
+      "Folder holding the bundled data packages every build starts from, laid out as `node_modules/@ip-location-db` (`asn/`, `asn-country/`, `geo-whois-asn-country/`, `dbip-city-mmdb/`): newer copies than the installed ones, or an offline mirror. Unset: netrep's own `node_modules/@ip-location-db`.",
+  },
   datasetUpdate: {
     env: 'NETREP_DATASET_UPDATE',
     kind: 'string',

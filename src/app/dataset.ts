@@ -11,7 +11,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Clock } from '../core/clock.ts';
-import { isOtherFormat, snapshotDirs } from '../dataset/index.ts';
+import { checkNpmDir, isOtherFormat, snapshotDirs } from '../dataset/index.ts';
 import type { DatasetStart } from '../http/readiness.ts';
 import type { IntelRuntime } from '../intel/index.ts';
 import { createChildBuildRunner } from '../worker/dataset-build-process.ts';
@@ -56,6 +56,9 @@ export function startDatasetStage(inputs: {
   update?: Pick<DatasetUpdaterOptions, 'checkIntervalMs' | 'retryMs' | 'npmDir' | 'build'>;
 }): DatasetStage {
   const { config, runtime, clock } = inputs;
+  // NETREP_DATASET_NPM_DIR, unless a test hands the folder in itself.
+  const npmDir = inputs.update?.npmDir ?? (config.datasetNpmDir || undefined);
+  if (config.datasetNpmDir) checkNpmDir(config.datasetNpmDir);
   const loaded = inputs.mode === 'load' && runtime.loadLatest();
   /** The start's progress, computed when /readyz asks (null once serving or failed). */
   let progress: () => DatasetStart | null = () => null;
@@ -64,7 +67,7 @@ export function startDatasetStage(inputs: {
 
   async function startFirst(): Promise<void> {
     const newest = snapshotDirs(config.dataDir).find((c) => !isOtherFormat(c.dir)) ?? null;
-    const plan = planStart(config.dataDir, newest, inputs.update?.npmDir);
+    const plan = planStart(config.dataDir, newest, npmDir);
     let phase = {
       activity: newest ? ('loading' as const) : ('building' as const),
       version: newest?.version ?? null,
@@ -89,7 +92,7 @@ export function startDatasetStage(inputs: {
         build({
           dataDir: config.dataDir,
           now: clock(),
-          ...(inputs.update?.npmDir ? { npmDir: inputs.update.npmDir } : {}),
+          ...(npmDir ? { npmDir } : {}),
           onProgress: (line) => inputs.log.info(`dataset build ${line}`),
           signal: abort.signal,
         }),
@@ -116,6 +119,7 @@ export function startDatasetStage(inputs: {
     runtime,
     retryMs: inputs.settings.datasetRetryMs,
     logger: inputs.log,
+    ...(npmDir ? { npmDir } : {}),
     ...inputs.update,
   });
   return {

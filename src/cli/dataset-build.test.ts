@@ -156,3 +156,25 @@ describe('dataset update', () => {
     }
   });
 });
+
+describe('NETREP_DATASET_NPM_DIR', () => {
+  it('builds from the data packages in that folder, and refuses a folder that holds none', async () => {
+    const npm = repoPath('src/dataset/fixtures/npm-a');
+    const r = await netrep(['dataset', 'build'], { NETREP_DATASET_NPM_DIR: npm });
+    expect(r.code, r.err).toBe(0);
+    const manifest = JSON.parse(
+      readFileSync(path.join(dataDir, 'datasets', 'v1', 'manifest.json'), 'utf8'),
+    ) as {
+      sources: { id: string; path: string; rows: number }[];
+    };
+    // The fixture's own rows, not the installed packages' hundreds of thousands.
+    const asn = manifest.sources.filter((s) => s.id === 'asn');
+    const rows = (rel: string) => readFileSync(path.join(npm, rel), 'utf8').trim().split('\n').length;
+    expect(asn.map((s) => s.rows)).toEqual([rows('asn/asn-ipv4.csv'), rows('asn/asn-ipv6.csv')]);
+
+    const wrong = await netrep(['dataset', 'build'], { NETREP_DATASET_NPM_DIR: from });
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.err).toContain(`NETREP_DATASET_NPM_DIR ${from} holds none of the data packages' files`);
+    expect(existsSync(path.join(dataDir, 'datasets', 'v2'))).toBe(false);
+  });
+});

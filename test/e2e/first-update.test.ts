@@ -1,7 +1,9 @@
 /**
  * Not blind at first start (issue #30): the real binary on an empty data dir with dataset
  * updates on and the upstream URLs pointed at a server on 127.0.0.1 that serves the real files
- * from ../shared/data. The first snapshot comes from the npm packages, and the first update
+ * from ../shared/data. The first snapshot comes from the npm data packages (the small fixture
+ * copies, through NETREP_DATASET_NPM_DIR: the full packages take a minute to build on a busy
+ * machine, and test/e2e/fresh-start.test.ts builds those), and the first update
  * follows at once (not one interval later; its downloads overlap that first build): its
  * families show on /readyz and in
  * `netrep dataset status`, and a Tor exit is flagged. With the upstream answering 500 or
@@ -15,7 +17,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UPSTREAM_SOURCES } from '../../src/dataset/index.ts';
 import { type NetrepProcess, runNetrep, startNetrep } from '../helpers/process.ts';
-import { sharedDataPath } from '../helpers/shared-data.ts';
+import { repoPath, sharedDataPath } from '../helpers/shared-data.ts';
 import { tempDir } from '../helpers/stores.ts';
 
 /** Small real files, one per family: enough to show the families and the Tor flag. */
@@ -93,6 +95,7 @@ describe('first start with dataset updates on', () => {
       NETREP_DATASET_UPDATE: '1h',
       NETREP_DATASET_UPDATE_RETRY: '1s',
       NETREP_DATASET_SOURCES: sourcesFile,
+      NETREP_DATASET_NPM_DIR: repoPath('src/dataset/fixtures/npm-a'),
     };
     const started = Date.now();
     // Not waiting for the dataset: the update's downloads overlap the first build.
