@@ -5,6 +5,7 @@
  */
 import { type DomainAuthResult, dnsFailureLabel } from '../emailauth/index.ts';
 import type { Authentication, HeaderAnalysis, Hop, ResultEntry } from '../headers/index.ts';
+import { policySections } from './domain-policies.ts';
 import { describedBy, esc, facts, page, problem } from './html.ts';
 
 const yesNo = (v: boolean) => (v ? 'yes' : 'no');
@@ -30,7 +31,7 @@ export const TOOLS: readonly ToolLink[] = [
   {
     href: '/tools/domain',
     name: 'Domain check',
-    text: 'MX, SPF, DKIM and DMARC of a domain with a grade, the findings of each record and what to fix.',
+    text: 'MX, SPF, DKIM and DMARC of a domain with a grade, MTA-STS, TLS-RPT and BIMI, the findings of each record and what to fix.',
   },
   {
     href: '/tools/headers',
@@ -221,7 +222,8 @@ function domainAnswerHtml(r: DomainAuthResult, resolvers: string | undefined): s
 ${mxFindings(r)}
 ${spfFindings(r)}
 ${dkimFindings(r)}
-${dmarcFindings(r)}`;
+${dmarcFindings(r)}
+${policySections(r)}`;
 }
 
 export function domainToolPage(options: {

@@ -142,7 +142,8 @@ function toolForms(scope: HttpApp, services: HttpServices, answer: Answer): void
       async () => {
         if (domain.trim() === '')
           throw new AppError('MISSING_DOMAIN', 'Enter a domain name, for example example.com.');
-        const result = await checkDomain(domain.trim(), { dns: services.dns, clock: services.clock });
+        const mtaSts = { allowLoopback: services.config.mtaStsAllowLoopback };
+        const result = await checkDomain(domain.trim(), { dns: services.dns, clock: services.clock, mtaSts });
         // None of MX, SPF and DMARC could be read: 503 and "could not check", never a grade.
         const unavailable = dnsUnavailable(result, services.config.dnsServers);
         if (unavailable) throw unavailable;
