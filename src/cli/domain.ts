@@ -1,7 +1,8 @@
 /**
  * `netrep domain check DOMAIN [--selector S]... [--json]`: the email authentication check of
- * GET /v1/email/domain/{domain} (MX, SPF, DKIM, DMARC, score and grade), through the resolvers
- * in NETREP_DNS_SERVERS, printed as a report (or the API's JSON answer with --json).
+ * GET /v1/email/domain/{domain} (MX, SPF, DKIM, DMARC, score and grade; MTA-STS, TLS-RPT and
+ * BIMI, not graded), through the resolvers in NETREP_DNS_SERVERS, printed as a report (or the
+ * API's JSON answer with --json).
  *
  * Exit codes (issue 31): 0 every record was read; 1 bad input (INVALID_DOMAIN, too many
  * selectors); 3 incomplete: some records could not be checked, the report says "could not
@@ -114,6 +115,41 @@ function dmarcBlock(r: DomainAuthResult): string {
   );
 }
 
+/** The mark of an ungraded record: ok, FAIL, -- (none published) or ?? (could not check). */
+function policyMark(x: { status: string; is_valid: boolean }): string {
+  if (x.status === 'temperror') return UNREAD;
+  return x.status === 'absent' ? '--  ' : mark(x.is_valid);
+}
+
+function mtaStsLine(m: DomainAuthResult['mta_sts']): string {
+  if (m.status !== 'found') return m.status === 'absent' ? 'no _mta-sts record' : 'could not check';
+  const p = m.policy;
+  if (!p?.fetched) return `id ${m.id ?? '?'}; policy not fetched`;
+  return `id ${m.id ?? '?'}; mode ${p.mode ?? '?'}, mx ${p.mx.join(' ') || 'none'}, max_age ${p.max_age ?? '?'}`;
+}
+
+/** MTA-STS, TLS-RPT and BIMI: one line each with their problems (they earn no points). */
+function policyBlocks(r: DomainAuthResult): string {
+  const { mta_sts: m, tls_rpt: t, bimi: b } = r;
+  const policyErrors = (m.policy?.errors ?? []).map((e) => `policy: ${e}`);
+  const tlsText =
+    t.status === 'found'
+      ? `reports to ${t.rua.join(' ') || 'nobody'}`
+      : t.status === 'absent'
+        ? 'no _smtp._tls record'
+        : 'could not check';
+  let bimiText = b.status === 'absent' ? 'no default._bimi record' : 'could not check';
+  if (b.status === 'found')
+    bimiText = b.declined
+      ? 'declined (empty l=)'
+      : `logo ${b.logo_url ?? 'none'}, VMC ${b.authority_url ?? 'none'}`;
+  return (
+    `MTA-STS ${policyMark(m)}  ${mtaStsLine(m)}\n${findings([...m.errors, ...policyErrors], '!')}${findings(m.warnings, '-')}` +
+    `TLS-RPT ${policyMark(t)}  ${tlsText}\n${findings(t.errors, '!')}${findings(t.warnings, '-')}` +
+    `BIMI    ${policyMark(b)}  ${bimiText}\n${findings(b.errors, '!')}${findings(b.warnings, '-')}`
+  );
+}
+
 /** The DNS work (lookups, time, deadline, budget), then each query that could not be checked. */
 function dnsFooter(r: DomainAuthResult, resolvers?: string): string {
   const dns = r.dns;
@@ -136,9 +172,12 @@ export function formatDomainReport(r: DomainAuthResult, resolvers?: string): str
       `incomplete: could not check ${uncheckedRecords(r).join(', ') || 'every lookup'}; ` +
       'the grade counts only the records that could be read\n';
   }
-  out += `\n${mxBlock(r)}${spfBlock(r)}${dkimBlock(r)}${dmarcBlock(r)}`;
+  out += `\n${mxBlock(r)}${spfBlock(r)}${dkimBlock(r)}${dmarcBlock(r)}${policyBlocks(r)}`;
   if (r.recommendations.length > 0)
     out += `\nRecommendations\n${r.recommendations.map((x) => `  - ${x}\n`).join('')}`;
+  const extra = [...r.mta_sts.recommendations, ...r.tls_rpt.recommendations, ...r.bimi.recommendations];
+  if (extra.length > 0)
+    out += `\nMTA-STS, TLS-RPT and BIMI (not graded)\n${extra.map((x) => `  - ${x}\n`).join('')}`;
   return out + dnsFooter(r, resolvers);
 }
 
@@ -157,19 +196,21 @@ export function registerDomainCommands(program: Command): void {
   domain
     .command('check')
     .description(
-      'check MX, SPF, DKIM and DMARC of a domain and print a report (DNS via NETREP_DNS_SERVERS); ' +
+      'check MX, SPF, DKIM and DMARC (graded), MTA-STS, TLS-RPT and BIMI of a domain and print a report (DNS via NETREP_DNS_SERVERS); ' +
         'exit 3 when some records could not be checked, 4 when none of MX, SPF and DMARC could be read',
     )
     .argument('<domain>', 'domain name')
     .option('--selector <s...>', 'DKIM selectors to try (default: a list of common ones)')
     .option('--json', 'print the answer as JSON, as GET /v1/email/domain/{domain} gives it')
     .action(async (name: string, opts: { selector?: string[]; json?: boolean }) => {
-      const servers = loadConfig().dnsServers;
+      const config = loadConfig();
+      const servers = config.dnsServers;
       const dns = createDnsClient({ servers });
       try {
         const r = await checkDomain(name, {
           dns,
           clock: systemClock,
+          mtaSts: { allowLoopback: config.mtaStsAllowLoopback },
           ...(opts.selector ? { selectors: normalizeSelectors(opts.selector) } : {}),
         });
         const unavailable = dnsUnavailable(r, servers);
