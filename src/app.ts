@@ -26,6 +26,7 @@ import type { ExpiryWorker } from './worker/blocklist-expiry.ts';
 import type { DatasetUpdater, DatasetUpdaterOptions } from './worker/dataset-update.ts';
 import type { FcrdnsWorker } from './worker/fcrdns.ts';
 import type { FeedsWorker } from './worker/feeds.ts';
+import type { ReportsImapWorker } from './worker/reports-imap.ts';
 import type { ScanWorker } from './worker/scan.ts';
 import type { WebhookWorker } from './worker/webhooks.ts';
 
@@ -88,6 +89,8 @@ export interface App {
   webhookWorker: WebhookWorker;
   /** Runs queued service scans (NETREP_SCAN=on); `runOnce()` for tests. */
   scanWorker: ScanWorker;
+  /** Polls NETREP_REPORTS_IMAP_URL; `runOnce()` for tests (null when it is unset). */
+  reportsImap: ReportsImapWorker;
   /**
    * Starts listening on NETREP_LISTEN (and NETREP_METRICS_LISTEN when separate); returns the bound
    * address. In 'build' mode the first dataset is read or built from then on.
@@ -202,6 +205,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         ['webhook worker', () => workers.webhookWorker.stop()],
         ['scan worker', () => workers.scanWorker.stop()],
         ['scan queue writes', () => domains.scan.settled()],
+        ['reports mailbox poller', () => workers.reportsImap.stop()],
         // The computations queued behind the last answers (after every source of them stopped).
         ['reputation', () => reputation.close()],
         ['trap set', () => trapSet.close()],

@@ -369,6 +369,62 @@ export const SETTINGS = {
     description:
       'Largest report after gunzip or unzip; decompression stops at this many bytes and the upload is refused 413 PAYLOAD_TOO_LARGE (a zip or gzip bomb never fills memory). Reading takes about 15 times this in memory (16 MiB of XML: some 50,000 rows).',
   },
+  reportsImapUrl: {
+    env: 'NETREP_REPORTS_IMAP_URL',
+    kind: 'string',
+    default: '',
+    description:
+      'Mailbox the workers read reports from: `imaps://user:password@host:993/INBOX` (TLS), `imap://…:143/INBOX` (STARTTLS, required), `imap://…?starttls=off` (plain text); user and password percent-encoded. Unset: no polling ([mailbox poller](operations.md#mailbox-poller)).',
+  },
+  reportsImapOwner: {
+    env: 'NETREP_REPORTS_IMAP_OWNER',
+    kind: 'string',
+    default: '',
+    description:
+      'Email of the user the polled reports are stored for (as `netrep keys create --owner`). Unset: the first administrator.',
+  },
+  reportsImapProcessedFolder: {
+    env: 'NETREP_REPORTS_IMAP_PROCESSED_FOLDER',
+    kind: 'string',
+    default: 'netrep/processed',
+    description:
+      'Folder a message moves to once its report is stored (or was stored before); levels separated by `/`; created when missing.',
+  },
+  reportsImapRejectedFolder: {
+    env: 'NETREP_REPORTS_IMAP_REJECTED_FOLDER',
+    kind: 'string',
+    default: 'netrep/rejected',
+    description:
+      'Folder a message moves to when its report is refused (the refusal is kept, as for uploads: GET /v1/email/reports/rejected).',
+  },
+  reportsImapIntervalSeconds: {
+    env: 'NETREP_REPORTS_IMAP_INTERVAL_SECONDS',
+    kind: 'int',
+    default: '300',
+    description:
+      'Seconds between polls. After a failed poll the wait doubles with each failure in a row, up to an hour.',
+  },
+  reportsImapMaxMessages: {
+    env: 'NETREP_REPORTS_IMAP_MAX_MESSAGES',
+    kind: 'int',
+    default: '100',
+    description:
+      'Unseen messages read in one poll, oldest first; the rest wait for the next. A message over NETREP_REPORTS_MAX_UPLOAD_BYTES is refused unread.',
+  },
+  reportsImapTimeoutMs: {
+    env: 'NETREP_REPORTS_IMAP_TIMEOUT_MS',
+    kind: 'int',
+    default: '30000',
+    description:
+      'Milliseconds the IMAP server has to accept the connection, greet, and answer within a command before the poll fails.',
+  },
+  reportsImapCaFile: {
+    env: 'NETREP_REPORTS_IMAP_CA_FILE',
+    kind: 'string',
+    default: '',
+    description:
+      "PEM file of certificates to trust for the mailbox's TLS besides the system's (a private CA, or a test server's own certificate). The certificate must still name the host.",
+  },
 } as const satisfies Record<string, Setting>;
 
 type Settings = typeof SETTINGS;

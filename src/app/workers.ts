@@ -1,6 +1,6 @@
 /**
  * Stage 5 of createApp: the background loops (blocklist expiry, FCrDNS, audit jobs, feeds,
- * webhook deliveries, the service scan queue), each over the domains it calls and the logger of stage 1, and the metrics
+ * webhook deliveries, the service scan queue, the reports mailbox), each over the domains it calls and the logger of stage 1, and the metrics
  * of the loops, the dataset and the limits on the registry of the HTTP stage. With
  * NETREP_WORKERS=false (an API-only instance) they are built without timers; a `netrep worker`
  * process runs them.
@@ -23,6 +23,12 @@ import { createFeedSources, type FeedsWorker, startFeedsWorker } from '../worker
 import { createChildFeedsRunner } from '../worker/feeds-build-process.ts';
 import { registerFeedsMetrics } from '../worker/feeds-metrics.ts';
 import { registerJobsMetrics } from '../worker/jobs-metrics.ts';
+import {
+  createReportsPoller,
+  type ReportsImapWorker,
+  registerReportsImapMetrics,
+  startReportsImapWorker,
+} from '../worker/reports-imap.ts';
 import { type ScanWorker, startScanWorker } from '../worker/scan.ts';
 import { registerScanMetrics } from '../worker/scan-metrics.ts';
 import { startWebhookWorker, type WebhookWorker } from '../worker/webhooks.ts';
@@ -36,6 +42,7 @@ export interface WorkersStage {
   feedsWorker: FeedsWorker;
   webhookWorker: WebhookWorker;
   scanWorker: ScanWorker;
+  reportsImap: ReportsImapWorker;
 }
 
 export function startWorkersStage(inputs: {
@@ -99,6 +106,15 @@ export function startWorkersStage(inputs: {
   // Scheduled only with NETREP_SCAN on: the queue is empty otherwise.
   const scanWorker = startScanWorker({ scan: domains.scan, scheduled, logger: log });
   registerScanMetrics(inputs.metricsRegistry, () => domains.scan.counts());
+  // NETREP_REPORTS_IMAP_URL: the reports mailbox (none when unset).
+  const poller = createReportsPoller({ config, store, clock, accounts: domains.accounts, logger: log });
+  const reportsImap = startReportsImapWorker({
+    poller,
+    intervalMs: Math.max(1, config.reportsImapIntervalSeconds) * 1000,
+    scheduled,
+    logger: log,
+  });
+  registerReportsImapMetrics(inputs.metricsRegistry, () => poller?.counts() ?? null);
   registerDatasetMetrics(inputs.metricsRegistry, {
     dataDir: config.dataDir,
     clock,
@@ -111,5 +127,5 @@ export function startWorkersStage(inputs: {
     webhookDeadLetters: () => domains.webhooks.deadLetters(),
     auditLeaseTakeovers: () => auditLeaseTakeovers,
   });
-  return { blocklistExpiry, fcrdns, auditWorker, feedsWorker, webhookWorker, scanWorker };
+  return { blocklistExpiry, fcrdns, auditWorker, feedsWorker, webhookWorker, scanWorker, reportsImap };
 }

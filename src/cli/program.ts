@@ -88,6 +88,10 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
     commands: { audit: { description: 'reproducible DNSBL and FCrDNS audit jobs' } },
     load: async () => (await import('./audit.ts')).registerAuditCommands,
   },
+  {
+    commands: { reports: { description: "mail operators' reports (DMARC, TLS-RPT)" } },
+    load: async () => (await import('./reports.ts')).registerReportsCommands,
+  },
 ];
 
 /** The command a command line runs: its first operand (`netrep help keys`: the one after help). */
