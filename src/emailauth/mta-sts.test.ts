@@ -296,7 +296,8 @@ describe('MTA-STS in the domain check', () => {
   it('gives up on a server that never answers at the timeout', async () => {
     const started = performance.now();
     const r = await check('stsslow.com', { timeoutMs: 400 });
-    expect(performance.now() - started).toBeLessThan(1400);
+    // The 400 ms timeout ends it, not the server (which never answers); room for a loaded machine.
+    expect(performance.now() - started).toBeLessThan(4000);
     expect(r.mta_sts.policy?.errors).toEqual([
       'fetching the policy from mta-sts.stsslow.com took over 400 ms',
     ]);
