@@ -57,9 +57,13 @@ export function startReportsImapWorker(options: {
   if (!poller) return { runOnce: async () => null, stop: async () => undefined };
   let failures = 0;
   let skip = 0;
+  let polling = false;
   const pass = serialPass(
     async (stopping) => {
-      const r = await poller.poll(stopping);
+      polling = true;
+      const r = await poller.poll(stopping).finally(() => {
+        polling = false;
+      });
       failures = r.outcome === 'failed' ? failures + 1 : 0;
       skip = ticksToSkip(failures, options.intervalMs);
       if (r.outcome !== 'busy' && (r.messages.length > 0 || r.outcome === 'failed'))
@@ -71,7 +75,8 @@ export function startReportsImapWorker(options: {
   );
   const timer = schedule(
     () => {
-      if (pass.stopping()) return;
+      // A tick while a poll runs is not counted: the poll is what the tick would start.
+      if (pass.stopping() || polling) return;
       if (skip > 0) {
         skip--;
         return;
