@@ -22,7 +22,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
       serve: { description: 'serve the HTTP API (and the DNSBL zone and background workers) in one process' },
       worker: {
         description:
-          'run only the background workers (blocklist expiry, daily feeds, FCrDNS, audit jobs, webhook deliveries, dataset updates) on the shared store',
+          'run only the background workers (blocklist expiry, daily feeds, FCrDNS, audit jobs, webhook deliveries, service scans, the report mailbox, dataset updates) on the shared store',
       },
       migrate: { description: 'apply pending store migrations and exit (serve also does this on start)' },
     },

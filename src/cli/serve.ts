@@ -200,7 +200,7 @@ export function registerServeCommands(program: Command): void {
   program
     .command('worker')
     .description(
-      'run only the background workers (blocklist expiry, daily feeds, FCrDNS, audit jobs, webhook deliveries, dataset updates) on the shared store',
+      'run only the background workers (blocklist expiry, daily feeds, FCrDNS, audit jobs, webhook deliveries, service scans, the report mailbox, dataset updates) on the shared store',
     )
     .action(async () => {
       // No HTTP listener and no DNSBL server: API instances serve, this process works.
