@@ -12,6 +12,15 @@ import type { RejectedReport, ReportAnswer, ReportSummary } from './types.ts';
 
 export { ACCEPTED_TYPES } from './read.ts';
 export * from './types.ts';
+export * from './view-types.ts';
+export {
+  createReportViews,
+  MAX_PERIOD_DAYS,
+  type ReportViews,
+  type SourceIntel,
+  viewDomain,
+} from './views.ts';
+export { sourcesCsv } from './views-csv.ts';
 
 /** The first bytes of a refused upload kept for inspection. */
 export const KEPT_REJECTED_BYTES = 256 * 1024;

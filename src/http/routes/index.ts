@@ -15,6 +15,7 @@ import { dashboardRoutes } from './dashboard.ts';
 import { dashboardAuditRoutes } from './dashboard-audit.ts';
 import { dashboardWebhookRoutes } from './dashboard-webhooks.ts';
 import { emailDomainRoutes } from './email-domain.ts';
+import { emailReportViewRoutes } from './email-report-views.ts';
 import { emailReportRoutes } from './email-reports.ts';
 import { emailReputationRoutes } from './email-reputation.ts';
 import { feedRoutes } from './feeds.ts';
@@ -49,4 +50,5 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   dashboardWebhookRoutes,
   dashboardAuditRoutes,
   emailReportRoutes,
+  emailReportViewRoutes,
 ];
