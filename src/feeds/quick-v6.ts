@@ -11,6 +11,9 @@ const groups = [0, 0, 0, 0, 0, 0, 0, 0];
 const masked = new Uint32Array(4);
 const PREFIX = /^\d{1,3}$/;
 
+/** The masked address words and prefix length of the network quickV6 read last (row-record.ts). */
+export const quickV6Last = { words: masked, prefixLength: 0 };
+
 /** An IPv6 row's network text, sort key and key head (row.ts keyHead). */
 export interface V6Network {
   network: string;
@@ -47,6 +50,7 @@ export function quickV6(text: string): V6Network | null {
     key += w.toString(16).padStart(8, '0');
   }
   key += String(prefixLength).padStart(3, '0');
+  quickV6Last.prefixLength = prefixLength;
   const address = formatV6(groups);
   return {
     network: prefixLength === 128 ? address : `${address}/${prefixLength}`,

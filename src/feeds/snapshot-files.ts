@@ -1,7 +1,7 @@
 /**
  * The files of a snapshot being written (snapshot.ts): the eight formats and any include file
- * (catalog.ts FEED_INCLUDES), each encoded batch by batch into its own buffer (byte-sink.ts),
- * hashed and written in large writes that overlap the next batch's encoding.
+ * (catalog.ts FEED_INCLUDES), each encoded batch by batch into one of its two buffers (byte-sink.ts),
+ * hashed and written in large writes from it while the next batch is encoded into the other.
  */
 import { createHash, type Hash } from 'node:crypto';
 import { type FileHandle, open } from 'node:fs/promises';
@@ -21,6 +21,8 @@ interface OpenFile {
   bytes: number;
   /** Encoded, not yet hashed nor written. */
   out: ByteSink;
+  /** The buffer of the write in flight, `out` again once it is done. */
+  spare: ByteSink;
   /** The write in flight (one per file), awaited before the next one and at the end. */
   writing: Promise<unknown>;
 }
@@ -41,15 +43,19 @@ function encodeBatch(f: OpenFile, rows: readonly CanonicalRow[]): void {
 
 /**
  * Hashes and starts writing a file's held bytes once enough are held (or `all`), after its
- * previous write: encoding goes on while the bytes are written.
+ * previous write: encoding goes on into the file's other buffer while the bytes are written.
  */
 async function drain(f: OpenFile, all = false): Promise<void> {
   if (f.out.pos === 0 || (!all && f.out.pos < WRITE_BYTES)) return;
-  const buf = f.out.take();
-  f.hash.update(buf);
-  f.bytes += buf.length;
   await f.writing;
-  f.writing = f.fh.write(buf);
+  const full = f.out;
+  f.out = f.spare;
+  f.spare = full;
+  const bytes = full.buf.subarray(0, full.pos);
+  full.pos = 0;
+  f.hash.update(bytes);
+  f.bytes += bytes.length;
+  f.writing = f.fh.write(bytes);
   // Handled here so a failure waits, unreported, for the next await of f.writing, which throws it.
   f.writing.catch(() => {});
 }
@@ -69,6 +75,7 @@ async function openFile(
     hash: createHash('sha256'),
     bytes: 0,
     out: new ByteSink(SINK_BYTES),
+    spare: new ByteSink(SINK_BYTES),
     writing: Promise.resolve(),
   };
   f.out.text(encoder.header());

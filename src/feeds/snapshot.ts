@@ -2,8 +2,9 @@ import { chmod, mkdir, mkdtemp, open, readdir, readFile, rename, rm } from 'node
 import path from 'node:path';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { feedDefinition, isFeedName } from './catalog.ts';
+import { RecordRows } from './row-record.ts';
 import { SnapshotFiles } from './snapshot-files.ts';
-import { type RowSource, sortFeedRowBatches } from './sort-rows.ts';
+import { type RowSource, recordBatchRows, sortFeedRecords } from './sort-rows.ts';
 import { type FeedManifest, FeedManifestSchema, type FeedName } from './types.ts';
 
 export const MANIFEST_FILE = 'manifest.json';
@@ -64,14 +65,15 @@ function checkSnapshotInput(input: WriteSnapshotInput): void {
     throw new TypeError('datasetVersion must be >= 0');
 }
 
-/** Sorts the input rows (spilling next to the snapshots) and encodes them into every file. */
+/** Sorts the input rows as binary records (spilling next to the snapshots) and encodes them into every file. */
 async function encodeRows(input: WriteSnapshotInput, files: SnapshotFiles, spillDir: string): Promise<void> {
-  for await (const batch of sortFeedRowBatches(input.rows, {
+  const reader = new RecordRows(false);
+  for await (const batch of sortFeedRecords(input.rows, {
     spillDir,
     runSize: input.runSize,
     ...(input.onInvalidRow ? { onInvalid: input.onInvalidRow } : {}),
   }))
-    await files.add(batch);
+    await files.add(recordBatchRows(batch, reader));
 }
 
 async function writeManifest(tmp: string, manifest: FeedManifest): Promise<void> {

@@ -1,9 +1,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { dedupeLines } from './dedupe-lines.ts';
-import { type CanonicalRow, type RowLine, rowLine } from './row.ts';
-import { MAX_RUN_SIZE, sortRun } from './sort-run.ts';
-import { MemoryRun, MergedRuns, type RunSource, spillRun } from './sorted-runs.ts';
+import {
+  MAX_RUN_SIZE,
+  mergeRecordRuns,
+  type RecordBatch,
+  RecordStream,
+  sortRecordRun,
+} from './record-runs.ts';
+import type { CanonicalRow } from './row.ts';
+import { RecordRows, RecordWriter } from './row-record.ts';
 
 export type RowSource = Iterable<unknown> | AsyncIterable<unknown>;
 
@@ -32,38 +37,46 @@ export async function* sortFeedRows(
   rows: RowSource,
   options: SortOptions = {},
 ): AsyncGenerator<CanonicalRow> {
-  for await (const batch of sortFeedRowBatches(rows, options)) yield* batch;
+  const reader = new RecordRows();
+  for await (const batch of sortFeedRecords(rows, options)) yield* recordBatchRows(batch, reader);
+}
+
+/** The rows of a batch of sortFeedRecords. */
+export function recordBatchRows(batch: RecordBatch, reader: RecordRows): CanonicalRow[] {
+  const { bufs, offsets } = batch;
+  const rows: CanonicalRow[] = new Array(offsets.length);
+  for (let i = 0; i < offsets.length; i++) rows[i] = reader.row(bufs[i] as Buffer, offsets[i] as number);
+  return rows;
 }
 
 /**
- * sortFeedRows, handing out the rows in arrays of a few thousand (one await per batch, not per
- * row). Rows travel as lines (row.ts rowLine), sorted in runs by a typed-array sort of their key
- * heads; runs are spilled to `spillDir` (or kept in memory without it) and merged.
+ * sortFeedRows as binary records (row-record.ts), one per network, in batches of a few thousand.
+ * Rows are taken into runs, each sorted by a typed-array sort of key heads (record-runs.ts) and
+ * spilled to `spillDir` (or kept in memory without it), then merged. A batch is the consumer's.
  */
-export async function* sortFeedRowBatches(
+export async function* sortFeedRecords(
   rows: RowSource,
   options: SortOptions = {},
-): AsyncGenerator<CanonicalRow[]> {
+): AsyncGenerator<RecordBatch> {
   const runs = new RunCollector(options);
   try {
     // A plain iterable is read without an await per row (for await wraps each row in a promise).
     if (Symbol.iterator in rows) {
       for (const input of rows) if (runs.take(input)) await runs.endRun();
     } else for await (const input of rows) if (runs.take(input)) await runs.endRun();
-    yield* dedupeLines(await runs.finish());
+    yield* mergeRecordRuns(await runs.finish());
   } finally {
     await runs.cleanup();
   }
 }
 
 /**
- * Rows taken as lines into runs of at most `runSize`, each sorted when full (sort-run.ts) and
- * spilled to `spillDir` (or kept in memory without it); `finish` gives them as one sorted source.
+ * Rows taken as records into runs of at most `runSize`, each sorted when full and spilled to
+ * `spillDir` (or kept in memory without it); `finish` gives every run to merge.
  */
 class RunCollector {
-  private lines: string[] = [];
-  private heads: number[] = [];
-  private readonly runs: RunSource[] = [];
+  private run = new RecordWriter();
+  private readonly runs: RecordStream[] = [];
   private spillRoot: string | null = null;
   private readonly runSize: number;
 
@@ -75,44 +88,45 @@ class RunCollector {
 
   /** Takes one input row (an invalid one is reported, with onInvalid, or thrown); true when the run is full. */
   take(input: unknown): boolean {
-    let r: RowLine;
-    if (this.options.onInvalid) {
+    const onInvalid = this.options.onInvalid;
+    if (!onInvalid) this.run.add(input);
+    else {
       try {
-        r = rowLine(input);
+        this.run.add(input);
       } catch (err) {
-        this.options.onInvalid(err instanceof Error ? err.message : String(err));
+        onInvalid(err instanceof Error ? err.message : String(err));
         return false;
       }
-    } else r = rowLine(input);
-    this.lines.push(r.line);
-    this.heads.push(r.head);
-    return this.lines.length >= this.runSize;
+    }
+    return this.run.count >= this.runSize;
   }
 
   async endRun(): Promise<void> {
-    const sorted = sortRun(this.lines, this.heads);
-    this.lines = [];
-    this.heads = [];
+    const run = this.run;
+    const sorted = sortRecordRun(run);
     const spillDir = this.options.spillDir;
     if (!spillDir) {
-      this.runs.push(new MemoryRun(sorted));
+      this.runs.push(RecordStream.memory(run.buf, sorted));
+      this.run = new RecordWriter();
       return;
     }
     this.spillRoot ??= await mkdtemp(path.join(spillDir, '.sort-'));
-    this.runs.push(await spillRun(sorted, path.join(this.spillRoot, `run-${this.runs.length}.tsv`)));
+    const file = path.join(this.spillRoot, `run-${this.runs.length}.bin`);
+    this.runs.push(await RecordStream.spill(run.buf, sorted, run.pos, file));
+    run.clear();
   }
 
-  /** Every row taken, in order (one run as it is, several merged). */
-  async finish(): Promise<RunSource> {
-    if (this.runs.length === 0) this.runs.push(new MemoryRun(sortRun(this.lines, this.heads)));
-    else if (this.lines.length > 0) await this.endRun();
-    this.lines = [];
-    this.heads = [];
-    return this.runs.length === 1 ? (this.runs[0] as RunSource) : await MergedRuns.of(this.runs);
+  /** Every run to merge (the last one kept in memory). */
+  async finish(): Promise<RecordStream[]> {
+    if (this.run.count > 0 || this.runs.length === 0)
+      this.runs.push(RecordStream.memory(this.run.buf, sortRecordRun(this.run)));
+    this.run = new RecordWriter(0);
+    return this.runs;
   }
 
-  /** Removes the spilled runs. */
+  /** Closes and removes the spilled runs. */
   async cleanup(): Promise<void> {
+    for (const run of this.runs) await run.close();
     if (this.spillRoot) await rm(this.spillRoot, { recursive: true, force: true });
   }
 }

@@ -79,14 +79,6 @@ export class ByteSink {
     this.pos += digits;
   }
 
-  /** A copy of the bytes written, just their size; the sink starts again empty on the same buffer. */
-  take(): Buffer {
-    const out = Buffer.allocUnsafe(this.pos);
-    this.buf.copy(out, 0, 0, this.pos);
-    this.pos = 0;
-    return out;
-  }
-
   /** The bytes written as text; the sink starts again empty on the same buffer. */
   takeText(): string {
     const out = this.buf.toString('utf8', 0, this.pos);
