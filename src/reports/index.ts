@@ -5,21 +5,18 @@
 import type { Clock } from '../core/clock.ts';
 import { AppError } from '../core/errors.ts';
 import type { Store } from '../store/index.ts';
+import type { ReportAlerts } from './alerts.ts';
 import { readReport } from './read.ts';
 import { answerOf, recordRows, rejectedOf, reportRow, summaryOf } from './rows.ts';
 import { createReportStore } from './store.ts';
 import type { RejectedReport, ReportAnswer, ReportSummary } from './types.ts';
 
+export { alertPassRate, createReportAlerts, type ReportAlerts } from './alerts.ts';
 export { ACCEPTED_TYPES } from './read.ts';
 export * from './types.ts';
+export { MAX_PERIOD_DAYS, viewDomain } from './view-params.ts';
 export * from './view-types.ts';
-export {
-  createReportViews,
-  MAX_PERIOD_DAYS,
-  type ReportViews,
-  type SourceIntel,
-  viewDomain,
-} from './views.ts';
+export { createReportViews, type ReportViews, type SourceIntel } from './views.ts';
 export { sourcesCsv } from './views-csv.ts';
 
 /** The first bytes of a refused upload kept for inspection. */
@@ -49,6 +46,8 @@ export function createReports(deps: {
   clock: Clock;
   /** NETREP_REPORTS_MAX_DECODED_BYTES: the cap on any inflated or decoded content. */
   maxDecodedBytes: number;
+  /** Webhook alerts worked out after a new aggregate report is stored (alerts.ts). */
+  alerts?: ReportAlerts;
 }): Reports {
   const store = createReportStore(deps.store);
   return {
@@ -73,6 +72,8 @@ export function createReports(deps: {
       const row = reportRow(ownerId, read.report, read.format, now);
       const { id, duplicate } = await store.put(row, recordRows(read.report));
       const first = duplicate ? await store.report(ownerId, id) : null;
+      // After the report's transaction; check() never throws, so the stored report always answers.
+      if (!duplicate && row.kind === 'aggregate' && row.domain) await deps.alerts?.check(ownerId, row.domain);
       return { ...summaryOf(first ?? { ...row, id }), duplicate };
     },
     async list(ownerId, limit, offset) {

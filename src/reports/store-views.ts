@@ -109,8 +109,24 @@ function sumsRow(row: Record<string, unknown>): Sums {
   };
 }
 
-export function createViewStore(store: Store): ViewStore {
-  const { db } = store;
+type Db = Store['db'];
+
+// A validated domain holds only [a-z0-9.-]: nothing LIKE reads as a pattern.
+const tlsRows = (db: Db, ownerId: number, domain: string) =>
+  db
+    .selectFrom('email_reports as e')
+    .innerJoin('email_report_records as r', 'r.report_id', 'e.id')
+    .where('e.owner_id', '=', ownerId)
+    .where('e.kind', '=', 'tls')
+    .where('r.detail', 'like', `%"policy_domain":${JSON.stringify(domain)}%`);
+
+type AggregateViews = Pick<
+  ViewStore,
+  'latestBegin' | 'totals' | 'daily' | 'reporters' | 'policies' | 'overridden' | 'byIp' | 'ipReporters'
+>;
+
+/** The views of one domain's aggregate rows in a period. */
+function aggregateViews(db: Db): AggregateViews {
   const reports = (s: Scope, kind = 'aggregate') =>
     db
       .selectFrom('email_reports as e')
@@ -128,20 +144,12 @@ export function createViewStore(store: Store): ViewStore {
       .where('e.domain', '=', s.domain)
       .where('e.begin_at', '>=', s.from)
       .where('e.begin_at', '<', s.to);
-  // A validated domain holds only [a-z0-9.-]: nothing LIKE reads as a pattern.
-  const tlsOf = (ownerId: number, domain: string) =>
-    db
-      .selectFrom('email_reports as e')
-      .innerJoin('email_report_records as r', 'r.report_id', 'e.id')
-      .where('e.owner_id', '=', ownerId)
-      .where('e.kind', '=', 'tls')
-      .where('r.detail', 'like', `%"policy_domain":${JSON.stringify(domain)}%`);
 
   return {
     async latestBegin(ownerId, domain, kind) {
       const q =
         kind === 'tls'
-          ? tlsOf(ownerId, domain).select((eb) => eb.fn.max('e.begin_at').as('latest'))
+          ? tlsRows(db, ownerId, domain).select((eb) => eb.fn.max('e.begin_at').as('latest'))
           : db
               .selectFrom('email_reports as e')
               .where('e.owner_id', '=', ownerId)
@@ -227,6 +235,12 @@ export function createViewStore(store: Store): ViewStore {
       const out = await q.select(['r.source_ip', 'e.org_name']).distinct().execute();
       return out.map((r) => ({ source_ip: String(r.source_ip), org_name: r.org_name }));
     },
+  };
+}
+
+/** The owner's domains, failure samples and TLS policies. */
+function ownerViews(db: Db): Omit<ViewStore, keyof AggregateViews> {
+  return {
     async domains(ownerId, limit, offset) {
       const owned = db
         .selectFrom('email_reports as e')
@@ -312,7 +326,7 @@ export function createViewStore(store: Store): ViewStore {
       };
     },
     async tlsPolicies(s) {
-      const out = await tlsOf(s.ownerId, s.domain)
+      const out = await tlsRows(db, s.ownerId, s.domain)
         .where('e.begin_at', '>=', s.from)
         .where('e.begin_at', '<', s.to)
         .select(['e.id', 'e.org_name', 'r.detail'])
@@ -322,4 +336,8 @@ export function createViewStore(store: Store): ViewStore {
       return out.map((r) => ({ report: n(r.id), org_name: r.org_name, detail: r.detail }));
     },
   };
+}
+
+export function createViewStore(store: Store): ViewStore {
+  return { ...aggregateViews(store.db), ...ownerViews(store.db) };
 }

@@ -4,10 +4,10 @@
  * detail. A domain with no reports answers empty views, not 404: "nothing reported" is an answer.
  */
 import { toIso } from '../core/clock.ts';
-import { AppError } from '../core/errors.ts';
 import type { Store } from '../store/index.ts';
 import { createViewStore, type IpSums, type Scope, type Sums } from './store-views.ts';
-import type { AggregateRecord, FailureSample, PolicyPublished, TlsPolicy } from './types.ts';
+import type { AggregateRecord, FailureSample, PolicyPublished } from './types.ts';
+import { DAY_MS, dayText, type PeriodQuery, periodOf } from './view-params.ts';
 import type {
   DomainFailures,
   DomainSources,
@@ -19,14 +19,7 @@ import type {
   ReportDomain,
   SourceGroup,
 } from './view-types.ts';
-
-const DAY_MS = 86_400_000;
-/** The longest period one answer covers, in days. */
-export const MAX_PERIOD_DAYS = 366;
-/** The default period: this many days ending on the latest report's day. */
-const DEFAULT_DAYS = 30;
-const EARLIEST = Date.UTC(1970, 0, 1);
-const LATEST = Date.UTC(2100, 11, 31);
+import { tlsOf } from './views-tls.ts';
 
 /** What netrep knows of a sending address, from the serving dataset and the reputation model. */
 export interface SourceIntel {
@@ -47,11 +40,6 @@ export interface ViewDeps {
   reputationOf(ips: string[]): Promise<Map<string, { score: number; level: string }>>;
 }
 
-export interface PeriodQuery {
-  from?: string | undefined;
-  to?: string | undefined;
-}
-
 export interface ReportViews {
   domains(
     ownerId: number,
@@ -70,59 +58,6 @@ export interface ReportViews {
     q: PeriodQuery & { limit: number; offset: number },
   ): Promise<DomainFailures>;
   tls(ownerId: number, domain: string, q: PeriodQuery): Promise<DomainTls>;
-}
-
-const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-
-/** A domain parameter, lower-cased, a trailing dot dropped; INVALID_DOMAIN unless LDH labels. */
-export function viewDomain(raw: string): string {
-  const domain = raw.toLowerCase().replace(/\.$/, '');
-  if (domain.length === 0 || domain.length > 253 || !domain.split('.').every((l) => LABEL.test(l)))
-    throw new AppError(
-      'INVALID_DOMAIN',
-      `domain ${JSON.stringify(raw.slice(0, 100))} is not a domain name (letters, digits, hyphens and dots, up to 253 characters)`,
-    );
-  return domain;
-}
-
-/** A YYYY-MM-DD parameter → epoch ms of that UTC day; INVALID_PARAMETER naming it otherwise. */
-function dayOf(value: string, name: string): number {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  const ms = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : Number.NaN;
-  if (!m || Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value)
-    throw new AppError(
-      'INVALID_PARAMETER',
-      `${name} must be a date as YYYY-MM-DD, not ${JSON.stringify(value.slice(0, 40))}`,
-    );
-  if (ms < EARLIEST || ms > LATEST)
-    throw new AppError('INVALID_PARAMETER', `${name} must be between 1970-01-01 and 2100-12-31`);
-  return ms;
-}
-
-const dayText = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-const floorDay = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
-
-/**
- * The period of a view: both days given; `to` alone: the 30 days ending there; `from` alone: up to
- * the latest report's day (at most 366 days); neither: the 30 days ending on the latest report's
- * day (today's when there is none).
- */
-export function periodOf(q: PeriodQuery, latest: number | null, now: number): { from: number; to: number } {
-  const from = q.from === undefined ? null : dayOf(q.from, 'from');
-  const to = q.to === undefined ? null : dayOf(q.to, 'to');
-  const latestDay = floorDay(latest ?? now);
-  let end = to ?? latestDay;
-  if (from !== null && to === null)
-    end = Math.min(Math.max(latestDay, from), from + (MAX_PERIOD_DAYS - 1) * DAY_MS);
-  const start = from ?? end - (DEFAULT_DAYS - 1) * DAY_MS;
-  if (start > end)
-    throw new AppError('INVALID_PARAMETER', `from (${dayText(start)}) is after to (${dayText(end)})`);
-  if ((end - start) / DAY_MS + 1 > MAX_PERIOD_DAYS)
-    throw new AppError(
-      'INVALID_PARAMETER',
-      `the period from ${dayText(start)} to ${dayText(end)} is longer than ${MAX_PERIOD_DAYS} days`,
-    );
-  return { from: start, to: end };
 }
 
 const periodText = (p: { from: number; to: number }): Period => ({
@@ -245,64 +180,6 @@ function organizationOf(g: { ips: IpSource[]; row: Sums }): OrganizationSource {
     cloud_providers: sorted(g.ips.map((i) => i.cloud_provider)),
     threat_score_max: threats.length ? Math.max(...threats) : null,
     reputation_score_min: reputations.length ? Math.min(...reputations) : null,
-  };
-}
-
-/** TLS policies of the domain summed per policy, and their failures by receiving MTA and result. */
-function tlsOf(rows: { report: number; org_name: string; detail: string }[], domain: string) {
-  const policies = new Map<string, DomainTls['policies'][number] & { seen: Set<number> }>();
-  const failures = new Map<string, DomainTls['failures'][number]>();
-  const reports = new Set<number>();
-  for (const row of rows) {
-    const p = JSON.parse(row.detail) as TlsPolicy;
-    if (p.policy_domain !== domain) continue;
-    reports.add(row.report);
-    const key = JSON.stringify([p.policy_type, p.policy_strings, p.mx_hosts]);
-    const entry = policies.get(key) ?? {
-      policy_type: p.policy_type,
-      policy_strings: p.policy_strings,
-      mx_hosts: p.mx_hosts,
-      reports: 0,
-      successful_sessions: 0,
-      failed_sessions: 0,
-      seen: new Set<number>(),
-    };
-    entry.seen.add(row.report);
-    entry.reports = entry.seen.size;
-    entry.successful_sessions += p.successful_sessions;
-    entry.failed_sessions += p.failed_sessions;
-    policies.set(key, entry);
-    for (const f of p.failures) {
-      const fkey = JSON.stringify([f.receiving_mx_hostname, f.result_type]);
-      const g = failures.get(fkey) ?? {
-        receiving_mx_hostname: f.receiving_mx_hostname,
-        result_type: f.result_type,
-        failed_sessions: 0,
-        receiving_ips: [],
-        sending_mta_ips: [],
-        reporters: [],
-      };
-      g.failed_sessions += f.failed_session_count;
-      g.receiving_ips = sorted([...g.receiving_ips, f.receiving_ip]);
-      g.sending_mta_ips = sorted([...g.sending_mta_ips, f.sending_mta_ip]);
-      g.reporters = sorted([...g.reporters, row.org_name]);
-      failures.set(fkey, g);
-    }
-  }
-  const list = [...policies.values()].map(({ seen: _seen, ...p }) => p);
-  return {
-    reports: reports.size,
-    successful_sessions: list.reduce((s, p) => s + p.successful_sessions, 0),
-    failed_sessions: list.reduce((s, p) => s + p.failed_sessions, 0),
-    policies: list.sort(
-      (a, b) => b.successful_sessions + b.failed_sessions - (a.successful_sessions + a.failed_sessions),
-    ),
-    failures: [...failures.values()].sort(
-      (a, b) =>
-        b.failed_sessions - a.failed_sessions ||
-        (a.receiving_mx_hostname ?? '').localeCompare(b.receiving_mx_hostname ?? '') ||
-        a.result_type.localeCompare(b.result_type),
-    ),
   };
 }
 

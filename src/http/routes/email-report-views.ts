@@ -14,6 +14,7 @@ import {
   DomainTls,
   MAX_PERIOD_DAYS,
   ReportDomain,
+  type ReportViews,
   type SourceIntel,
   sourcesCsv,
   viewDomain,
@@ -129,9 +130,15 @@ export function emailReportViewRoutes(app: HttpApp, services: HttpServices): voi
     intelOf: intelOf(services),
     reputationOf: reputationOf(services),
   });
-  const owner = (request: { principal: { ownerId: number | null } | null }) =>
-    request.principal?.ownerId as number;
+  domainRoutes(app, views);
+  sourceRoutes(app, views, services);
+}
 
+const owner = (request: { principal: { ownerId: number | null } | null }) =>
+  request.principal?.ownerId as number;
+
+/** The domains list, a domain's summary, failure samples and TLS failures. */
+function domainRoutes(app: HttpApp, views: ReportViews): void {
   app.get(
     BASE,
     {
@@ -178,6 +185,39 @@ export function emailReportViewRoutes(app: HttpApp, services: HttpServices): voi
   );
 
   app.get(
+    `${BASE}/:domain/failures`,
+    view({
+      operationId: 'listEmailReportDomainFailures',
+      examples: domainFailuresExample,
+      summary:
+        'The domain’s DMARC failure report samples, newest first; from/to filter on the day netrep received them.',
+      querystring: Type.Object({ ...PeriodQuery, limit: limit(1000), offset }),
+      response: envelope(DomainFailures),
+    }),
+    async (request) => ({
+      data: await views.failures(owner(request), viewDomain(request.params.domain), request.query),
+    }),
+  );
+
+  app.get(
+    `${BASE}/:domain/tls`,
+    view({
+      operationId: 'getEmailReportDomainTls',
+      examples: domainTlsExample,
+      summary:
+        'SMTP TLS reports for the domain’s policies over a period: session totals per policy and failures by receiving MTA and result type.',
+      querystring: Type.Object(PeriodQuery),
+      response: envelope(DomainTls),
+    }),
+    async (request) => ({
+      data: await views.tls(owner(request), viewDomain(request.params.domain), request.query),
+    }),
+  );
+}
+
+/** The sources view, as JSON and as CSV. */
+function sourceRoutes(app: HttpApp, views: ReportViews, services: HttpServices): void {
+  app.get(
     `${BASE}/:domain/sources`,
     view({
       operationId: 'listEmailReportDomainSources',
@@ -216,35 +256,5 @@ export function emailReportViewRoutes(app: HttpApp, services: HttpServices): voi
       );
       return reply.type('text/csv; charset=utf-8; header=present').send(sourcesCsv(answer));
     },
-  );
-
-  app.get(
-    `${BASE}/:domain/failures`,
-    view({
-      operationId: 'listEmailReportDomainFailures',
-      examples: domainFailuresExample,
-      summary:
-        'The domain’s DMARC failure report samples, newest first; from/to filter on the day netrep received them.',
-      querystring: Type.Object({ ...PeriodQuery, limit: limit(1000), offset }),
-      response: envelope(DomainFailures),
-    }),
-    async (request) => ({
-      data: await views.failures(owner(request), viewDomain(request.params.domain), request.query),
-    }),
-  );
-
-  app.get(
-    `${BASE}/:domain/tls`,
-    view({
-      operationId: 'getEmailReportDomainTls',
-      examples: domainTlsExample,
-      summary:
-        'SMTP TLS reports for the domain’s policies over a period: session totals per policy and failures by receiving MTA and result type.',
-      querystring: Type.Object(PeriodQuery),
-      response: envelope(DomainTls),
-    }),
-    async (request) => ({
-      data: await views.tls(owner(request), viewDomain(request.params.domain), request.query),
-    }),
   );
 }
