@@ -140,6 +140,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     store,
     domains,
     dataset,
+    log,
     ...(options.enrichIp ? { enrichIp: options.enrichIp } : {}),
   });
   const { http, metricsRegistry } = await buildHttpStage({

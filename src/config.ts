@@ -425,6 +425,27 @@ export const SETTINGS = {
     description:
       "PEM file of certificates to trust for the mailbox's TLS besides the system's (a private CA, or a test server's own certificate). The certificate must still name the host.",
   },
+  reportsAlertPassRate: {
+    env: 'NETREP_REPORTS_ALERT_PASS_RATE',
+    kind: 'string',
+    default: '0.9',
+    description:
+      "DMARC pass rate (0 to 1) under which a domain's aggregate reports of the trailing window send an `email_domain` webhook event, once per crossing (and one when it is back at or above); `off`: no pass-rate events.",
+  },
+  reportsAlertWindowDays: {
+    env: 'NETREP_REPORTS_ALERT_WINDOW_DAYS',
+    kind: 'int',
+    default: '7',
+    description:
+      "Days of report time the pass rate is taken over, ending at the end of the domain's latest aggregate report.",
+  },
+  reportsAlertMaxSources: {
+    env: 'NETREP_REPORTS_ALERT_MAX_SOURCES',
+    kind: 'int',
+    default: '20',
+    description:
+      'New sending sources of a report sent as one event each; more than this adds one summary event with their count instead (0: only the summary).',
+  },
 } as const satisfies Record<string, Setting>;
 
 type Settings = typeof SETTINGS;

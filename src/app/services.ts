@@ -2,16 +2,19 @@
  * Stage 3c of createApp: the complete services object the HTTP app is given (http/context.ts),
  * made from the domains, the dataset stage and the store stage; /readyz's checks among them.
  */
+
+import type { Logger } from 'pino';
 import { createAuditJobs, createAuditStore, createDatasetVersions } from '../audit/index.ts';
 import { checkAnswer } from '../blocklist/index.ts';
 import type { Config } from '../config.ts';
 import type { Clock } from '../core/clock.ts';
 import { createDnsClient } from '../core/dns/index.ts';
+import { parseIp } from '../core/ip.ts';
 import { createDatasetStatusReader } from '../dataset/index.ts';
 import type { HttpServices, ReadinessCheck } from '../http/context.ts';
 import { ipEnrichmentOf } from '../intel/index.ts';
 import { createListCheck, parseCheckZones } from '../listcheck/index.ts';
-import { createReports } from '../reports/index.ts';
+import { alertPassRate, createReportAlerts, createReports, type ReportAlerts } from '../reports/index.ts';
 import { ping, type Store } from '../store/index.ts';
 import type { DatasetStage } from './dataset.ts';
 import type { Domains } from './domains.ts';
@@ -23,6 +26,7 @@ export function composeServices(inputs: {
   store: Store;
   domains: Domains;
   dataset: DatasetStage;
+  log?: Logger;
   /** Header hop enrichment (tests pass a counting one; default: the serving dataset's). */
   enrichIp?: HttpServices['enrichIp'];
 }): HttpServices {
@@ -90,8 +94,49 @@ export function composeServices(inputs: {
       ownZone: config.dnsblZone,
       own: async (ip) => checkAnswer(ip, await domains.blocklist.check(ip)),
     }),
-    reports: createReports({ store, clock, maxDecodedBytes: config.reportsMaxDecodedBytes }),
+    reports: createReports({
+      store,
+      clock,
+      maxDecodedBytes: config.reportsMaxDecodedBytes,
+      alerts: composeReportAlerts({
+        config,
+        clock,
+        store,
+        domains,
+        ...(inputs.log ? { log: inputs.log } : {}),
+      }),
+    }),
   };
+}
+
+/**
+ * Pass-rate and new-source events of aggregate reports to the owner's webhooks, for the uploads
+ * (here) and the mailbox poller (workers.ts).
+ */
+export function composeReportAlerts(inputs: {
+  config: Config;
+  clock: Clock;
+  store: Store;
+  domains: Pick<Domains, 'webhooks' | 'intelRuntime'>;
+  log?: Logger;
+}): ReportAlerts {
+  const { config, domains } = inputs;
+  return createReportAlerts({
+    store: inputs.store,
+    clock: inputs.clock,
+    settings: {
+      passRate: alertPassRate(config.reportsAlertPassRate),
+      windowDays: config.reportsAlertWindowDays,
+      maxSources: config.reportsAlertMaxSources,
+    },
+    emit: (events) => domains.webhooks.emit(events),
+    networkOf: (raw) => {
+      const ip = parseIp(raw);
+      const a = ip && domains.intelRuntime.current()?.lookup(ip);
+      return a ? { asn: a.asn, asn_name: a.asn_name, country: a.country } : null;
+    },
+    ...(inputs.log ? { logger: inputs.log } : {}),
+  });
 }
 
 /** The dataset line of /readyz: the serving version, or what the start does and its ETA. */

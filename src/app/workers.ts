@@ -34,6 +34,7 @@ import { registerScanMetrics } from '../worker/scan-metrics.ts';
 import { startWebhookWorker, type WebhookWorker } from '../worker/webhooks.ts';
 import type { DatasetStage } from './dataset.ts';
 import type { Domains } from './domains.ts';
+import { composeReportAlerts } from './services.ts';
 
 export interface WorkersStage {
   blocklistExpiry: ExpiryWorker;
@@ -107,7 +108,14 @@ export function startWorkersStage(inputs: {
   const scanWorker = startScanWorker({ scan: domains.scan, scheduled, logger: log });
   registerScanMetrics(inputs.metricsRegistry, () => domains.scan.counts());
   // NETREP_REPORTS_IMAP_URL: the reports mailbox (none when unset).
-  const poller = createReportsPoller({ config, store, clock, accounts: domains.accounts, logger: log });
+  const poller = createReportsPoller({
+    config,
+    store,
+    clock,
+    accounts: domains.accounts,
+    logger: log,
+    alerts: composeReportAlerts({ config, clock, store, domains, log }),
+  });
   const reportsImap = startReportsImapWorker({
     poller,
     intervalMs: Math.max(1, config.reportsImapIntervalSeconds) * 1000,

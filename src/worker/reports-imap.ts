@@ -17,7 +17,7 @@ import {
   type MailboxPoller,
   type PollResult,
 } from '../reports/imap.ts';
-import { createReports } from '../reports/index.ts';
+import { createReports, type ReportAlerts } from '../reports/index.ts';
 import type { Store } from '../store/index.ts';
 import { schedule, serialPass } from './schedule.ts';
 
@@ -150,6 +150,8 @@ export function createReportsPoller(deps: {
   clock: Clock;
   accounts: Pick<Accounts, 'findUser' | 'listUsers'>;
   logger?: ReportsImapLogger;
+  /** Webhook alerts of the stored aggregate reports (none from `netrep reports poll`). */
+  alerts?: ReportAlerts;
 }): MailboxPoller | null {
   const { config } = deps;
   if (config.reportsImapUrl === '') return null;
@@ -158,6 +160,7 @@ export function createReportsPoller(deps: {
       store: deps.store,
       clock: deps.clock,
       maxDecodedBytes: config.reportsMaxDecodedBytes,
+      ...(deps.alerts ? { alerts: deps.alerts } : {}),
     }),
     store: deps.store,
     clock: deps.clock,
