@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../test/helpers/app.ts';
 import { createIntelTestApp, type IntelTestApp } from '../../../test/helpers/intel-app.ts';
 import { sharedDataPath } from '../../../test/helpers/shared-data.ts';
 import { STORE_KINDS, skipStore } from '../../../test/helpers/stores.ts';
@@ -474,5 +475,50 @@ describe.each(STORE_KINDS)('email report views (%s)', (kind) => {
       otherKey,
     );
     expect(csv.body.split('\r\n').filter(Boolean)).toHaveLength(1);
+  });
+});
+
+describe('email report sources with no dataset loaded', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp('sqlite');
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('answers the report numbers with the intel fields null and no dataset_version', async () => {
+    const key = await t.key({ permissions: ['email:read'] });
+    const body = fs.readFileSync(
+      path.join(SAMPLES, 'aggregate', 'rfc9990-example.net_example.com_1700000000_1700086399.xml'),
+    );
+    const up = await t.app.http.inject({
+      method: 'POST',
+      url: '/v1/email/reports',
+      headers: { 'x-api-key': key, 'content-type': 'application/xml' },
+      payload: body,
+    });
+    expect(up.statusCode).toBe(201);
+    const r = await t.app.http.inject({
+      method: 'GET',
+      url: '/v1/email/reports/domains/example.com/sources',
+      headers: { 'x-api-key': key },
+    });
+    expect(r.statusCode).toBe(200);
+    expect(r.json().meta.dataset_version).toBeUndefined();
+    expect(r.json().data.period).toEqual({ from: '2023-10-16', to: '2023-11-14' });
+    expect(
+      r
+        .json()
+        .data.sources.map((s: { ip: string; messages: number; asn: null; threat_score: null }) => [
+          s.ip,
+          s.messages,
+          s.asn,
+          s.threat_score,
+        ]),
+    ).toEqual([
+      ['198.51.100.1', 5, null, null],
+      ['203.0.113.10', 2, null, null],
+    ]);
   });
 });

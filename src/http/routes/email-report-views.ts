@@ -72,6 +72,8 @@ function view<Q extends TSchema, R extends TSchema>(o: {
   summary: string;
   querystring: Q;
   response: R;
+  /** The sources views read sending reputation, which answers 503 when its evidence cannot be read. */
+  reputation?: boolean;
 }) {
   return {
     config: { access: ACCESS },
@@ -82,7 +84,10 @@ function view<Q extends TSchema, R extends TSchema>(o: {
       summary: o.summary,
       params: DomainParam,
       querystring: o.querystring,
-      response: { 200: o.response, ...errorResponses('INVALID_DOMAIN') },
+      response: {
+        200: o.response,
+        ...errorResponses('INVALID_DOMAIN', ...(o.reputation ? (['EVIDENCE_UNAVAILABLE'] as const) : [])),
+      },
     },
   };
 }
@@ -221,6 +226,7 @@ function sourceRoutes(app: HttpApp, views: ReportViews, services: HttpServices):
     `${BASE}/:domain/sources`,
     view({
       operationId: 'listEmailReportDomainSources',
+      reputation: true,
       examples: domainSourcesExample,
       summary:
         'Who sends as the domain: sources by IP or by organisation (ASN), most messages first, with DMARC results, netrep’s ASN, country, connection type, cloud and threat data, and the sending reputation.',
@@ -235,6 +241,7 @@ function sourceRoutes(app: HttpApp, views: ReportViews, services: HttpServices):
 
   const csv = view({
     operationId: 'exportEmailReportDomainSources',
+    reputation: true,
     examples: domainSourcesCsvExample,
     summary:
       'The sources view as CSV (RFC 4180, a header line; cells that start with = + - @ get a leading apostrophe): the same rows, page and parameters.',
