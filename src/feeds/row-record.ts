@@ -6,7 +6,7 @@
  * (family byte 4 or 6, the network address big-endian in 16 bytes, an IPv4 one in the first four,
  * then the prefix length); the network's text (u8 length, ASCII); kind, source, first_seen and
  * last_seen (each a u16 length and UTF-8, see fieldBytes); brand (u8 0 when absent, else 1 and the
- * field); asn (u8 0 when absent, else 1 and a u32). Little-endian numbers.
+ * field); asn (u8 0 when absent, else 1 and a u32); zeros to a multiple of 4 bytes. Little-endian numbers.
  */
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { quickV6, quickV6Last } from './quick-v6.ts';
@@ -155,8 +155,9 @@ export class RecordWriter {
   private brand: string | undefined;
   private brandBytes = Buffer.from([0, 0, 0]);
 
-  constructor(size = 1 << 20) {
-    this.buf = Buffer.allocUnsafe(size);
+  /** Starts on `buf` (its content is overwritten) or on a new buffer of `size` bytes. */
+  constructor(size: number | Buffer = 1 << 20) {
+    this.buf = typeof size === 'number' ? Buffer.allocUnsafe(size) : size;
   }
 
   get count(): number {
@@ -255,7 +256,7 @@ export class RecordWriter {
           ? Buffer.from([0, 0, 0])
           : Buffer.concat([Buffer.from([1]), fieldBytes([row.brand])]);
     }
-    this.room(NET + 64 + this.shared.length + this.brandBytes.length + 5);
+    this.room(NET + 64 + this.shared.length + this.brandBytes.length + 8);
     this.offsets.push(this.pos);
     return this.pos;
   }
@@ -290,6 +291,8 @@ export class RecordWriter {
       buf.writeUInt32LE(row.asn, p);
       p += 4;
     }
+    // Padded to whole 32-bit words, so that a run can be put in order a word at a time (record-runs.ts).
+    while ((p - s) & 3) buf[p++] = 0;
     buf.writeUInt16LE(p - s, s);
     this.pos = p;
   }
