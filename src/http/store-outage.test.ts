@@ -156,6 +156,28 @@ function routeCases(keyId: number, datasetVersion: number): Case[] {
     keyed('GET', '/v1/email/reports', '/v1/email/reports'),
     keyed('GET', '/v1/email/reports/rejected', '/v1/email/reports/rejected'),
     keyed('GET', '/v1/email/reports/:id', '/v1/email/reports/1'),
+    keyed('GET', '/v1/email/reports/domains', '/v1/email/reports/domains'),
+    keyed(
+      'GET',
+      '/v1/email/reports/domains/:domain/summary',
+      '/v1/email/reports/domains/example.com/summary',
+    ),
+    keyed(
+      'GET',
+      '/v1/email/reports/domains/:domain/sources',
+      '/v1/email/reports/domains/example.com/sources',
+    ),
+    keyed(
+      'GET',
+      '/v1/email/reports/domains/:domain/sources.csv',
+      '/v1/email/reports/domains/example.com/sources.csv',
+    ),
+    keyed(
+      'GET',
+      '/v1/email/reports/domains/:domain/failures',
+      '/v1/email/reports/domains/example.com/failures',
+    ),
+    keyed('GET', '/v1/email/reports/domains/:domain/tls', '/v1/email/reports/domains/example.com/tls'),
     // Not a report: refused with the reason, and the refusal kept for inspection (a write).
     keyed('POST', '/v1/email/reports', '/v1/email/reports', { a: 1 }),
     keyed('POST', '/v1/email/telemetry/ingest', '/v1/email/telemetry/ingest', {

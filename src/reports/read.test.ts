@@ -49,6 +49,18 @@ describe('readReport', () => {
     }
   });
 
+  it('decodes XML references in text once: predefined entities and character references', async () => {
+    const xml = aggregate({
+      row: '<source_ip>192.0.2.1</source_ip><count>1</count><policy_evaluated><disposition>none</disposition><dkim>pass</dkim><spf>pass</spf><reason><type>other</type><comment>AT&amp;T &lt;relay&gt; &quot;x&quot; &apos;y&apos; &#x4E2D;&#25991; &amp;#65; &#0; &#xFFFF;</comment></reason></policy_evaluated>',
+    }).replace('<org_name>r.example</org_name>', '<org_name>AT&amp;T Mail</org_name>');
+    const read = await readReport(Buffer.from(xml), CAP);
+    expect(read.report.orgName).toBe('AT&T Mail');
+    // `&amp;#65;` is the text "&#65;", not "A"; references to code points XML forbids stay as written.
+    expect(read.report.records[0]?.reasons).toEqual([
+      { type: 'other', comment: 'AT&T <relay> "x" \'y\' 中文 &#65; &#0; &#xFFFF;' },
+    ]);
+  });
+
   it('refuses empty, unknown and truncated bodies with the reason', async () => {
     expect(await refusal('')).toEqual({ code: 'INVALID_REPORT', message: 'the body is empty' });
     expect((await refusal('\x00\x01binary')).message).toBe(

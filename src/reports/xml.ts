@@ -15,10 +15,37 @@ const LISTS = new Set([
   'feedback.record.auth_results.spf',
 ]);
 
+const PREDEFINED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/**
+ * XML's five predefined entities and character references, in one pass (so `&amp;#65;` stays
+ * `&#65;`): the parser's own entity handling is off, since with it on it would also expand a
+ * document type's entities, and the document type is refused before anything is parsed. A
+ * reference to a code point XML does not allow is kept as written.
+ */
+export function decodeReferences(text: string): string {
+  if (!text.includes('&')) return text;
+  return text.replace(
+    /&(?:#x([0-9a-fA-F]{1,6})|#([0-9]{1,7})|(amp|lt|gt|quot|apos));/g,
+    (ref, hex, dec, name) => {
+      if (name) return PREDEFINED[name] as string;
+      const cp = hex ? Number.parseInt(hex, 16) : Number(dec);
+      const allowed =
+        cp === 0x9 ||
+        cp === 0xa ||
+        cp === 0xd ||
+        (cp >= 0x20 && cp <= 0xd7ff) ||
+        (cp >= 0xe000 && cp <= 0x10ffff);
+      return allowed && (cp < 0xfffe || cp > 0xffff) ? String.fromCodePoint(cp) : ref;
+    },
+  );
+}
+
 const parser = new XMLParser({
   ignoreAttributes: true,
   removeNSPrefix: true,
   processEntities: false,
+  tagValueProcessor: (_name, value) => decodeReferences(value),
   parseTagValue: false,
   trimValues: true,
   ignoreDeclaration: true,
