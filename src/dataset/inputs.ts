@@ -13,12 +13,12 @@ export function npmDataDir(): string {
 }
 
 const NPM_CSV = [
-    ['asn', 'asn/asn-ipv4.csv'],
-    ['asn', 'asn/asn-ipv6.csv'],
-    ['geo-whois-asn-country', 'geo-whois-asn-country/geo-whois-asn-country-ipv4.csv'],
-    ['geo-whois-asn-country', 'geo-whois-asn-country/geo-whois-asn-country-ipv6.csv'],
-    ['asn-country', 'asn-country/asn-country-ipv4.csv'],
-    ['asn-country', 'asn-country/asn-country-ipv6.csv'],
+  ['asn', 'asn/asn-ipv4.csv'],
+  ['asn', 'asn/asn-ipv6.csv'],
+  ['geo-whois-asn-country', 'geo-whois-asn-country/geo-whois-asn-country-ipv4.csv'],
+  ['geo-whois-asn-country', 'geo-whois-asn-country/geo-whois-asn-country-ipv6.csv'],
+  ['asn-country', 'asn-country/asn-country-ipv4.csv'],
+  ['asn-country', 'asn-country/asn-country-ipv6.csv'],
 ] as const;
 
 /**

@@ -71,8 +71,12 @@ export const EventPayload = Type.Object(
   {
     id: Type.String({ description: 'Event id: the same on every retry, so receivers can drop duplicates.' }),
     entity_type: Type.String({ description: '`saved_ip`, `email_pool`, `email_domain` or `ping`.' }),
-    source_key: Type.String({ description: '`blocklist`, `dataset`, `email_pool`, `dmarc_aggregate` or `ping`.' }),
-    entity: Type.String({ description: 'The IP address concerned (the domain for `email_domain`, the hook id for `ping`).' }),
+    source_key: Type.String({
+      description: '`blocklist`, `dataset`, `email_pool`, `dmarc_aggregate` or `ping`.',
+    }),
+    entity: Type.String({
+      description: 'The IP address concerned (the domain for `email_domain`, the hook id for `ping`).',
+    }),
     state: Type.Record(Type.String(), Type.Unknown(), { description: 'What changed.' }),
     occurred_at: Type.String({ format: 'date-time' }),
   },
