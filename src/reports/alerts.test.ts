@@ -15,7 +15,8 @@ import { createIntelTestApp, type IntelTestApp } from '../../test/helpers/intel-
 import { sharedDataPath } from '../../test/helpers/shared-data.ts';
 import { STORE_KINDS, skipStore } from '../../test/helpers/stores.ts';
 import { verifySignature } from '../webhooks/index.ts';
-import { alertPassRate } from './alerts.ts';
+import { alertPassRate, createReportAlerts } from './alerts.ts';
+import { createReports } from './index.ts';
 
 const SAMPLE = fs.readFileSync(
   sharedDataPath('email', 'dmarc', 'aggregate', 'example.net_example.com_1529366400_1529452799.xml'),
@@ -255,6 +256,58 @@ describe.each(STORE_KINDS)('report alerts (%s)', (kind) => {
       expect(theirs.take()).toEqual([]);
     },
   );
+
+  it.skipIf(skip)('two reports of a domain checked at once alert once', async () => {
+    const domain = 'race.example';
+    await stored(report('c1', 1, [['1.0.0.1', 10, 'pass']], domain));
+    // Both checks read the domain's state before either stores its events.
+    let arrived = 0;
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const alerts = createReportAlerts({
+      store: t.app.services.store,
+      clock: t.clock,
+      settings: { passRate: 0.9, windowDays: 7, maxSources: 20 },
+      emit: async (events) => {
+        if (++arrived === 2) open();
+        await gate;
+        return await t.app.services.webhooks.emit(events);
+      },
+    });
+    const reports = createReports({
+      store: t.app.services.store,
+      clock: t.clock,
+      maxDecodedBytes: 1 << 20,
+      alerts,
+    });
+    const low = (id: string, day: number) =>
+      Buffer.from(
+        report(
+          id,
+          day,
+          [
+            ['1.0.0.1', 10, 'fail'],
+            ['192.0.2.9', 10, 'fail'],
+          ],
+          domain,
+        ),
+      );
+    await Promise.all([
+      reports.ingest(t.adminId, low('c2', 2), null),
+      reports.ingest(t.adminId, low('c3', 3), null),
+    ]);
+    expect(arrived).toBe(2);
+    expect((await delivered()).map((e) => e.state.alert).sort()).toEqual([
+      'dmarc_pass_rate_below',
+      'new_sending_source',
+    ]);
+    expect(alerts.counts()).toEqual({ checks: 2, events: 4, failures: 0 });
+    // Still low: nothing more.
+    await stored(report('c4', 4, [['1.0.0.1', 10, 'fail']], domain));
+    expect(await delivered()).toEqual([]);
+  });
 
   it.skipIf(skip)('a failed emit keeps the upload; the events go with the domain’s next report', async () => {
     const domain = 'retry.example';

@@ -76,10 +76,10 @@ const reportText = (r: ReportFacts | undefined) =>
 async function sourceEvents(
   deps: AlertDeps,
   st: AlertStore,
-  key: { ownerId: number; domain: string; latestId: number; now: number },
+  key: { ownerId: number; domain: string; checkedId: number; now: number },
   sources: NewSource[],
 ): Promise<AlertEvent[]> {
-  const { ownerId, domain, latestId, now } = key;
+  const { ownerId, domain, checkedId, now } = key;
   const max = Math.max(0, deps.settings.maxSources);
   const each = sources.slice(0, max);
   const facts = await st.reportFacts([...new Set(each.map((s) => s.first_report))]);
@@ -108,7 +108,7 @@ async function sourceEvents(
   if (rest.length > 0)
     events.push({
       ownerId,
-      origin: `${ENTITY_TYPE}:${ownerId}:${domain}:sources:${latestId}`,
+      origin: `${ENTITY_TYPE}:${ownerId}:${domain}:sources:${checkedId}`,
       entityType: ENTITY_TYPE,
       sourceKey: SOURCE_KEY,
       entity: domain,
@@ -128,12 +128,12 @@ async function sourceEvents(
 async function passRateEvent(
   deps: AlertDeps,
   st: AlertStore,
-  key: { ownerId: number; domain: string; latestId: number; endAt: number; now: number },
+  key: { ownerId: number; domain: string; checkedId: number; latestId: number; endAt: number; now: number },
   wasBelow: boolean,
 ): Promise<{ below: boolean; event: AlertEvent | null }> {
   const threshold = deps.settings.passRate;
   if (threshold === null) return { below: wasBelow, event: null };
-  const { ownerId, domain, latestId, endAt, now } = key;
+  const { ownerId, domain, checkedId, latestId, endAt, now } = key;
   const from = endAt - Math.max(1, deps.settings.windowDays) * DAY_MS;
   const sums = await st.passes(ownerId, domain, from, latestId);
   if (sums.messages === 0) return { below: wasBelow, event: null };
@@ -144,7 +144,7 @@ async function passRateEvent(
     below,
     event: {
       ownerId,
-      origin: `${ENTITY_TYPE}:${ownerId}:${domain}:pass_rate:${latestId}`,
+      origin: `${ENTITY_TYPE}:${ownerId}:${domain}:pass_rate:${checkedId}`,
       entityType: ENTITY_TYPE,
       sourceKey: SOURCE_KEY,
       entity: domain,
@@ -167,7 +167,10 @@ async function checkDomain(deps: AlertDeps, st: AlertStore, ownerId: number, dom
   const [state, latest] = await Promise.all([st.state(ownerId, domain), st.latest(ownerId, domain)]);
   if (latest === null || (state !== null && latest.id <= state.checkedId)) return 0;
   const now = deps.clock();
-  const key = { ownerId, domain, latestId: latest.id, endAt: latest.endAt, now };
+  // Origins name the state the events were worked out from: the same work again (a retry, or a
+  // concurrent report of the domain that read the same state) stores nothing twice.
+  const checkedId = state?.checkedId ?? 0;
+  const key = { ownerId, domain, checkedId, latestId: latest.id, endAt: latest.endAt, now };
   // No row yet: the domain's reports so far are its baseline, every source in them is "new".
   const sources = state ? await st.newSources(ownerId, domain, state.checkedId, latest.id) : [];
   const events = await sourceEvents(deps, st, key, sources);
@@ -191,7 +194,8 @@ export function createReportAlerts(deps: AlertDeps): ReportAlerts {
     async check(ownerId, domain) {
       counts.checks++;
       try {
-        counts.events += await checkDomain(deps, st, ownerId, domain);
+        const emitted = await checkDomain(deps, st, ownerId, domain);
+        counts.events += emitted;
       } catch (err) {
         counts.failures++;
         deps.logger?.warn(

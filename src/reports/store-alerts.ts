@@ -133,16 +133,16 @@ export function createAlertStore(store: Store) {
         .executeTakeFirstOrThrow();
       return { messages: n(row.messages), pass: n(row.pass), reports: n(row.reports) };
     },
+    /** Inserts or moves the domain's state forward; a check that read older reports never moves it back. */
     async save(row: AlertsTable) {
       await db
         .insertInto('email_report_alerts')
         .values(row)
         .onConflict((oc) =>
-          oc.columns(['owner_id', 'domain']).doUpdateSet({
-            checked_id: row.checked_id,
-            below: row.below,
-            updated_at: row.updated_at,
-          }),
+          oc
+            .columns(['owner_id', 'domain'])
+            .doUpdateSet({ checked_id: row.checked_id, below: row.below, updated_at: row.updated_at })
+            .where('email_report_alerts.checked_id', '<', row.checked_id),
         )
         .execute();
     },
