@@ -11,8 +11,8 @@ import https from 'node:https';
 import tls from 'node:tls';
 import type { DnsClient } from '../core/dns/index.ts';
 import { isAbsent, isDnsError } from '../core/dns/index.ts';
-import { type ParsedIp, parseIp } from '../core/ip.ts';
-import { refusedReach } from '../webhooks/index.ts';
+import { parseIp } from '../core/ip.ts';
+import { isLoopback, refusedReach } from '../webhooks/index.ts';
 
 /** RFC 8461 §3.3 lets senders stop at 64 KiB; so does the check. */
 export const MAX_POLICY_BYTES = 64 * 1024;
@@ -35,9 +35,6 @@ export interface FetchedPolicy {
   body: string | null;
   error: string | null;
 }
-
-const isLoopback = (ip: ParsedIp) =>
-  ip.family === 4 ? ip.bytes[0] === 127 : ip.bytes.slice(0, 15).every((b) => b === 0) && ip.bytes[15] === 1;
 
 function failed(
   error: string,

@@ -9,6 +9,7 @@
  * field); asn (u8 0 when absent, else 1 and a u32); zeros to a multiple of 4 bytes. Little-endian numbers.
  */
 import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { withRoom } from './encoders/byte-sink.ts';
 import { quickV6, quickV6Last } from './quick-v6.ts';
 import { type CanonicalRow, canonicalizeRow } from './row.ts';
 import { type FeedRow, FeedRowSchema } from './types.ts';
@@ -171,10 +172,7 @@ export class RecordWriter {
   }
 
   private room(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
-    this.buf.copy(next, 0, 0, this.pos);
-    this.buf = next;
+    this.buf = withRoom(this.buf, this.pos, n);
   }
 
   /**

@@ -6,7 +6,7 @@
  * operator's NETREP_SCAN_EXCLUDE range. Decided before any packet is sent.
  */
 import { type ParsedCidr, type ParsedIp, parseCidr, parseIp } from '../core/ip.ts';
-import { refusedReach } from '../webhooks/index.ts';
+import { isLoopback, refusedReach } from '../webhooks/index.ts';
 import type { ScanPort } from './types.ts';
 
 export interface TargetRules {
@@ -23,9 +23,6 @@ function inside(ip: ParsedIp, net: ParsedCidr): boolean {
   }
   return true;
 }
-
-const isLoopback = (ip: ParsedIp) =>
-  ip.family === 4 ? ip.bytes[0] === 127 : ip.bytes.slice(0, 15).every((b) => b === 0) && ip.bytes[15] === 1;
 
 /** Why `address` is never scanned, or null when it may be. */
 export function scanRefusal(address: string, rules: TargetRules): string | null {

@@ -1,4 +1,4 @@
-export { refusedReach } from './reach.ts';
+export { isLoopback, refusedReach } from './reach.ts';
 export { verifySignature } from './signature.ts';
 export { createEventSources } from './sources.ts';
 export { createChangeLog } from './store.ts';

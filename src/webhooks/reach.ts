@@ -7,7 +7,14 @@
  * the IANA registries).
  */
 import ipaddr from 'ipaddr.js';
-import { parseIp } from '../core/ip.ts';
+import { type ParsedIp, parseIp } from '../core/ip.ts';
+
+/**
+ * 127.0.0.0/8 or ::1: what the scan's and the MTA-STS fetch's test-only loopback settings let
+ * through the guard (nothing else they reach is ever allowed).
+ */
+export const isLoopback = (ip: ParsedIp): boolean =>
+  ip.family === 4 ? ip.bytes[0] === 127 : ip.bytes.slice(0, 15).every((b) => b === 0) && ip.bytes[15] === 1;
 
 /**
  * Public addresses that are a cloud host's own endpoint when reached from inside that cloud

@@ -98,29 +98,38 @@ export function startReportsImapWorker(options: {
   };
 }
 
+/** A counter by outcome read from `counts()` at each scrape (none while the poller is off). */
+function outcomeCounter(
+  registry: Registry,
+  name: string,
+  help: string,
+  read: () => Record<string, number> | undefined,
+): void {
+  new Counter({
+    name,
+    help,
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [outcome, n] of Object.entries(read() ?? {})) this.inc({ outcome }, n);
+    },
+  });
+}
+
 export function registerReportsImapMetrics(registry: Registry, counts: () => ImapCounts | null): void {
-  new Counter({
-    name: 'netrep_reports_imap_messages_total',
-    help: 'Messages the mailbox poller read, by outcome: stored, duplicate (stored before; moved as stored), rejected (refusal kept, moved to the rejected folder), left (the store failed; the message stays for the next poll)',
-    labelNames: ['outcome'] as const,
-    registers: [registry],
-    collect() {
-      this.reset();
-      const c = counts();
-      if (c) for (const [outcome, n] of Object.entries(c.messages)) this.inc({ outcome }, n);
-    },
-  });
-  new Counter({
-    name: 'netrep_reports_imap_polls_total',
-    help: 'Polls of the reports mailbox by outcome: done, busy (another instance held the mailbox lease), failed (connection, login, folder, move or store; each logged)',
-    labelNames: ['outcome'] as const,
-    registers: [registry],
-    collect() {
-      this.reset();
-      const c = counts();
-      if (c) for (const [outcome, n] of Object.entries(c.polls)) this.inc({ outcome }, n);
-    },
-  });
+  outcomeCounter(
+    registry,
+    'netrep_reports_imap_messages_total',
+    'Messages the mailbox poller read, by outcome: stored, duplicate (stored before; moved as stored), rejected (refusal kept, moved to the rejected folder), left (the store failed; the message stays for the next poll)',
+    () => counts()?.messages,
+  );
+  outcomeCounter(
+    registry,
+    'netrep_reports_imap_polls_total',
+    'Polls of the reports mailbox by outcome: done, busy (another instance held the mailbox lease), failed (connection, login, folder, move or store; each logged)',
+    () => counts()?.polls,
+  );
 }
 
 /**

@@ -4,6 +4,17 @@
  * a network, a prefix length or an ASN is ASCII and is copied character by character; text that
  * may not be ASCII (kind, source, brand) is encoded once per distinct value (`utf8Memo`).
  */
+/**
+ * `buf` when it has room for `n` more bytes after `pos`, else a buffer at least twice as large
+ * holding its first `pos` bytes (shared by ByteSink and row-record.ts's RecordRun).
+ */
+export function withRoom(buf: Buffer, pos: number, n: number): Buffer {
+  if (pos + n <= buf.length) return buf;
+  const next = Buffer.allocUnsafe(Math.max(buf.length * 2, pos + n));
+  buf.copy(next, 0, 0, pos);
+  return next;
+}
+
 export class ByteSink {
   buf: Buffer;
   /** Bytes written so far. */
@@ -15,10 +26,7 @@ export class ByteSink {
 
   /** Room for `n` more bytes. */
   private room(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
-    this.buf.copy(next, 0, 0, this.pos);
-    this.buf = next;
+    this.buf = withRoom(this.buf, this.pos, n);
   }
 
   byte(b: number): void {
