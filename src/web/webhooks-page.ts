@@ -61,7 +61,7 @@ ${created}
 <label>URL <input type="text" name="url" maxlength="2048" required placeholder="https://hooks.example.com/netrep"></label>
 <label>Secret (empty: a random one) <input type="text" name="secret" maxlength="256" autocomplete="off"></label>
 <div class="actions"><button type="submit">Create webhook</button></div></form>
-<p class="muted">Events: <code>saved_ip</code> (listing, delisting, threat level or flags after a dataset update of an address on your <a href="/dashboard/saved-ips">Saved IPs</a> page) and <code>email_pool</code> (pool graduations). Loopback and private targets are refused.</p></section>
+<p class="muted">Events: <code>saved_ip</code> (listing, delisting, threat level or flags after a dataset update of an address on your <a href="/dashboard/saved-ips">Saved IPs</a> page), <code>email_pool</code> (pool graduations) and <code>email_domain</code> (a new sending source, or the DMARC pass rate crossing the threshold, in your DMARC aggregate reports). Loopback and private targets are refused.</p></section>
 ${options.hooks.map((h) => hookRow(h, csrf)).join('\n')}`;
   return page('Webhooks', body, { ...options.viewer, current: '/dashboard/webhooks' });
 }
