@@ -259,6 +259,17 @@ function routeCases(keyId: number, datasetVersion: number): Case[] {
     open('POST', '/dashboard/webhooks/:id/test', '/dashboard/webhooks/1/test', 'same', {}),
     open('POST', '/dashboard/saved-ips', '/dashboard/saved-ips', 'same', {}),
     open('POST', '/dashboard/saved-ips/remove', '/dashboard/saved-ips/remove', 'same', {}),
+    // Issue 38: the reports pages (no session: the sign-in page).
+    open('GET', '/dashboard/reports', '/dashboard/reports', 'same'),
+    open('GET', '/dashboard/reports/rejected', '/dashboard/reports/rejected', 'same'),
+    open('GET', '/dashboard/reports/:domain', '/dashboard/reports/example.com', 'same'),
+    open(
+      'GET',
+      '/dashboard/reports/:domain/sources.csv',
+      '/dashboard/reports/example.com/sources.csv',
+      'same',
+    ),
+    open('POST', '/dashboard/reports/upload', '/dashboard/reports/upload', 'same', {}),
   ];
 }
 
@@ -557,7 +568,8 @@ describe.skipIf(skipStore('postgres'))('store outage on PostgreSQL: the signed-i
     // sign-in form, which reads nothing.
     const pages = t.app.http.routeList
       .filter((r) => r.method === 'GET' && r.url.startsWith('/dashboard') && r.url !== '/dashboard/login')
-      .map((r) => r.url.replace(':id', String(r.url.startsWith('/dashboard/audit') ? job.id : keyId)));
+      .map((r) => r.url.replace(':id', String(r.url.startsWith('/dashboard/audit') ? job.id : keyId)))
+      .map((url) => url.replace(':domain', 'example.com'));
     expect(pages.length).toBeGreaterThanOrEqual(6);
     const problems: string[] = [];
     for (const url of pages) {

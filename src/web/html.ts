@@ -66,6 +66,7 @@ const DASHBOARD_MENU: readonly { href: string; name: string; admin?: boolean }[]
   { href: '/dashboard/saved-ips', name: 'Saved IPs' },
   { href: '/dashboard/webhooks', name: 'Webhooks' },
   { href: '/dashboard/audit', name: 'Audit jobs' },
+  { href: '/dashboard/reports', name: 'Reports' },
   { href: '/dashboard/blocklist', name: 'Blocklist', admin: true },
   { href: '/dashboard/users', name: 'Users', admin: true },
   { href: '/dashboard/password', name: 'Password' },

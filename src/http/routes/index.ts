@@ -13,6 +13,7 @@ import { blocklistRoutes } from './blocklist.ts';
 import { blocklistsCheckRoutes } from './blocklists-check.ts';
 import { dashboardRoutes } from './dashboard.ts';
 import { dashboardAuditRoutes } from './dashboard-audit.ts';
+import { dashboardReportRoutes } from './dashboard-reports.ts';
 import { dashboardWebhookRoutes } from './dashboard-webhooks.ts';
 import { emailDomainRoutes } from './email-domain.ts';
 import { emailReportViewRoutes } from './email-report-views.ts';
@@ -51,4 +52,5 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   dashboardAuditRoutes,
   emailReportRoutes,
   emailReportViewRoutes,
+  dashboardReportRoutes,
 ];
