@@ -87,7 +87,7 @@ function figure(o: {
   body: string;
   caption: string;
 }): string {
-  return `<figure class="chart" style="max-width:36rem"><svg viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="${o.id}-t ${o.id}-d" xmlns="http://www.w3.org/2000/svg">
+  return `<figure class="chart" style="flex:1 1 22rem;max-width:36rem"><svg viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="${o.id}-t ${o.id}-d" xmlns="http://www.w3.org/2000/svg">
 <title id="${o.id}-t">${esc(o.label)}</title><desc id="${o.id}-d">${esc(o.desc)}</desc>
 <text x="2" y="12">${esc(o.unit)}</text>${o.body}
 </svg><figcaption class="muted">${o.caption}</figcaption></figure>`;

@@ -228,7 +228,7 @@ function failuresSection(f: DomainFailures): string {
     (x) =>
       `<tr>${td('Received (UTC)', esc(time(x.received_at)))}${td('Reporter', esc(x.org_name))}${td('Source', esc(x.source_ip ?? '—'))}${td('Failed', esc(x.auth_failure ?? x.feedback_type))}${td('From / to', `${esc(x.original_mail_from ?? '—')} → ${esc(x.original_rcpt_to ?? '—')}`)}${td('Subject', esc(x.subject ?? '—'))}</tr>`,
   );
-  return `<section aria-labelledby="failures-h"><h2 id="failures-h">Failure samples (newest ${f.failures.length} of ${f.total})</h2>${
+  return `<section aria-labelledby="failures-h"><h2 id="failures-h">Failure samples${f.total ? ` (newest ${f.failures.length} of ${f.total})` : ''}</h2>${
     rows.length
       ? table(['Received (UTC)', 'Reporter', 'Source', 'Failed', 'From / to', 'Subject'], rows)
       : '<p class="muted">None.</p>'
