@@ -21,7 +21,7 @@ function section(
   const findings = [...r.errors.map((e) => `Error: ${e}`), ...r.warnings.map((w) => `Warning: ${w}`)];
   return `<section aria-labelledby="${id}"><h2 id="${id}">${esc(title)}</h2>${detail}
 <h3>Findings</h3>${items(findings, 'No problems found.')}
-<h3>What to do</h3>${items(r.recommendations, 'Nothing to improve.')}</section>`;
+<h3>What to do</h3>${items(r.recommendations, 'Nothing to do here.')}</section>`;
 }
 
 const record = (raw: string | null, status: string, none: string) =>
