@@ -112,6 +112,19 @@ describe.each(STORE_KINDS)('dashboard reports (%s)', (kind) => {
     const again = await uploadFile(GZIP);
     expect(again.headers.location).toMatch(/^\/dashboard\/reports\?duplicate=\d+$/);
     expect((await get(String(again.headers.location))).body).toContain('Already stored: aggregate report');
+    // A quoted boundary and a preamble before the first part read the same.
+    const quoted = await upload(
+      Buffer.concat([
+        Buffer.from('preamble\r\n'),
+        multipart(
+          { _csrf: users.a.csrf },
+          { name: 'g.gz', bytes: fs.readFileSync(GZIP), type: 'application/gzip' },
+        ),
+      ]),
+      'a',
+      `multipart/form-data; boundary="${BOUNDARY}"`,
+    );
+    expect(quoted.headers.location).toBe(again.headers.location);
 
     const bad = await uploadFile(INVALID);
     expect(bad.headers.location).toMatch(/^\/dashboard\/reports\?rejected=\d+$/);
@@ -234,6 +247,29 @@ describe.each(STORE_KINDS)('dashboard reports (%s)', (kind) => {
     expect(noFile.body).toContain('Choose a report file to upload.');
     const empty = await upload(multipart({ _csrf: users.a.csrf }, { name: 'e.xml', bytes: Buffer.alloc(0) }));
     expect(empty.statusCode).toBe(400);
+    // A file past NETREP_REPORTS_MAX_UPLOAD_BYTES: the list page says so; a body past the form's
+    // allowance is Fastify's 413, as an HTML page for a browser.
+    const max = t.app.services.config.reportsMaxUploadBytes;
+    const big = await upload(
+      multipart({ _csrf: users.a.csrf }, { name: 'big.xml', bytes: Buffer.alloc(max + 1, 32) }),
+    );
+    expect(big.statusCode).toBe(413);
+    expect(big.body).toContain(`The file is larger than ${max} bytes (NETREP_REPORTS_MAX_UPLOAD_BYTES).`);
+    const huge = await t.app.http.inject({
+      method: 'POST',
+      url: '/dashboard/reports/upload',
+      headers: {
+        cookie: users.a.cookie,
+        accept: 'text/html',
+        'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+      },
+      payload: multipart(
+        { _csrf: users.a.csrf },
+        { name: 'huge.xml', bytes: Buffer.alloc(max + 128 * 1024, 32) },
+      ),
+    });
+    expect(huge.statusCode).toBe(413);
+    expect(huge.headers['content-type']).toContain('text/html');
     expect((await api('/v1/email/reports')).json().data.total).toBe(before);
   });
 
