@@ -5,7 +5,7 @@
  * drawn as usage-chart.ts draws a key's requests.
  */
 import { esc } from './html.ts';
-import { roundMax } from './usage-chart.ts';
+import { compact, roundMax } from './usage-chart.ts';
 
 export interface DayPoint {
   date: string;
@@ -23,12 +23,6 @@ const PLOT_W = W - LEFT - RIGHT;
 const PLOT_H = H - TOP - BOTTOM;
 export const PASS_FILL = '#1f6feb';
 export const FAIL_FILL = '#c62828';
-
-function compact(n: number): string {
-  if (n >= 1_000_000) return `${+(n / 1_000_000).toFixed(1)}M`;
-  if (n >= 1000) return `${+(n / 1000).toFixed(1)}k`;
-  return String(n);
-}
 
 const percent = (rate: number) => `${+(rate * 100).toFixed(1)}%`;
 const count = (n: number) => n.toLocaleString('en');

@@ -21,7 +21,8 @@ export function roundMax(n: number): number {
   return 10 * p;
 }
 
-function compact(n: number): string {
+/** A count in at most four characters or so: 999, 1.2k, 3.4M (axis labels). */
+export function compact(n: number): string {
   if (n >= 1_000_000) return `${+(n / 1_000_000).toFixed(1)}M`;
   if (n >= 1000) return `${+(n / 1000).toFixed(1)}k`;
   return String(n);

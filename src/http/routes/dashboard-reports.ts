@@ -8,8 +8,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isAppError } from '../../core/errors.ts';
-import { isPublicIp, parseIp } from '../../core/ip.ts';
-import { createReportViews, type SourceIntel, sourcesCsv, viewDomain } from '../../reports/index.ts';
+import { sourcesCsv, viewDomain } from '../../reports/index.ts';
 import type { Viewer } from '../../web/pages.ts';
 import {
   type DomainQuery,
@@ -22,6 +21,7 @@ import {
 import type { HttpApp, HttpServices } from '../context.ts';
 import { dashboardPlugins, sameToken, sessionOf, toPasswordChange, toSignIn } from '../dashboard-session.ts';
 import { sendHtml } from '../html-reply.ts';
+import { httpReportViews } from '../report-views.ts';
 
 /*
  * The parts of a multipart/form-data body (RFC 7578) as a browser posts the upload form: each
@@ -88,39 +88,6 @@ type Signed = {
 };
 const viewerOf = (s: Signed): Viewer => ({ email: s.user.email, role: s.user.role, csrf: s.csrf });
 
-/** The dataset's facts of an address (as the API's views read them); null while none is loaded. */
-function intelOf(services: HttpServices) {
-  return (raw: string): SourceIntel | null => {
-    const ip = parseIp(raw);
-    const a = ip && services.intel.current()?.lookup(ip);
-    if (!a) return null;
-    return {
-      asn: a.asn,
-      asn_name: a.asn_name,
-      country: a.country,
-      connection_type: a.connection_type,
-      cloud_provider: a.netrep.cloud_provider ?? null,
-      threat_score: a.threat.score,
-      threat_level: a.threat.level,
-    };
-  };
-}
-
-/** Sending reputation of the public addresses, 100 at a time, as the API's sources view asks it. */
-function reputationOf(services: HttpServices) {
-  return async (ips: string[]) => {
-    const scores = new Map<string, { score: number; level: string }>();
-    const publicIps = ips.filter((raw) => {
-      const ip = parseIp(raw);
-      return ip !== null && isPublicIp(ip);
-    });
-    for (let i = 0; i < publicIps.length; i += 100)
-      for (const a of await services.reputation.assessMany(publicIps.slice(i, i + 100)))
-        scores.set(a.ip, { score: a.score, level: a.level });
-    return scores;
-  };
-}
-
 /** One text value of a query parameter (the first, when repeated), or undefined. */
 function queryText(query: unknown, name: string): string | undefined {
   const v =
@@ -149,12 +116,7 @@ const idOf = (v: string | undefined) => (v && /^[1-9]\d{0,14}$/.test(v) ? Number
 /** What the reports pages share: the views, the signed-in user, the list page, the upload. */
 function reportsKit(services: HttpServices) {
   const { accounts, reports } = services;
-  const views = createReportViews({
-    store: services.store,
-    now: services.clock,
-    intelOf: intelOf(services),
-    reputationOf: reputationOf(services),
-  });
+  const views = httpReportViews(services);
 
   /** The signed-in user, or the redirect to answer with (sign-in, or the password change first). */
   const signedIn = async (request: FastifyRequest, reply: FastifyReply) => {

@@ -5,9 +5,7 @@
  * a domain with none answers empty views (200), not 404.
  */
 import { type TSchema, Type } from '@sinclair/typebox';
-import { isPublicIp, parseIp } from '../../core/ip.ts';
 import {
-  createReportViews,
   DomainFailures,
   DomainSources,
   DomainSummary,
@@ -15,7 +13,6 @@ import {
   MAX_PERIOD_DAYS,
   ReportDomain,
   type ReportViews,
-  type SourceIntel,
   sourcesCsv,
   viewDomain,
 } from '../../reports/index.ts';
@@ -29,6 +26,7 @@ import {
   reportDomainsExample,
 } from '../examples/email-report-views.ts';
 import type { OperationExamples } from '../openapi.ts';
+import { httpReportViews } from '../report-views.ts';
 import { envelope, errorResponses } from '../schemas.ts';
 import { datasetMeta } from '../serving-intel.ts';
 
@@ -92,49 +90,8 @@ function view<Q extends TSchema, R extends TSchema>(o: {
   };
 }
 
-/** The dataset's facts of an address from the serving snapshot; null while none is loaded. */
-function intelOf(services: HttpServices) {
-  return (raw: string): SourceIntel | null => {
-    const ip = parseIp(raw);
-    const a = ip && services.intel.current()?.lookup(ip);
-    if (!a) return null;
-    return {
-      asn: a.asn,
-      asn_name: a.asn_name,
-      country: a.country,
-      connection_type: a.connection_type,
-      cloud_provider: a.netrep.cloud_provider ?? null,
-      threat_score: a.threat.score,
-      threat_level: a.threat.level,
-    };
-  };
-}
-
-/**
- * Sending reputation of the public addresses, 100 at a time (the batch route's size). Each
- * assessment is stored for the address's history, as a reputation lookup stores it.
- */
-function reputationOf(services: HttpServices) {
-  return async (ips: string[]) => {
-    const scores = new Map<string, { score: number; level: string }>();
-    const publicIps = ips.filter((raw) => {
-      const ip = parseIp(raw);
-      return ip !== null && isPublicIp(ip);
-    });
-    for (let i = 0; i < publicIps.length; i += 100)
-      for (const a of await services.reputation.assessMany(publicIps.slice(i, i + 100)))
-        scores.set(a.ip, { score: a.score, level: a.level });
-    return scores;
-  };
-}
-
 export function emailReportViewRoutes(app: HttpApp, services: HttpServices): void {
-  const views = createReportViews({
-    store: services.store,
-    now: services.clock,
-    intelOf: intelOf(services),
-    reputationOf: reputationOf(services),
-  });
+  const views = httpReportViews(services);
   domainRoutes(app, views);
   sourceRoutes(app, views, services);
 }
