@@ -11,7 +11,7 @@ import { buildDomains } from './app/domains.ts';
 import { buildHttpStage } from './app/http.ts';
 import { startListenersStage } from './app/listeners.ts';
 import { createLoggerStage, type LoggerSetting } from './app/logger.ts';
-import { composeServices } from './app/services.ts';
+import { composeReportAlerts, composeServices } from './app/services.ts';
 import { readStartSettings } from './app/settings.ts';
 import { openStoreStage } from './app/store.ts';
 import { startWorkersStage } from './app/workers.ts';
@@ -134,6 +134,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     builder: scheduled,
     ...(options.datasetUpdate ? { update: options.datasetUpdate } : {}),
   });
+  const reportAlerts = composeReportAlerts({ config, clock, store, domains, log });
   const services = composeServices({
     config,
     clock,
@@ -141,6 +142,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     domains,
     dataset,
     log,
+    reportAlerts,
     ...(options.enrichIp ? { enrichIp: options.enrichIp } : {}),
   });
   const { http, metricsRegistry } = await buildHttpStage({
@@ -158,6 +160,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     domains,
     dataset,
     metricsRegistry,
+    reportAlerts,
     scheduled,
   });
   const listeners = await startListenersStage({

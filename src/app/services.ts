@@ -29,6 +29,8 @@ export function composeServices(inputs: {
   log?: Logger;
   /** Header hop enrichment (tests pass a counting one; default: the serving dataset's). */
   enrichIp?: HttpServices['enrichIp'];
+  /** The report alerts uploads check (one instance with the mailbox poller's: app.ts). */
+  reportAlerts: ReportAlerts;
 }): HttpServices {
   const { config, clock, store, domains, dataset } = inputs;
   const { intelRuntime, limits } = domains;
@@ -98,20 +100,14 @@ export function composeServices(inputs: {
       store,
       clock,
       maxDecodedBytes: config.reportsMaxDecodedBytes,
-      alerts: composeReportAlerts({
-        config,
-        clock,
-        store,
-        domains,
-        ...(inputs.log ? { log: inputs.log } : {}),
-      }),
+      alerts: inputs.reportAlerts,
     }),
   };
 }
 
 /**
- * Pass-rate and new-source events of aggregate reports to the owner's webhooks, for the uploads
- * (here) and the mailbox poller (workers.ts).
+ * Pass-rate and new-source events of aggregate reports to the owner's webhooks: one instance
+ * (app.ts) for the uploads (here) and the mailbox poller (workers.ts), counted on /metrics.
  */
 export function composeReportAlerts(inputs: {
   config: Config;

@@ -14,6 +14,7 @@ import type { Config } from '../config.ts';
 import type { Clock } from '../core/clock.ts';
 import { createDnsClient } from '../core/dns/index.ts';
 import { registerLimitsMetrics } from '../limits/index.ts';
+import type { ReportAlerts } from '../reports/index.ts';
 import type { Store } from '../store/index.ts';
 import { type AuditWorker, startAuditWorker } from '../worker/audit.ts';
 import { type ExpiryWorker, startExpiryWorker } from '../worker/blocklist-expiry.ts';
@@ -34,7 +35,6 @@ import { registerScanMetrics } from '../worker/scan-metrics.ts';
 import { startWebhookWorker, type WebhookWorker } from '../worker/webhooks.ts';
 import type { DatasetStage } from './dataset.ts';
 import type { Domains } from './domains.ts';
-import { composeReportAlerts } from './services.ts';
 
 export interface WorkersStage {
   blocklistExpiry: ExpiryWorker;
@@ -56,6 +56,8 @@ export function startWorkersStage(inputs: {
   metricsRegistry: Registry;
   /** Run the loops' timers here. */
   scheduled: boolean;
+  /** The report alerts the mailbox poller's reports are checked by (the uploads' too). */
+  reportAlerts: ReportAlerts;
 }): WorkersStage {
   const { config, clock, log, store, domains, scheduled } = inputs;
   const blocklistExpiry = startExpiryWorker({ blocklist: domains.blocklist, logger: log, scheduled });
@@ -114,7 +116,7 @@ export function startWorkersStage(inputs: {
     clock,
     accounts: domains.accounts,
     logger: log,
-    alerts: composeReportAlerts({ config, clock, store, domains, log }),
+    alerts: inputs.reportAlerts,
   });
   const reportsImap = startReportsImapWorker({
     poller,
@@ -122,7 +124,11 @@ export function startWorkersStage(inputs: {
     scheduled,
     logger: log,
   });
-  registerReportsImapMetrics(inputs.metricsRegistry, () => poller?.counts() ?? null);
+  registerReportsImapMetrics(
+    inputs.metricsRegistry,
+    () => poller?.counts() ?? null,
+    () => inputs.reportAlerts.counts(),
+  );
   registerDatasetMetrics(inputs.metricsRegistry, {
     dataDir: config.dataDir,
     clock,

@@ -254,6 +254,10 @@ describe.each(STORE_KINDS)('report alerts (%s)', (kind) => {
       await stored(report('r2', 2, [['8.8.4.4', 5, 'pass']]), otherKey);
       expect(await delivered()).toEqual([]);
       expect(theirs.take()).toEqual([]);
+      // The checks and their events are on /metrics (uploads and the mailbox share one counter).
+      const metrics = (await t.app.http.inject({ method: 'GET', url: '/metrics' })).body;
+      expect(metrics).toMatch(/^netrep_report_alerts_total\{outcome="event"\} [1-9]\d*$/m);
+      expect(metrics).toMatch(/^netrep_report_alerts_total\{outcome="checked"\} [1-9]\d*$/m);
     },
   );
 

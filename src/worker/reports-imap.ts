@@ -117,7 +117,11 @@ function outcomeCounter(
   });
 }
 
-export function registerReportsImapMetrics(registry: Registry, counts: () => ImapCounts | null): void {
+export function registerReportsImapMetrics(
+  registry: Registry,
+  counts: () => ImapCounts | null,
+  alertCounts: () => { checks: number; events: number; failures: number },
+): void {
   outcomeCounter(
     registry,
     'netrep_reports_imap_messages_total',
@@ -129,6 +133,15 @@ export function registerReportsImapMetrics(registry: Registry, counts: () => Ima
     'netrep_reports_imap_polls_total',
     'Polls of the reports mailbox by outcome: done, busy (another instance held the mailbox lease), failed (connection, login, folder, move or store; each logged)',
     () => counts()?.polls,
+  );
+  outcomeCounter(
+    registry,
+    'netrep_report_alerts_total',
+    "Report alert checks of new aggregate reports (uploads and the mailbox), by outcome: checked, event (an email_domain webhook event stored for delivery), failed (the check or its emit failed; logged, and the domain's next report tries again)",
+    () => {
+      const c = alertCounts();
+      return { checked: c.checks, event: c.events, failed: c.failures };
+    },
   );
 }
 
