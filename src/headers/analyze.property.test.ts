@@ -43,12 +43,14 @@ async function once(input: string): Promise<number> {
 }
 
 /**
- * The fastest of up to three runs: a pathological input is slow every time, while a GC pause or
- * another process on a shared 2-core machine is not.
+ * The fastest of up to five runs: a pathological input is slow every time, while a GC pause, a
+ * cold JIT or another process on a shared 2-core machine is not. 48 KiB of `Received: x` lines
+ * take 30-60 ms warm on a quiet machine, about 105 ms cold; the best of three was 121 ms in a
+ * CI run on 2026-11-28 with two test files beside it.
  */
 async function run(input: string): Promise<number> {
   let best = Number.POSITIVE_INFINITY;
-  for (let attempt = 0; attempt < 3 && best >= BUDGET_MS; attempt++) best = Math.min(best, await once(input));
+  for (let attempt = 0; attempt < 5 && best >= BUDGET_MS; attempt++) best = Math.min(best, await once(input));
   return best;
 }
 
