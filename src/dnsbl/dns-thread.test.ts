@@ -105,11 +105,16 @@ describe('DNSBL server thread', () => {
     expect(await rcode(port, '203.0.113.5')).toBe('NOERROR');
     expect(await rcode(port, '192.0.2.10')).toBe('NOERROR');
     expect((await dig(port, qn('203.0.113.5'), 'A', ['+tcp'])).status).toBe('NOERROR');
-    // Logged; a restart that finds the port not yet free (the kernel closing the old sockets) says so and tries again.
-    expect(logger.lines[0]).toEqual({
-      level: 'error',
-      msg: 'dnsbl: the DNS thread exited with code 1; restarting it',
-    });
+    // Logged; a restart that finds the port not yet free (the kernel closing the old sockets) says
+    // so and tries again. Before the exit line, only what the ending thread's TCP server said
+    // (Node 22 reports its close as a server error; Node 20 and 24 do not).
+    const exit = logger.lines.findIndex(
+      (l) => l.level === 'error' && l.msg === 'dnsbl: the DNS thread exited with code 1; restarting it',
+    );
+    expect(exit, JSON.stringify(logger.lines)).toBeGreaterThanOrEqual(0);
+    expect(logger.lines.slice(0, exit)).toEqual(
+      logger.lines.slice(0, exit).map(() => ({ level: 'warn', msg: 'dnsbl: TCP server error' })),
+    );
     expect(logger.lines.at(-1)).toEqual({
       level: 'warn',
       msg: 'dnsbl: the DNS thread was restarted and answers again',
