@@ -107,7 +107,7 @@ describe('DNSBL server thread', () => {
     expect((await dig(port, qn('203.0.113.5'), 'A', ['+tcp'])).status).toBe('NOERROR');
     // Logged; a restart that finds the port not yet free (the kernel closing the old sockets) says
     // so and tries again. Before the exit line, only what the ending thread's TCP server said
-    // (Node 22 reports its close as a server error; Node 20 and 24 do not).
+    // (on Node 22.23, 2026-11-28: a "TCP server error" warning as the thread ended).
     const exit = logger.lines.findIndex(
       (l) => l.level === 'error' && l.msg === 'dnsbl: the DNS thread exited with code 1; restarting it',
     );
