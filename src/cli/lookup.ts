@@ -5,6 +5,7 @@
  * is reported with where it was, and makes the exit code 1.
  */
 import { type Command, Option } from 'commander';
+import { csvField } from '../core/csv.ts';
 import type { IpAnswer, IpAnswerExtended } from '../intel/index.ts';
 import {
   createOutput,
@@ -47,15 +48,14 @@ const CSV_COLUMNS = [
   'threat_level',
 ] as const;
 
-/** RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled. */
-function csvField(value: unknown): string {
-  const text = value === null || value === undefined ? '' : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+/** One CSV field of any answer value (RFC 4180, core/csv.ts); null and undefined are empty. */
+function csvValue(value: unknown): string {
+  return csvField(value === null || value === undefined ? '' : String(value));
 }
 
 function csvRow(ip: string, a: IpAnswer | IpAnswerExtended | null, extended = false): string {
   const columns = CSV_COLUMNS.length + (extended ? EXTENDED_CSV_COLUMNS.length : 0);
-  if (!a) return `${csvField(ip)}${','.repeat(columns - 1)}\n`;
+  if (!a) return `${csvValue(ip)}${','.repeat(columns - 1)}\n`;
   const n = a.netrep;
   const values = [
     a.ip,
@@ -79,7 +79,7 @@ function csvRow(ip: string, a: IpAnswer | IpAnswerExtended | null, extended = fa
     a.threat.level,
     ...(extended ? extendedCsvValues(a) : []),
   ];
-  return `${values.map(csvField).join(',')}\n`;
+  return `${values.map(csvValue).join(',')}\n`;
 }
 
 /** The flags that are set, in words (cloud and crawler names included). */

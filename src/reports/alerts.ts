@@ -9,18 +9,11 @@
  */
 import { type Clock, DAY_MS, toIso } from '../core/clock.ts';
 import type { Store } from '../store/index.ts';
+import type { NewEvent } from '../webhooks/index.ts';
 import { type AlertStore, createAlertStore, type NewSource, type ReportFacts } from './store-alerts.ts';
 
-/** The event shape of the webhook outbox (webhooks' NewEvent). */
-export interface AlertEvent {
-  ownerId: number;
-  origin: string;
-  entityType: string;
-  sourceKey: string;
-  entity: string;
-  state: Record<string, unknown>;
-  occurredAt: number;
-}
+/** An alert is an event of the webhook outbox. */
+type AlertEvent = NewEvent;
 
 export interface AlertSettings {
   /** NETREP_REPORTS_ALERT_PASS_RATE; null: `off`. */

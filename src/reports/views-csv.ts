@@ -3,6 +3,7 @@
  * LF quoted, quotes doubled). A field a spreadsheet would read as a formula (it starts with =, +,
  * -, @, tab or CR) gets a leading apostrophe: reporter names and ASN names come from outside.
  */
+import { csvField } from '../core/csv.ts';
 import type { DomainSources, IpSource, OrganizationSource } from './view-types.ts';
 
 type Cell = string | number | null;
@@ -12,7 +13,7 @@ export function csvCell(value: Cell): string {
   let text = String(value);
   // A negative number is no formula; text is checked as written.
   if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  return csvField(text);
 }
 
 const SUMS = [

@@ -6,5 +6,6 @@ export { hostResolverOf } from './target.ts';
 export * from './types.ts';
 export {
   createWebhooks,
+  type NewEvent,
   type Webhooks,
 } from './webhooks.ts';

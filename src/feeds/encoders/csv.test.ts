@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { csvNetworks, csvRecords } from '../../../test/helpers/feeds-parse.ts';
 import { encodeToString, feedContext, realCanonicalRows } from '../../../test/helpers/feeds-tools.ts';
+import { csvField } from '../../core/csv.ts';
 import { canonicalizeRow } from '../row.ts';
-import { csvField } from './csv.ts';
 
 describe('csv encoder', () => {
   it('quotes commas, quotes and line breaks (RFC 4180) so a CSV parser reads the values back', async () => {

@@ -1,11 +1,7 @@
+import { csvField } from '../../core/csv.ts';
 import { sharedFieldsMemo } from '../row.ts';
 import { utf8Memo } from './byte-sink.ts';
 import type { EncoderFactory } from './encoder.ts';
-
-/** RFC 4180: a field with a comma, quote, CR or LF is quoted, and quotes inside are doubled. */
-export function csvField(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
-}
 
 /**
  * Header line, then one line per row: network, kind, source, first_seen, last_seen, then brand
