@@ -4,14 +4,12 @@
  * labels, a title and a description for screen readers, each bar's day and numbers on hover;
  * drawn as usage-chart.ts draws a key's requests.
  */
+import type { DomainSummary } from '../reports/index.ts';
 import { esc } from './html.ts';
 import { compact, roundMax } from './usage-chart.ts';
 
-export interface DayPoint {
-  date: string;
-  messages: number;
-  dmarc_pass: number;
-}
+/** A day of the summary's series (the API's `daily` points). */
+type DayPoint = DomainSummary['daily'][number];
 
 const W = 560;
 const H = 170;
