@@ -1,7 +1,9 @@
 import { ByteSink } from './encoders/byte-sink.ts';
 import type { EncodeContext } from './encoders/encoder.ts';
 import { ENCODERS } from './encoders/registry.ts';
+import { RecordCursor } from './record-cursor.ts';
 import type { CanonicalRow } from './row.ts';
+import { RecordWriter } from './row-record.ts';
 import { type RowSource, type SortOptions, sortFeedRows } from './sort-rows.ts';
 import type { FeedFormat } from './types.ts';
 
@@ -17,13 +19,18 @@ export async function* encodeCanonicalRows(
   const encoder = ENCODERS[format](ctx);
   const out = new ByteSink(CHUNK_BYTES * 2);
   out.text(encoder.header());
+  // Encoders write from records (record-cursor.ts): each row is written as one, then encoded.
+  const record = new RecordWriter(1 << 10);
+  const cursor = new RecordCursor();
   let previous: string | null = null;
   for await (const c of rows) {
     // Encoders rely on canonical, duplicate-free order (iptables sections, RPZ owner names).
     if (previous !== null && c.key <= previous)
       throw new Error(`${format} encoder: rows out of canonical order`);
     previous = c.key;
-    encoder.row(c, out);
+    record.clear();
+    record.addCanonical(c);
+    encoder.row(cursor.at(record.buf, 0), out);
     // Cut between rows only: a chunk never ends inside a UTF-8 character.
     if (out.pos >= CHUNK_BYTES) yield out.takeText();
   }

@@ -7,8 +7,9 @@
 
 import { type FileHandle, open } from 'node:fs/promises';
 import { endianness } from 'node:os';
+import { RecordRows } from './record-cursor.ts';
 import { type CanonicalRow, compareRows } from './row.ts';
-import { compareRecordKeys, RecordRows, RecordWriter, recordHead, recordLength } from './row-record.ts';
+import { compareRecordKeys, RecordWriter, recordHead, recordLength } from './row-record.ts';
 
 /** A run's record index takes the low 21 bits of its sort word. */
 const INDEX_BITS = 21;

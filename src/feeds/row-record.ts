@@ -1,6 +1,6 @@
 /**
  * Feed rows as binary records (issue #35 item 2): what the snapshot build sorts, spills, merges
- * and hands to its encoder threads, in place of a string and an object per row.
+ * and encodes from (record-cursor.ts), in place of a string and an object per row.
  *
  * A record: its length (u16); the key, 18 bytes that order records as row.ts keys order rows
  * (family byte 4 or 6, the network address big-endian in 16 bytes, an IPv4 one in the first four,
@@ -14,11 +14,11 @@ import { quickV6, quickV6Last } from './quick-v6.ts';
 import { type CanonicalRow, canonicalizeRow } from './row.ts';
 import { type FeedRow, FeedRowSchema } from './types.ts';
 
-const FAMILY = 2;
-const ADDRESS = 3;
-const PREFIX = 19;
-const NET_LENGTH = 20;
-const NET = 21;
+export const FAMILY = 2;
+export const ADDRESS = 3;
+export const PREFIX = 19;
+export const NET_LENGTH = 20;
+export const NET = 21;
 /** The key: family, address, prefix length. */
 const KEY_START = FAMILY;
 const KEY_END = NET_LENGTH;
@@ -116,7 +116,7 @@ function writeDecimal(buf: Buffer, p: number, n: number): number {
 
 const SURROGATE = /[\ud800-\udfff]/;
 /** Set in a field's length when the field is UTF-16: text with a surrogate, which UTF-8 may not carry unchanged. */
-const UTF16 = 0x8000;
+export const UTF16 = 0x8000;
 
 /** Fields, each as a u16 length and its UTF-8 bytes (UTF-16 and the UTF16 bit for text with a surrogate). */
 function fieldBytes(values: readonly string[]): Buffer {
@@ -131,15 +131,11 @@ function fieldBytes(values: readonly string[]): Buffer {
   return Buffer.concat(parts);
 }
 
-/** The field at `p` (see fieldBytes) and where the next one starts (`fieldEnd`). */
-function readFieldAt(buf: Buffer, p: number): string {
+/** The field at `p` (see fieldBytes). */
+export function readFieldAt(buf: Buffer, p: number): string {
   const n = buf.readUInt16LE(p);
-  const len = n & ~UTF16;
-  fieldEnd = p + 2 + len;
-  return buf.toString(n & UTF16 ? 'utf16le' : 'utf8', p + 2, fieldEnd);
+  return buf.toString(n & UTF16 ? 'utf16le' : 'utf8', p + 2, p + 2 + (n & ~UTF16));
 }
-
-let fieldEnd = 0;
 
 /** Records appended to one growing buffer, with each one's offset (a run of the sort, or a batch of rows). */
 export class RecordWriter {
@@ -293,79 +289,5 @@ export class RecordWriter {
     while ((p - s) & 3) buf[p++] = 0;
     buf.writeUInt16LE(p - s, s);
     this.pos = p;
-  }
-}
-
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-const PREFIX_TEXT = Array.from({ length: 129 }, (_, i) => String(i).padStart(3, '0'));
-
-/** The row.ts key of the record at `o`. */
-function recordKey(buf: Buffer, o: number): string {
-  const family = buf[o + FAMILY] as number;
-  let key = family === 4 ? '4' : '6';
-  const end = o + ADDRESS + (family === 4 ? 4 : 16);
-  for (let i = o + ADDRESS; i < end; i++) key += HEX[buf[i] as number];
-  return key + PREFIX_TEXT[buf[o + PREFIX] as number];
-}
-
-/** Whether buf[a, a + n) equals prev[0, n). */
-function sameBytes(buf: Buffer, a: number, n: number, prev: Buffer): boolean {
-  if (prev.length !== n) return false;
-  for (let i = 0; i < n; i++) if (buf[a + i] !== prev[i]) return false;
-  return true;
-}
-
-/**
- * Records read back as canonical rows; the text of kind, source, dates and brand is decoded once
- * for a run of records that share it (most rows of a source do). Without `withKey`, rows carry
- * an empty `key` (the encoders do not read it).
- */
-export class RecordRows {
-  private shared = Buffer.alloc(0);
-  private fields: string[] = [];
-  private brandBytes = Buffer.alloc(0);
-  private brand = '';
-
-  constructor(private readonly withKey = true) {}
-
-  row(buf: Buffer, o: number): CanonicalRow {
-    const family = buf[o + FAMILY] === 4 ? 4 : 6;
-    const prefixLength = buf[o + PREFIX] as number;
-    const netEnd = o + NET + (buf[o + NET_LENGTH] as number);
-    const network = buf.toString('latin1', o + NET, netEnd);
-    let p = netEnd;
-    for (let k = 0; k < 4; k++) p += 2 + (buf.readUInt16LE(p) & ~UTF16);
-    if (!sameBytes(buf, netEnd, p - netEnd, this.shared)) {
-      this.shared = Buffer.from(buf.subarray(netEnd, p));
-      this.fields = [];
-      fieldEnd = netEnd;
-      for (let k = 0; k < 4; k++) this.fields.push(readFieldAt(buf, fieldEnd));
-    }
-    const f = this.fields;
-    const row: FeedRow = {
-      network,
-      kind: f[0] as string,
-      source: f[1] as string,
-      first_seen: f[2] as string,
-      last_seen: f[3] as string,
-    };
-    if (buf[p++] === 1) {
-      const end = p + 2 + (buf.readUInt16LE(p) & ~UTF16);
-      if (!sameBytes(buf, p, end - p, this.brandBytes)) {
-        this.brandBytes = Buffer.from(buf.subarray(p, end));
-        this.brand = readFieldAt(buf, p);
-      }
-      row.brand = this.brand;
-      p = end;
-    } else p += 2;
-    if (buf[p] === 1) row.asn = buf.readUInt32LE(p + 1);
-    const max = family === 4 ? 32 : 128;
-    return {
-      row,
-      family,
-      address: prefixLength === max ? network : network.slice(0, network.lastIndexOf('/')),
-      prefixLength,
-      key: this.withKey ? recordKey(buf, o) : '',
-    };
   }
 }

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { RecordRows } from './record-cursor.ts';
 import { canonicalizeRow, compareRows } from './row.ts';
-import { RecordRows, RecordWriter } from './row-record.ts';
+import { RecordWriter } from './row-record.ts';
 
 const base = {
   kind: 'k',

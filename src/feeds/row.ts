@@ -62,7 +62,7 @@ export function canonicalizeRow(input: unknown): CanonicalRow {
 }
 
 /** The fields rows of one source mostly share: kind, source, first_seen, last_seen. */
-type SharedFields = Pick<FeedRow, 'kind' | 'source' | 'first_seen' | 'last_seen'>;
+export type SharedFields = Pick<FeedRow, 'kind' | 'source' | 'first_seen' | 'last_seen'>;
 
 /**
  * Renders a row's kind, source and seen dates once for a run of rows that share them (most rows

@@ -10,7 +10,8 @@ import { FEED_INCLUDES, feedDownloadPath, feedFileName } from './catalog.ts';
 import { ByteSink } from './encoders/byte-sink.ts';
 import type { EncodeContext, FeedEncoder } from './encoders/encoder.ts';
 import { ENCODERS } from './encoders/registry.ts';
-import type { CanonicalRow } from './row.ts';
+import { RecordCursor } from './record-cursor.ts';
+import type { RecordBatch } from './record-runs.ts';
 import { FEED_FORMATS, type FeedFile, type FeedFormat, type FeedName } from './types.ts';
 
 interface OpenFile {
@@ -34,12 +35,6 @@ const WRITE_BYTES = 1 << 18;
  * batch: about 530 KB; a plain one: about 70 KB), so the short formats hold little.
  */
 const SINK_BYTES = 1 << 18;
-
-/** Encodes a batch of rows into one file's buffer: bytes in place, no string per row (byte-sink.ts). */
-function encodeBatch(f: OpenFile, rows: readonly CanonicalRow[]): void {
-  const { encoder, out } = f;
-  for (let i = 0; i < rows.length; i++) encoder.row(rows[i] as CanonicalRow, out);
-}
 
 /**
  * Hashes and starts writing a file's held bytes once enough are held (or `all`), after its
@@ -88,6 +83,10 @@ export class SnapshotFiles {
   private readonly side = new Map<string, OpenFile>();
   /** Rows in the formats (include rows are not counted). */
   rowCount = 0;
+  private readonly cursor = new RecordCursor();
+  /** The fields of the last include lookup (includeOf) and where they went. */
+  private routedFields: RecordCursor['shared'] | null = null;
+  private routedTo: OpenFile | null = null;
 
   constructor(private readonly feed: FeedName) {}
 
@@ -105,29 +104,33 @@ export class SnapshotFiles {
     return [...this.files, ...this.side.values()];
   }
 
-  /** The rows of an include kind out of `batch` into their files; the other rows returned. */
-  private routeIncludes(batch: CanonicalRow[]): CanonicalRow[] {
-    if (this.side.size === 0) return batch;
-    const main: CanonicalRow[] = [];
-    const extra = new Map<OpenFile, CanonicalRow[]>();
-    for (const c of batch) {
-      const f = this.side.get(c.row.kind);
-      if (!f) main.push(c);
-      else {
-        const list = extra.get(f);
-        if (list) list.push(c);
-        else extra.set(f, [c]);
-      }
+  /** The include file the cursor's row goes to, or null for the formats (by kind, looked up once per run of equal fields). */
+  private includeOf(r: RecordCursor): OpenFile | null {
+    if (r.shared !== this.routedFields) {
+      this.routedFields = r.shared;
+      this.routedTo = this.side.get(r.shared.kind) ?? null;
     }
-    for (const [f, rows] of extra) encodeBatch(f, rows);
-    return main;
+    return this.routedTo;
   }
 
-  /** Encodes a batch of rows in canonical order into every file. */
-  async add(batch: CanonicalRow[]): Promise<void> {
-    const main = this.routeIncludes(batch);
-    this.rowCount += main.length;
-    for (const f of this.files) encodeBatch(f, main);
+  /** Encodes a batch of records in canonical order into every file, each record read once. */
+  async add(batch: RecordBatch): Promise<void> {
+    const { bufs, offsets } = batch;
+    const r = this.cursor;
+    const files = this.files;
+    const routed = this.side.size > 0;
+    for (let i = 0; i < offsets.length; i++) {
+      r.at(bufs[i] as Buffer, offsets[i] as number);
+      const include = routed ? this.includeOf(r) : null;
+      if (include) include.encoder.row(r, include.out);
+      else {
+        this.rowCount++;
+        for (let k = 0; k < files.length; k++) {
+          const f = files[k] as OpenFile;
+          f.encoder.row(r, f.out);
+        }
+      }
+    }
     // One await for all files: their writes overlap each other and the next batch's encoding.
     await Promise.all(this.all().map((f) => drain(f)));
   }

@@ -2,9 +2,8 @@ import { chmod, mkdir, mkdtemp, open, readdir, readFile, rename, rm } from 'node
 import path from 'node:path';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { feedDefinition, isFeedName } from './catalog.ts';
-import { RecordRows } from './row-record.ts';
 import { SnapshotFiles } from './snapshot-files.ts';
-import { type RowSource, recordBatchRows, sortFeedRecords } from './sort-rows.ts';
+import { type RowSource, sortFeedRecords } from './sort-rows.ts';
 import { type FeedManifest, FeedManifestSchema, type FeedName } from './types.ts';
 
 export const MANIFEST_FILE = 'manifest.json';
@@ -67,13 +66,12 @@ function checkSnapshotInput(input: WriteSnapshotInput): void {
 
 /** Sorts the input rows as binary records (spilling next to the snapshots) and encodes them into every file. */
 async function encodeRows(input: WriteSnapshotInput, files: SnapshotFiles, spillDir: string): Promise<void> {
-  const reader = new RecordRows(false);
   for await (const batch of sortFeedRecords(input.rows, {
     spillDir,
     runSize: input.runSize,
     ...(input.onInvalidRow ? { onInvalid: input.onInvalidRow } : {}),
   }))
-    await files.add(recordBatchRows(batch, reader));
+    await files.add(batch);
 }
 
 async function writeManifest(tmp: string, manifest: FeedManifest): Promise<void> {

@@ -1,5 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { RecordRows } from './record-cursor.ts';
 import {
   MAX_RUN_SIZE,
   mergeRecordRuns,
@@ -8,7 +9,7 @@ import {
   sortRecordRun,
 } from './record-runs.ts';
 import type { CanonicalRow } from './row.ts';
-import { RecordRows, RecordWriter } from './row-record.ts';
+import { RecordWriter } from './row-record.ts';
 
 export type RowSource = Iterable<unknown> | AsyncIterable<unknown>;
 
@@ -51,7 +52,7 @@ export async function* sortFeedRows(
 }
 
 /** The rows of a batch of sortFeedRecords. */
-export function recordBatchRows(batch: RecordBatch, reader: RecordRows): CanonicalRow[] {
+function recordBatchRows(batch: RecordBatch, reader: RecordRows): CanonicalRow[] {
   const { bufs, offsets } = batch;
   const rows: CanonicalRow[] = new Array(offsets.length);
   for (let i = 0; i < offsets.length; i++) rows[i] = reader.row(bufs[i] as Buffer, offsets[i] as number);

@@ -1,41 +1,51 @@
+import type { IpFamily } from '../../core/ip.ts';
 import type { CanonicalRow } from '../row.ts';
 import { ByteSink } from './byte-sink.ts';
 import { commentHeader, type EncoderFactory } from './encoder.ts';
 
-/** The IPv6 words of an RPZ trigger, last first: the compressed zero run (empty words) as one `zz`. */
-function writeV6Words(a: string, out: ByteSink): void {
-  let end = a.length;
+/** The IPv6 words of an RPZ trigger in a[start, end), last first: the compressed zero run (empty words) as one `zz`. */
+function writeV6Words(a: Uint8Array, start: number, end: number, out: ByteSink): void {
+  let wordEnd = end;
   let zz = false;
-  for (let i = a.length - 1; i >= -1; i--) {
-    if (i !== -1 && a.charCodeAt(i) !== 58) continue;
-    if (i + 1 < end) {
+  for (let i = end - 1; i >= start - 1; i--) {
+    if (i !== start - 1 && a[i] !== 58) continue;
+    if (i + 1 < wordEnd) {
       out.byte(46);
-      out.asciiRange(a, i + 1, end);
+      out.range(a, i + 1, wordEnd);
     } else if (!zz) {
       zz = true;
       out.ascii('.zz');
     }
-    end = i;
+    wordEnd = i;
   }
 }
 
-/** rpzIpName written to a sink, without the name's string. */
-function writeRpzIpName(c: Pick<CanonicalRow, 'family' | 'address' | 'prefixLength'>, out: ByteSink): void {
-  const a = c.address;
-  out.int(c.prefixLength);
-  if (c.family === 4) {
-    const i = a.indexOf('.');
-    const j = a.indexOf('.', i + 1);
-    const k = a.indexOf('.', j + 1);
+/** The owner name of rpzIpName for the address a[start, end), written to a sink without the name's string. */
+function writeRpzIpName(
+  family: IpFamily,
+  a: Uint8Array,
+  start: number,
+  end: number,
+  prefixLength: number,
+  out: ByteSink,
+): void {
+  out.int(prefixLength);
+  if (family === 4) {
+    let i = start;
+    while (a[i] !== 46) i++;
+    let j = i + 1;
+    while (a[j] !== 46) j++;
+    let k = j + 1;
+    while (a[k] !== 46) k++;
     out.byte(46);
-    out.asciiRange(a, k + 1, a.length);
+    out.range(a, k + 1, end);
     out.byte(46);
-    out.asciiRange(a, j + 1, k);
+    out.range(a, j + 1, k);
     out.byte(46);
-    out.asciiRange(a, i + 1, j);
+    out.range(a, i + 1, j);
     out.byte(46);
-    out.asciiRange(a, 0, i);
-  } else writeV6Words(a, out);
+    out.range(a, start, i);
+  } else writeV6Words(a, start, end, out);
   out.ascii('.rpz-ip');
 }
 
@@ -45,7 +55,8 @@ function writeRpzIpName(c: Pick<CanonicalRow, 'family' | 'address' | 'prefixLeng
  */
 export function rpzIpName(c: Pick<CanonicalRow, 'family' | 'address' | 'prefixLength'>): string {
   const out = new ByteSink(128);
-  writeRpzIpName(c, out);
+  const address = Buffer.from(c.address, 'latin1');
+  writeRpzIpName(c.family, address, 0, address.length, c.prefixLength, out);
   return out.takeText();
 }
 
@@ -68,8 +79,8 @@ export const createBindEncoder: EncoderFactory = (ctx) => ({
       '@ IN NS localhost.\n'
     );
   },
-  row: (c, out) => {
-    writeRpzIpName(c, out);
+  row: (r, out) => {
+    writeRpzIpName(r.family, r.buf, r.netStart, r.addressEnd, r.prefixLength, out);
     out.bytes(CNAME);
   },
   footer: () => '',

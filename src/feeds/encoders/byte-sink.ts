@@ -1,7 +1,7 @@
 /**
  * Encoded bytes appended in place (issue #35 item 2). Encoders write a row's pieces straight
  * into one growing buffer instead of joining strings that must later be flattened and encoded:
- * a network, a prefix length or an ASN is ASCII and is copied character by character; text that
+ * a network is copied from its record's bytes, a prefix length or an ASN written as digits; text that
  * may not be ASCII (kind, source, brand) is encoded once per distinct value (`utf8Memo`).
  */
 /**
@@ -44,12 +44,13 @@ export class ByteSink {
     this.pos = p;
   }
 
-  /** `s.slice(start, end)` of an ASCII string, without the slice. */
-  asciiRange(s: string, start: number, end: number): void {
-    if (this.pos + end - start > this.buf.length) this.room(end - start);
+  /** `src[start, end)` (a network's text in a record, record-cursor.ts). */
+  range(src: Uint8Array, start: number, end: number): void {
+    const n = end - start;
+    if (this.pos + n > this.buf.length) this.room(n);
     const buf = this.buf;
     let p = this.pos;
-    for (let i = start; i < end; i++) buf[p++] = s.charCodeAt(i);
+    for (let i = start; i < end; i++) buf[p++] = src[i] as number;
     this.pos = p;
   }
 

@@ -22,12 +22,12 @@ export const createCaddyEncoder: EncoderFactory = (ctx) => {
         `Usage: import /etc/caddy/netrep/${ctx.feed.name}.caddy inside a site block;`,
         `requests from a listed network get 403 through the @${matcher} matcher.`,
       ]),
-    row: ({ row }, out) => {
+    row: (r, out) => {
       const at = count++ % RANGES_PER_LINE;
       if (count === 1) out.text(`@${matcher} {\n`);
       if (at === 0) out.bytes(count === 1 ? REMOTE_IP : NEXT_REMOTE_IP);
       out.byte(32);
-      out.ascii(row.network);
+      out.range(r.buf, r.netStart, r.netEnd);
     },
     footer: () => (count === 0 ? '' : `\n}\nrespond @${matcher} 403\n`),
   };

@@ -17,19 +17,19 @@ export const createCloudflareEncoder: EncoderFactory = () => {
   let length = 0;
   return {
     header: () => '',
-    row: ({ row }, out) => {
-      const token = row.network;
+    row: (r, out) => {
+      const token = r.netEnd - r.netStart;
       if (length === 0) {
-        length = OPEN.length + token.length;
+        length = OPEN.length + token;
         out.bytes(OPEN_BYTES);
-      } else if (length + 1 + token.length + CLOSE.length > CLOUDFLARE_MAX_EXPRESSION) {
-        length = OPEN.length + token.length;
+      } else if (length + 1 + token + CLOSE.length > CLOUDFLARE_MAX_EXPRESSION) {
+        length = OPEN.length + token;
         out.bytes(CLOSE_OPEN_BYTES);
       } else {
-        length += 1 + token.length;
+        length += 1 + token;
         out.byte(32);
       }
-      out.ascii(token);
+      out.range(r.buf, r.netStart, r.netEnd);
     },
     footer: () => (length === 0 ? '' : `${CLOSE}\n`),
   };

@@ -19,14 +19,14 @@ export const createCsvEncoder: EncoderFactory = (ctx) => {
       hasBrand
         ? 'network,kind,source,first_seen,last_seen,brand,asn\n'
         : 'network,kind,source,first_seen,last_seen,asn\n',
-    row: ({ row }, out) => {
-      out.ascii(row.network);
-      out.bytes(sharedBytes(shared(row)));
+    row: (r, out) => {
+      out.range(r.buf, r.netStart, r.netEnd);
+      out.bytes(sharedBytes(shared(r.shared)));
       if (hasBrand) {
-        if (row.brand === undefined) out.byte(44);
-        else out.bytes(brandBytes(row.brand));
+        if (r.brand === undefined) out.byte(44);
+        else out.bytes(brandBytes(r.brand));
       }
-      if (row.asn !== undefined) out.int(row.asn);
+      if (r.asn !== undefined) out.int(r.asn);
       out.byte(10);
     },
     footer: () => '',

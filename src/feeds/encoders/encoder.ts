@@ -1,4 +1,4 @@
-import type { CanonicalRow } from '../row.ts';
+import type { RecordCursor } from '../record-cursor.ts';
 import type { FeedDefinition } from '../types.ts';
 import type { ByteSink } from './byte-sink.ts';
 
@@ -13,13 +13,13 @@ export interface EncodeContext {
 
 /**
  * A streaming encoder: `header`, then `row` once per row in canonical order, then `footer`.
- * `header` and `footer` return the text to write (possibly empty); `row` appends the row's bytes
- * to `out` (byte-sink.ts: no per-row string to flatten and encode). State between calls is the
- * encoder's own.
+ * `header` and `footer` return the text to write (possibly empty); `row` appends the bytes of the
+ * row under the cursor to `out` (byte-sink.ts), copying the network's text from the record
+ * (record-cursor.ts): no row object, no per-row string. State between calls is the encoder's own.
  */
 export interface FeedEncoder {
   header(): string;
-  row(row: CanonicalRow, out: ByteSink): void;
+  row(row: RecordCursor, out: ByteSink): void;
   footer(): string;
 }
 

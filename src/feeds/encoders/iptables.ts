@@ -73,13 +73,13 @@ export const createIptablesEncoder: EncoderFactory = (ctx) => {
       'set -eu\n' +
       `CHAIN=${chain}\n` +
       openSection(4, chain),
-    row: (c, out) => {
-      if (c.family === 6 && family === 4) out.text(toV6());
-      else if (c.family !== family) throw new Error('iptables encoder: rows are not in canonical order');
+    row: (r, out) => {
+      if (r.family === 6 && family === 4) out.text(toV6());
+      else if (r.family !== family) throw new Error('iptables encoder: rows are not in canonical order');
       out.bytes(head);
-      out.ascii(c.address);
+      out.range(r.buf, r.netStart, r.addressEnd);
       out.byte(47);
-      out.int(c.prefixLength);
+      out.int(r.prefixLength);
       out.bytes(DROP);
     },
     footer: () => (family === 4 ? toV6() : '') + closeSection(6),

@@ -30,15 +30,15 @@ export const createJsonEncoder: EncoderFactory = (ctx) => {
   const brandBytes = utf8Memo((b) => `,"brand":${jsonString(b)}`);
   return {
     header: () => '[',
-    row: ({ row }, out) => {
+    row: (r, out) => {
       out.bytes(first ? FIRST : NEXT);
       first = false;
-      out.ascii(row.network);
-      out.bytes(sharedBytes(shared(row)));
-      if (hasBrand && row.brand !== undefined) out.bytes(brandBytes(row.brand));
-      if (row.asn !== undefined) {
+      out.range(r.buf, r.netStart, r.netEnd);
+      out.bytes(sharedBytes(shared(r.shared)));
+      if (hasBrand && r.brand !== undefined) out.bytes(brandBytes(r.brand));
+      if (r.asn !== undefined) {
         out.bytes(ASN);
-        out.int(row.asn);
+        out.int(r.asn);
       }
       out.byte(125);
     },

@@ -9,9 +9,9 @@ export const createNginxEncoder: EncoderFactory = (ctx) => ({
     commentHeader(ctx, '#', [
       `Usage: include /etc/nginx/netrep/${ctx.feed.name}.conf; inside an http, server or location block.`,
     ]),
-  row: ({ row }, out) => {
+  row: (r, out) => {
     out.bytes(DENY);
-    out.ascii(row.network);
+    out.range(r.buf, r.netStart, r.netEnd);
     out.bytes(END);
   },
   footer: () => '',
