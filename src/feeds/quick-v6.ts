@@ -1,8 +1,8 @@
 /**
- * The IPv6 network of a feed row, normalized and keyed in one pass over the address's words
- * (issue #35 item 2): what row.ts canonicalizeRow gives through parseCidr (host bits cleared, RFC
- * 5952 text, a /128 as the bare address) and networkKey, without the parse's byte arrays, the
- * ipaddr.js formatting or the second schema check.
+ * The IPv6 network of a feed row, normalized in one pass over the address's words (issue #35
+ * item 2): what row.ts canonicalizeRow gives through parseCidr (host bits cleared, RFC 5952 text,
+ * a /128 as the bare address), and the masked words its record's key is made of (row-record.ts),
+ * without the parse's byte arrays, the ipaddr.js formatting, the key's text or the second schema check.
  */
 import { formatV6, ipWords, readIp } from '../core/ip.ts';
 
@@ -14,13 +14,6 @@ const PREFIX = /^\d{1,3}$/;
 /** The masked address words and prefix length of the network quickV6 read last (row-record.ts). */
 export const quickV6Last = { words: masked, prefixLength: 0 };
 
-/** An IPv6 row's network text, sort key and key head (row.ts keyHead). */
-export interface V6Network {
-  network: string;
-  key: string;
-  head: number;
-}
-
 /** The prefix length after `/` in text (the address's length, 128, without one); -1 when not 0-128. */
 function prefixOf(text: string, slash: number): number {
   if (slash === -1) return 128;
@@ -31,15 +24,15 @@ function prefixOf(text: string, slash: number): number {
 }
 
 /**
- * The network of an IPv6 address or CIDR as canonicalizeRow writes it, or null for anything else
- * (IPv4, an IPv4-mapped address, text parseCidr refuses), which then takes canonicalizeRow's path.
+ * The network of an IPv6 address or CIDR as canonicalizeRow writes it (its masked words and prefix
+ * length in quickV6Last), or null for anything else (IPv4, an IPv4-mapped address, text parseCidr
+ * refuses), which then takes canonicalizeRow's path.
  */
-export function quickV6(text: string): V6Network | null {
+export function quickV6(text: string): string | null {
   const slash = text.indexOf('/');
   if (!readIp(slash === -1 ? text : text.slice(0, slash), scratch) || scratch.family !== 6) return null;
   const prefixLength = prefixOf(text, slash);
   if (prefixLength < 0) return null;
-  let key = '6';
   for (let k = 0; k < 4; k++) {
     const bits = Math.min(32, Math.max(0, prefixLength - 32 * k));
     const mask = bits === 0 ? 0 : bits === 32 ? 0xffffffff : (0xffffffff << (32 - bits)) >>> 0;
@@ -47,14 +40,8 @@ export function quickV6(text: string): V6Network | null {
     masked[k] = w;
     groups[2 * k] = w >>> 16;
     groups[2 * k + 1] = w & 0xffff;
-    key += w.toString(16).padStart(8, '0');
   }
-  key += String(prefixLength).padStart(3, '0');
   quickV6Last.prefixLength = prefixLength;
   const address = formatV6(groups);
-  return {
-    network: prefixLength === 128 ? address : `${address}/${prefixLength}`,
-    key,
-    head: 2 ** 42 + (masked[0] as number) * 1024 + ((masked[1] as number) >>> 22),
-  };
+  return prefixLength === 128 ? address : `${address}/${prefixLength}`;
 }
