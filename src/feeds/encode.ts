@@ -1,6 +1,7 @@
 import { ByteSink } from './encoders/byte-sink.ts';
 import type { EncodeContext } from './encoders/encoder.ts';
 import { ENCODERS } from './encoders/registry.ts';
+import { FieldTable } from './field-table.ts';
 import { RecordCursor } from './record-cursor.ts';
 import type { CanonicalRow } from './row.ts';
 import { RecordWriter } from './row-record.ts';
@@ -20,8 +21,9 @@ export async function* encodeCanonicalRows(
   const out = new ByteSink(CHUNK_BYTES * 2);
   out.text(encoder.header());
   // Encoders write from records (record-cursor.ts): each row is written as one, then encoded.
-  const record = new RecordWriter(1 << 10);
-  const cursor = new RecordCursor();
+  const fields = new FieldTable();
+  const record = new RecordWriter(fields, 1 << 10);
+  const cursor = new RecordCursor(fields);
   let previous: string | null = null;
   for await (const c of rows) {
     // Encoders rely on canonical, duplicate-free order (iptables sections, RPZ owner names).

@@ -1,13 +1,14 @@
 /**
  * Binary records (row-record.ts) read in place. The encoders write from a RecordCursor: the
  * network's text stays in the record's bytes and is copied from there, and kind, source, the seen
- * dates and brand are decoded once for a run of records that share them (most rows of a source
- * do), so a row costs no object and no string (issue #35 item 2). RecordRows makes CanonicalRows of
+ * dates and brand come from the sort's FieldTable by number (or are decoded once for a run of
+ * records that carry the same ones in full), so a row costs no object and no string (issue #35 item 2). RecordRows makes CanonicalRows of
  * records where objects are wanted (merging one network's rows, sortFeedRows).
  */
 import type { IpFamily } from '../core/ip.ts';
+import type { FieldTable } from './field-table.ts';
 import type { CanonicalRow, SharedFields } from './row.ts';
-import { ADDRESS, FAMILY, NET, NET_LENGTH, PREFIX, readFieldAt, UTF16 } from './row-record.ts';
+import { ADDRESS, FAMILY, INLINE, NET, NET_LENGTH, PREFIX, readFieldAt, UTF16 } from './row-record.ts';
 
 /** Whether buf[a, a + n) equals prev[0, n). */
 function sameBytes(buf: Buffer, a: number, n: number, prev: Buffer): boolean {
@@ -32,9 +33,14 @@ export class RecordCursor {
   shared: SharedFields = { kind: '', source: '', first_seen: '', last_seen: '' };
   brand: string | undefined = undefined;
   asn: number | undefined = undefined;
+  /** The FieldTable number of the fields read last (INLINE: read from the record's bytes). */
+  private fieldsId = -1;
   private sharedBytes = Buffer.alloc(0);
   private brandBytes = Buffer.alloc(0);
   private brandText = '';
+
+  /** Reads records whose text fields were numbered in `fields` (row-record.ts RecordWriter). */
+  constructor(readonly fields: FieldTable) {}
 
   /** Moves to the record at `o` of `buf`. */
   at(buf: Buffer, o: number): this {
@@ -51,9 +57,29 @@ export class RecordCursor {
     let slash = end;
     if (prefixLength !== (family === 4 ? 32 : 128)) while (buf[--slash] !== 47);
     this.addressEnd = slash;
-    let p = end;
+    const id = buf.readUInt32LE(end);
+    const p = end + 4;
+    if (id === INLINE) this.asn = this.readInline(p);
+    else {
+      if (id !== this.fieldsId) {
+        const set = this.fields.sets[id];
+        if (!set) throw new Error(`feed record: no field set ${id}`);
+        this.shared = set.shared;
+        this.brand = set.brand;
+      }
+      this.asn = buf[p] === 1 ? buf.readUInt32LE(p + 1) : undefined;
+    }
+    this.fieldsId = id;
+    return this;
+  }
+
+  /** Text fields written in the record at `start` (row-record.ts INLINE); the asn after them. */
+  private readInline(start: number): number | undefined {
+    const buf = this.buf;
+    let p = start;
     for (let k = 0; k < 4; k++) p += 2 + (buf.readUInt16LE(p) & ~UTF16);
-    if (!sameBytes(buf, end, p - end, this.sharedBytes)) this.readShared(end, p);
+    if (this.fieldsId !== INLINE || !sameBytes(buf, start, p - start, this.sharedBytes))
+      this.readShared(start, p);
     if (buf[p++] === 1) {
       const fieldEnd = p + 2 + (buf.readUInt16LE(p) & ~UTF16);
       if (!sameBytes(buf, p, fieldEnd - p, this.brandBytes)) {
@@ -66,8 +92,7 @@ export class RecordCursor {
       this.brand = undefined;
       p += 2;
     }
-    this.asn = buf[p] === 1 ? buf.readUInt32LE(p + 1) : undefined;
-    return this;
+    return buf[p] === 1 ? buf.readUInt32LE(p + 1) : undefined;
   }
 
   private readShared(start: number, end: number): void {
@@ -102,7 +127,11 @@ function recordKey(buf: Buffer, o: number): string {
 
 /** Records read back as canonical rows. */
 export class RecordRows {
-  private readonly cursor = new RecordCursor();
+  private readonly cursor: RecordCursor;
+
+  constructor(fields: FieldTable) {
+    this.cursor = new RecordCursor(fields);
+  }
 
   row(buf: Buffer, o: number): CanonicalRow {
     const r = this.cursor.at(buf, o);

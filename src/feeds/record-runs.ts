@@ -7,6 +7,7 @@
 
 import { type FileHandle, open } from 'node:fs/promises';
 import { endianness } from 'node:os';
+import type { FieldTable } from './field-table.ts';
 import { RecordRows } from './record-cursor.ts';
 import { type CanonicalRow, compareRows } from './row.ts';
 import { compareRecordKeys, RecordWriter, recordHead, recordLength } from './row-record.ts';
@@ -199,6 +200,8 @@ function resolveGroup(rows: CanonicalRow[]): CanonicalRow {
 export interface RecordBatch {
   bufs: Buffer[];
   offsets: number[];
+  /** The text fields the records number (record-cursor.ts reads them with it). */
+  fields: FieldTable;
 }
 
 /** Sorted records taken one at a time into batches, one record per network. */
@@ -208,9 +211,14 @@ class NetworkBatch implements RecordBatch {
   /** Rows of the last network when it has more than one record. */
   private group: CanonicalRow[] | null = null;
   private merged: RecordWriter | null = null;
-  private readonly reader = new RecordRows();
+  private readonly reader: RecordRows;
 
-  constructor(private readonly fresh: () => RecordWriter) {}
+  constructor(
+    readonly fields: FieldTable,
+    private readonly fresh: () => RecordWriter,
+  ) {
+    this.reader = new RecordRows(fields);
+  }
 
   /** Takes the record at `o`; true when the batch is full (the record is not taken then). */
   push(buf: Buffer, o: number): boolean {
@@ -241,18 +249,21 @@ class NetworkBatch implements RecordBatch {
 }
 
 /** The runs merged into key order, one record per network, in batches. */
-export async function* mergeRecordRuns(runs: RecordStream[]): AsyncGenerator<RecordBatch> {
+export async function* mergeRecordRuns(
+  runs: RecordStream[],
+  fields: FieldTable,
+): AsyncGenerator<RecordBatch> {
   const heads: number[] = [];
   for (const run of runs) heads.push((await run.fill()) ? recordHead(run.buf, run.pos) : -1);
-  const fresh = () => new RecordWriter(1 << 16);
-  let batch = new NetworkBatch(fresh);
+  const fresh = () => new RecordWriter(fields, 1 << 16);
+  let batch = new NetworkBatch(fields, fresh);
   for (;;) {
     const i = firstRun(runs, heads);
     if (i === -1) break;
     const run = runs[i] as RecordStream;
     if (batch.push(run.buf, run.pos)) {
       yield batch;
-      batch = new NetworkBatch(fresh);
+      batch = new NetworkBatch(fields, fresh);
       continue; // the same record again, into the new batch
     }
     run.advance();

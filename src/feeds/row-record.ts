@@ -4,12 +4,15 @@
  *
  * A record: its length (u16); the key, 18 bytes that order records as row.ts keys order rows
  * (family byte 4 or 6, the network address big-endian in 16 bytes, an IPv4 one in the first four,
- * then the prefix length); the network's text (u8 length, ASCII); kind, source, first_seen and
- * last_seen (each a u16 length and UTF-8, see fieldBytes); brand (u8 0 when absent, else 1 and the
- * field); asn (u8 0 when absent, else 1 and a u32); zeros to a multiple of 4 bytes. Little-endian numbers.
+ * then the prefix length); the network's text (u8 length, ASCII); the number of the row's text
+ * fields in the sort's FieldTable (u32), or INLINE followed by the fields themselves: kind, source,
+ * first_seen and last_seen (each a u16 length and UTF-8, see fieldBytes) and brand (u8 0 when
+ * absent, else 1 and the field); asn (u8 0 when absent, else 1 and a u32); zeros to a multiple of 4
+ * bytes. Little-endian numbers.
  */
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { withRoom } from './encoders/byte-sink.ts';
+import type { FieldTable } from './field-table.ts';
 import { quickV6, quickV6Last } from './quick-v6.ts';
 import { type CanonicalRow, canonicalizeRow } from './row.ts';
 import { type FeedRow, FeedRowSchema } from './types.ts';
@@ -20,6 +23,8 @@ export const PREFIX = 19;
 export const NET_LENGTH = 20;
 export const NET = 21;
 /** The key: family, address, prefix length. */
+/** In place of a FieldTable number: the row's text fields follow in the record. */
+export const INLINE = 0xffffffff;
 const KEY_START = FAMILY;
 const KEY_END = NET_LENGTH;
 
@@ -142,18 +147,24 @@ export class RecordWriter {
   buf: Buffer;
   pos = 0;
   offsets: number[] = [];
-  private shared: Buffer = Buffer.alloc(0);
-  private sharedOf: Pick<FeedRow, 'kind' | 'source' | 'first_seen' | 'last_seen'> = {
+  /** The text fields of the last row, their number in the table and, when INLINE, their bytes. */
+  private last: Pick<FeedRow, 'kind' | 'source' | 'first_seen' | 'last_seen' | 'brand'> = {
     kind: '',
     source: '',
     first_seen: '',
     last_seen: '',
   };
-  private brand: string | undefined;
-  private brandBytes = Buffer.from([0, 0, 0]);
+  private fieldsId = -1;
+  private inline = Buffer.alloc(0);
 
-  /** Starts on `buf` (its content is overwritten) or on a new buffer of `size` bytes. */
-  constructor(size: number | Buffer = 1 << 20) {
+  /**
+   * Starts on `buf` (its content is overwritten) or on a new buffer of `size` bytes; the rows' text
+   * fields go to `fields` (whoever reads the records reads them with it, record-cursor.ts).
+   */
+  constructor(
+    private readonly fields: FieldTable,
+    size: number | Buffer = 1 << 20,
+  ) {
     this.buf = typeof size === 'number' ? Buffer.allocUnsafe(size) : size;
   }
 
@@ -227,31 +238,32 @@ export class RecordWriter {
     this.finish(s, this.ascii(c.row.network, s + NET), c.row);
   }
 
-  /** Room for the row's record, its shared fields and brand encoded; the record's offset. */
+  /** Room for the row's record, its text fields numbered (or encoded); the record's offset. */
   private start(row: FeedRow): number {
-    const f = this.sharedOf;
+    const f = this.last;
     if (
+      this.fieldsId === -1 ||
       row.kind !== f.kind ||
       row.source !== f.source ||
       row.first_seen !== f.first_seen ||
-      row.last_seen !== f.last_seen
+      row.last_seen !== f.last_seen ||
+      row.brand !== f.brand
     ) {
-      this.sharedOf = {
-        kind: row.kind,
-        source: row.source,
-        first_seen: row.first_seen,
-        last_seen: row.last_seen,
-      };
-      this.shared = fieldBytes([row.kind, row.source, row.first_seen, row.last_seen]);
+      const { kind, source, first_seen, last_seen, brand } = row;
+      this.last = { kind, source, first_seen, last_seen, brand };
+      const id = this.fields.idOf(row);
+      this.fieldsId = id === -1 ? INLINE : id;
+      this.inline =
+        id !== -1
+          ? Buffer.alloc(0)
+          : Buffer.concat([
+              fieldBytes([kind, source, first_seen, last_seen]),
+              brand === undefined
+                ? Buffer.from([0, 0, 0])
+                : Buffer.concat([Buffer.from([1]), fieldBytes([brand])]),
+            ]);
     }
-    if (row.brand !== this.brand) {
-      this.brand = row.brand;
-      this.brandBytes =
-        row.brand === undefined
-          ? Buffer.from([0, 0, 0])
-          : Buffer.concat([Buffer.from([1]), fieldBytes([row.brand])]);
-    }
-    this.room(NET + 64 + this.shared.length + this.brandBytes.length + 8);
+    this.room(NET + 64 + 4 + this.inline.length + 8);
     this.offsets.push(this.pos);
     return this.pos;
   }
@@ -278,8 +290,9 @@ export class RecordWriter {
   private finish(s: number, p: number, row: FeedRow): void {
     const buf = this.buf;
     buf[s + NET_LENGTH] = p - s - NET;
-    p += copyBytes(this.shared, 0, this.shared.length, buf, p);
-    p += copyBytes(this.brandBytes, 0, this.brandBytes.length, buf, p);
+    buf.writeUInt32LE(this.fieldsId, p);
+    p += 4;
+    if (this.fieldsId === INLINE) p += copyBytes(this.inline, 0, this.inline.length, buf, p);
     if (row.asn === undefined) buf[p++] = 0;
     else {
       buf[p++] = 1;

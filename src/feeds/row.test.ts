@@ -1,8 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { FieldTable } from './field-table.ts';
 import { RecordRows } from './record-cursor.ts';
 import { canonicalizeRow, compareRows } from './row.ts';
 import { RecordWriter } from './row-record.ts';
+import type { FeedRow } from './types.ts';
 
 const base = {
   kind: 'k',
@@ -69,9 +71,10 @@ describe('canonicalizeRow', () => {
 
 /** A row through its binary record (row-record.ts) and back. */
 function viaRecord(row: unknown): ReturnType<typeof canonicalizeRow> {
-  const w = new RecordWriter(16);
+  const fields = new FieldTable();
+  const w = new RecordWriter(fields, 16);
   w.add(row);
-  return new RecordRows().row(w.buf, w.offsets[0] as number);
+  return new RecordRows(fields).row(w.buf, w.offsets[0] as number);
 }
 
 describe('RecordWriter and RecordRows (the sort’s record form)', () => {
@@ -119,6 +122,35 @@ describe('RecordWriter and RecordRows (the sort’s record form)', () => {
         if (brand === undefined) delete row.brand;
         expect(viaRecord(row)).toEqual(canonicalizeRow(row));
       }),
+    );
+  });
+
+  it('writes the fields past a full FieldTable into the records, read back the same', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(text, text, fc.option(text, { nil: undefined }), fc.option(fc.nat(), { nil: undefined })),
+          {
+            minLength: 1,
+            maxLength: 30,
+          },
+        ),
+        (specs) => {
+          // Room for two sets: the rest are INLINE, read back among numbered ones in any order.
+          const fields = new FieldTable(2);
+          const w = new RecordWriter(fields, 16);
+          const rows = specs.map(([kind, source, brand, asn], i) => {
+            const row: FeedRow = { network: `10.0.${i}.0/24`, kind, source, first_seen: 'a', last_seen: 'b' };
+            if (brand !== undefined) row.brand = brand;
+            if (asn !== undefined) row.asn = asn;
+            w.add(row);
+            return row;
+          });
+          const reader = new RecordRows(fields);
+          expect(w.offsets.map((o) => reader.row(w.buf, o))).toEqual(rows.map((r) => canonicalizeRow(r)));
+          expect(fields.sets.length).toBeLessThanOrEqual(2);
+        },
+      ),
     );
   });
 });

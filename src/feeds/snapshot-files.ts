@@ -83,7 +83,7 @@ export class SnapshotFiles {
   private readonly side = new Map<string, OpenFile>();
   /** Rows in the formats (include rows are not counted). */
   rowCount = 0;
-  private readonly cursor = new RecordCursor();
+  private cursor: RecordCursor | null = null;
   /** The fields of the last include lookup (includeOf) and where they went. */
   private routedFields: RecordCursor['shared'] | null = null;
   private routedTo: OpenFile | null = null;
@@ -116,6 +116,7 @@ export class SnapshotFiles {
   /** Encodes a batch of records in canonical order into every file, each record read once. */
   async add(batch: RecordBatch): Promise<void> {
     const { bufs, offsets } = batch;
+    if (this.cursor?.fields !== batch.fields) this.cursor = new RecordCursor(batch.fields);
     const r = this.cursor;
     const files = this.files;
     const routed = this.side.size > 0;

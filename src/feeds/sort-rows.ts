@@ -1,5 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { FieldTable } from './field-table.ts';
 import { RecordRows } from './record-cursor.ts';
 import {
   MAX_RUN_SIZE,
@@ -47,13 +48,13 @@ export async function* sortFeedRows(
   rows: RowSource,
   options: SortOptions = {},
 ): AsyncGenerator<CanonicalRow> {
-  const reader = new RecordRows();
-  for await (const batch of sortFeedRecords(rows, options)) yield* recordBatchRows(batch, reader);
+  for await (const batch of sortFeedRecords(rows, options)) yield* recordBatchRows(batch);
 }
 
 /** The rows of a batch of sortFeedRecords. */
-function recordBatchRows(batch: RecordBatch, reader: RecordRows): CanonicalRow[] {
+function recordBatchRows(batch: RecordBatch): CanonicalRow[] {
   const { bufs, offsets } = batch;
+  const reader = new RecordRows(batch.fields);
   const rows: CanonicalRow[] = new Array(offsets.length);
   for (let i = 0; i < offsets.length; i++) rows[i] = reader.row(bufs[i] as Buffer, offsets[i] as number);
   return rows;
@@ -74,7 +75,7 @@ export async function* sortFeedRecords(
     if (Symbol.iterator in rows) {
       for (const input of rows) if (runs.take(input)) await runs.endRun();
     } else for await (const input of rows) if (runs.take(input)) await runs.endRun();
-    yield* mergeRecordRuns(await runs.finish());
+    yield* mergeRecordRuns(await runs.finish(), runs.fields);
   } finally {
     await runs.cleanup();
   }
@@ -85,7 +86,9 @@ export async function* sortFeedRecords(
  * `spillDir` (or kept in memory without it); `finish` gives every run to merge.
  */
 class RunCollector {
-  private run = new RecordWriter(spare.pop());
+  /** The rows' text fields, numbered for this sort's records. */
+  readonly fields = new FieldTable();
+  private run = new RecordWriter(this.fields, spare.pop());
   /** Where a run is put in key order to be spilled. */
   private scratch = spare.pop() ?? Buffer.alloc(0);
   private readonly runs: RecordStream[] = [];
@@ -119,7 +122,7 @@ class RunCollector {
     const spillDir = this.options.spillDir;
     if (!spillDir) {
       this.runs.push(RecordStream.memory(run.buf, sorted));
-      this.run = new RecordWriter();
+      this.run = new RecordWriter(this.fields);
       return;
     }
     this.spillRoot ??= await mkdtemp(path.join(spillDir, '.sort-'));
