@@ -3,6 +3,9 @@ import type { CanonicalRow } from '../row.ts';
 import { ByteSink } from './byte-sink.ts';
 import { commentHeader, type EncoderFactory } from './encoder.ts';
 
+const ZZ = Buffer.from('.zz');
+const RPZ_IP = Buffer.from('.rpz-ip');
+
 /** The IPv6 words of an RPZ trigger in a[start, end), last first: the compressed zero run (empty words) as one `zz`. */
 function writeV6Words(a: Uint8Array, start: number, end: number, out: ByteSink): void {
   let wordEnd = end;
@@ -14,7 +17,7 @@ function writeV6Words(a: Uint8Array, start: number, end: number, out: ByteSink):
       out.range(a, i + 1, wordEnd);
     } else if (!zz) {
       zz = true;
-      out.ascii('.zz');
+      out.bytes(ZZ);
     }
     wordEnd = i;
   }
@@ -46,7 +49,7 @@ function writeRpzIpName(
     out.byte(46);
     out.range(a, start, i);
   } else writeV6Words(a, start, end, out);
-  out.ascii('.rpz-ip');
+  out.bytes(RPZ_IP);
 }
 
 /**

@@ -34,16 +34,6 @@ export class ByteSink {
     this.buf[this.pos++] = b;
   }
 
-  /** A string known to be ASCII (a network, digits): one byte per character. */
-  ascii(s: string): void {
-    const n = s.length;
-    if (this.pos + n > this.buf.length) this.room(n);
-    const buf = this.buf;
-    let p = this.pos;
-    for (let i = 0; i < n; i++) buf[p++] = s.charCodeAt(i);
-    this.pos = p;
-  }
-
   /** `src[start, end)` (a network's text in a record, record-cursor.ts). */
   range(src: Uint8Array, start: number, end: number): void {
     const n = end - start;
@@ -76,6 +66,19 @@ export class ByteSink {
 
   /** A non-negative integer in decimal, as String(n) writes it. */
   int(n: number): void {
+    if (n < 10) {
+      this.byte(48 + n);
+      return;
+    }
+    if (n < 1000) {
+      // A prefix length: two or three digits without the general loop.
+      if (this.pos + 3 > this.buf.length) this.room(3);
+      const buf = this.buf;
+      if (n >= 100) buf[this.pos++] = 48 + Math.floor(n / 100);
+      buf[this.pos++] = 48 + (Math.floor(n / 10) % 10);
+      buf[this.pos++] = 48 + (n % 10);
+      return;
+    }
     let digits = 1;
     for (let x = n; x >= 10; x = Math.floor(x / 10)) digits++;
     if (this.pos + digits > this.buf.length) this.room(digits);
