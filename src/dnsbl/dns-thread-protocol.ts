@@ -12,7 +12,15 @@ export type DnsThreadServerSettings = Pick<
 
 export interface DnsThreadData {
   server: DnsThreadServerSettings;
+  /** `host:port`: bound as given, or, with `udpFd`, the address of the socket it names. */
   listen: string;
+  /**
+   * A descriptor of the UDP socket already bound on `listen`, which other DNS threads read: this
+   * thread reads its own duplicate of it (shared-udp.ts) instead of binding.
+   */
+  udpFd?: number;
+  /** This thread serves TCP (the first of the DNS threads; the others UDP only). */
+  serveTcp: boolean;
   /** TXT answers link to this followed by the address. */
   lookupPrefix: string;
   /** Epoch ms of the default SOA serial (the host's clock). */

@@ -6,6 +6,7 @@
 import dgram from 'node:dgram';
 import fs from 'node:fs';
 import os from 'node:os';
+import type { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dig, queryUdp } from '../../test/helpers/dnsbl-tools.ts';
 import { TEST_ENTRY_REASON } from '../blocklist/index.ts';
@@ -13,6 +14,7 @@ import type { ListingChangeListener } from './blocklist-mirror.ts';
 import { type DnsblThread, startDnsblThread } from './dns-thread.ts';
 import { createListingIndex } from './listing-index.ts';
 import { ipToQueryName } from './query-name.ts';
+import { udpDescriptors } from './shared-udp.ts';
 import type { ListingValue } from './types.ts';
 
 const ZONE = 'bl.netrep.test';
@@ -120,6 +122,61 @@ describe('DNSBL server thread', () => {
       msg: 'dnsbl: the DNS thread was restarted and answers again',
     });
   });
+
+  it.skipIf(process.platform !== 'linux')(
+    'two threads read the one UDP socket, each its own descriptor; the one left answers while the other restarts',
+    async () => {
+      const feed = createFeed();
+      const logger = createLogger();
+      server = await startDnsblThread({
+        zone: ZONE,
+        listen: '127.0.0.1:0',
+        feed,
+        lookupPrefix: 'x/',
+        logger,
+        threads: 2,
+      });
+      const port = server.udpPort;
+      expect(server.workers).toHaveLength(2);
+      expect(udpDescriptors(port)).toHaveLength(2);
+      // Each thread keeps its own index: a change is in every answer, whichever thread reads it.
+      for (let i = 0; i < 20; i++) {
+        const ip = `198.51.100.${i}`;
+        feed.set(ip, { returnCode: '127.0.0.2', reason: 'spam' });
+        expect(await rcode(port, ip)).toBe('NOERROR');
+        feed.set(ip, null);
+        expect(await rcode(port, ip)).toBe('NXDOMAIN');
+      }
+      for (const which of [0, 1]) {
+        const ending = server.workers[which] as Worker;
+        const restarts = server.restarts;
+        await ending.terminate();
+        // The other thread's descriptor keeps the socket bound and answering.
+        expect(udpDescriptors(port).length).toBeGreaterThanOrEqual(1);
+        feed.set('203.0.113.5', { returnCode: '127.0.0.2', reason: 'while down' });
+        expect(await rcode(port, '203.0.113.5')).toBe('NOERROR');
+        feed.set('203.0.113.5', null);
+        const started = performance.now();
+        while (server.restarts === restarts) {
+          if (performance.now() - started > 20_000) throw new Error('not restarted within 20 s');
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        expect(server.workers).toHaveLength(2);
+        expect(server.workers).not.toContain(ending);
+        expect(udpDescriptors(port)).toHaveLength(2);
+        expect(await rcode(port, '203.0.113.5')).toBe('NXDOMAIN');
+        // TCP is the first thread's: served again once it is back.
+        expect((await dig(port, qn('192.0.2.10'), 'A', ['+tcp'])).answers[0]?.data).toBe('127.0.0.3');
+      }
+      expect(logger.lines.filter((l) => l.level === 'error').map((l) => l.msg)).toEqual([
+        'dnsbl: the DNS thread exited with code 1; restarting it',
+        'dnsbl: the DNS thread exited with code 1; restarting it',
+      ]);
+      await server.close();
+      server = undefined;
+      expect(udpDescriptors(port)).toEqual([]);
+    },
+  );
 
   it.skipIf(process.platform !== 'linux')(
     'gives the thread, and only it, the nice value asked for',

@@ -20,6 +20,7 @@ import {
 } from './dns-thread-protocol.ts';
 import { type ListingIndexSnapshot, snapshotTransferList } from './listing-index.ts';
 import type { DnsblServer } from './server.ts';
+import { udpDescriptors } from './shared-udp.ts';
 import type { DnsblLogger, ListingValue } from './types.ts';
 
 /** What the thread is fed from: the blocklist mirror. */
@@ -35,16 +36,24 @@ export interface DnsblThreadOptions extends DnsThreadServerSettings {
   lookupPrefix: string;
   logger?: DnsblLogger;
   clock?: Clock;
-  /** The thread's nice value (NETREP_DNSBL_THREAD_NICE); default 0, the process's. */
+  /** The threads' nice value (NETREP_DNSBL_THREAD_NICE); default 0, the process's. */
   nice?: number;
+  /**
+   * DNS threads reading the one UDP socket (NETREP_DNSBL_THREADS; default 1): the kernel hands each
+   * datagram to one of them. The first also serves TCP. Where the socket's descriptor cannot be
+   * found (not Linux) one thread serves, with a warning.
+   */
+  threads?: number;
 }
 
 export interface DnsblThread extends DnsblServer {
   setLookupPrefix(prefix: string): void;
-  /** Times the thread was started again after it ended on its own. */
+  /** Times a thread was started again after it ended on its own. */
   readonly restarts: number;
-  /** The running thread (tests end it as a crash would). */
+  /** The first running thread, the one serving TCP (tests end it as a crash would). */
   readonly worker: Worker;
+  /** Every running thread. */
+  readonly workers: Worker[];
 }
 
 const CLOSE_WAIT_MS = 2000;
@@ -61,6 +70,14 @@ interface Running {
   changes: MessagePort;
   counters: Int32Array;
   seq: number;
+}
+
+/** A thread's place: slot 0 serves UDP and TCP, the others UDP; each restarts on its own. */
+interface Slot {
+  running: Running | null;
+  /** Failed starts in a row (the restart waits longer after each). */
+  failures: number;
+  restartTimer: NodeJS.Timeout | null;
 }
 
 /** The worker, from compiled JS as it is, from TypeScript through the tsx loader the host runs under. */
@@ -101,15 +118,12 @@ class ThreadHost implements DnsblThread {
   private readonly settings: DnsThreadServerSettings;
   private readonly clock: Clock;
   private lookupPrefix: string;
-  private current: Running | null = null;
+  private slots: Slot[] = [];
   private bound: Bound = { udpPort: 0, tcpPort: 0, address: '' };
   private closing = false;
   private restartCount = 0;
   /** Answer errors counted by threads that have ended. */
   private pastErrors = 0;
-  /** Failed starts in a row (the restart waits longer after each). */
-  private failures = 0;
-  private restartTimer: NodeJS.Timeout | null = null;
   private pending: [string, ListingValue | null][] = [];
   private flushQueued = false;
   private readonly unsubscribe: () => void;
@@ -140,24 +154,43 @@ class ThreadHost implements DnsblThread {
     return this.restartCount;
   }
   get worker() {
-    return (this.current as Running).worker;
+    return this.workers[0] as Worker;
+  }
+  get workers() {
+    return this.running().map((r) => r.worker);
+  }
+
+  private running(): Running[] {
+    return this.slots.flatMap((s) => (s.running ? [s.running] : []));
   }
 
   answerErrors(): number {
-    return this.pastErrors + (this.current ? Atomics.load(this.current.counters, ANSWER_ERRORS) : 0);
+    let sum = this.pastErrors;
+    for (const r of this.running()) sum += Atomics.load(r.counters, ANSWER_ERRORS);
+    return sum;
   }
 
   setLookupPrefix(prefix: string): void {
     this.lookupPrefix = prefix;
-    this.current?.worker.postMessage({ kind: 'lookup-prefix', prefix } satisfies HostMessage);
+    for (const r of this.running())
+      r.worker.postMessage({ kind: 'lookup-prefix', prefix } satisfies HostMessage);
   }
 
   async start(): Promise<void> {
+    const wanted = Math.max(1, Math.floor(this.options.threads ?? 1));
+    this.slots = Array.from({ length: wanted }, () => ({ running: null, failures: 0, restartTimer: null }));
     try {
-      this.bound = await this.spawn(this.options.listen);
+      this.bound = await this.spawn(0, this.options.listen);
+      if (wanted > 1 && this.sharedFd() === null) {
+        this.options.logger?.warn(
+          { threads: wanted },
+          "dnsbl: the UDP socket's descriptor cannot be found (/proc); one DNS thread serves",
+        );
+        this.slots.length = 1;
+      }
+      for (let i = 1; i < this.slots.length; i++) await this.spawn(i, this.listenAgain());
     } catch (err) {
-      this.closing = true;
-      this.unsubscribe();
+      await this.close();
       throw err;
     }
   }
@@ -165,30 +198,49 @@ class ThreadHost implements DnsblThread {
   async close(): Promise<void> {
     this.closing = true;
     this.unsubscribe();
-    if (this.restartTimer) clearTimeout(this.restartTimer);
-    await this.stop();
+    for (const slot of this.slots) if (slot.restartTimer) clearTimeout(slot.restartTimer);
+    await Promise.all(this.slots.map((slot) => this.stop(slot)));
   }
 
   private flush(): void {
     this.flushQueued = false;
-    const running = this.current;
-    if (!running || this.pending.length === 0) return;
-    const batch: ChangeBatch = { seq: ++running.seq, changes: this.pending };
+    if (this.pending.length === 0) return;
+    // Every thread gets the same batch (each keeps its own index); none running: the next
+    // thread's snapshot holds them.
+    for (const running of this.running()) {
+      const batch: ChangeBatch = { seq: ++running.seq, changes: this.pending };
+      running.changes.postMessage(batch);
+      Atomics.store(running.counters, POSTED, batch.seq);
+    }
     this.pending = [];
-    running.changes.postMessage(batch);
-    Atomics.store(running.counters, POSTED, batch.seq);
   }
 
-  /** Starts a thread on `listen`; resolves once it listens, rejects (with the bind error's code) if it cannot. */
-  private spawn(listen: string): Promise<Bound> {
-    // The snapshot holds every change so far: batches not yet posted were for the old thread.
+  private listenAgain(): string {
+    return hostPort(this.bound.address, this.bound.udpPort);
+  }
+
+  /** A descriptor of the bound UDP socket while some thread holds it open; null: bind it anew. */
+  private sharedFd(): number | null {
+    return this.bound.udpPort === 0 ? null : (udpDescriptors(this.bound.udpPort)[0] ?? null);
+  }
+
+  /**
+   * Starts the thread of `slot` on `listen`; resolves once it listens, rejects (with the bind
+   * error's code) if it cannot. It reads the UDP socket the other threads read when one is open.
+   */
+  private spawn(index: number, listen: string): Promise<Bound> {
+    const slot = this.slots[index] as Slot;
+    // Changes not yet posted go to the running threads first: the snapshot holds them already.
+    this.flush();
     const snapshot = this.options.feed.index.snapshot();
-    this.pending = [];
+    const udpFd = this.sharedFd();
     const { port1, port2 } = new MessageChannel();
     const shared = new SharedArrayBuffer(COUNTERS * 4);
     const data: DnsThreadData = {
       server: this.settings,
       listen,
+      ...(udpFd === null ? {} : { udpFd }),
+      serveTcp: index === 0,
       lookupPrefix: this.lookupPrefix,
       nowMs: this.clock(),
       nice: this.options.nice ?? 0,
@@ -198,7 +250,7 @@ class ThreadHost implements DnsblThread {
     };
     const worker = createWorker(data, [port2, ...snapshotTransferList(snapshot)]);
     const running: Running = { worker, changes: port1, counters: new Int32Array(shared), seq: 0 };
-    this.current = running;
+    slot.running = running;
     let ready = false;
     // A start that fails rejects once the thread has ended (its sockets closed).
     let failure: Error | null = null;
@@ -215,52 +267,52 @@ class ThreadHost implements DnsblThread {
         failure ??= err;
       });
       worker.once('exit', (code) => {
-        this.exited(running, code, ready);
+        this.exited(slot, running, code, ready);
         reject(failure ?? new Error(`the DNS thread exited with code ${code} before listening`));
       });
     });
   }
 
-  private exited(running: Running, code: number, wasReady: boolean): void {
+  private exited(slot: Slot, running: Running, code: number, wasReady: boolean): void {
     running.changes.close();
     this.pastErrors += Atomics.load(running.counters, ANSWER_ERRORS);
-    if (this.current !== running) return;
-    this.current = null;
+    if (slot.running !== running) return;
+    slot.running = null;
     if (!wasReady || this.closing) return;
     this.options.logger?.error(
       { exitCode: code },
       `dnsbl: the DNS thread exited with code ${code}; restarting it`,
     );
-    this.scheduleRestart();
+    this.scheduleRestart(slot);
   }
 
-  private scheduleRestart(): void {
+  private scheduleRestart(slot: Slot): void {
     // At once the first time; after a failed start, waiting longer each time.
-    const delay = this.failures === 0 ? 0 : Math.min(RESTART_MAX_DELAY_MS, 100 * 2 ** this.failures);
-    this.restartTimer = setTimeout(() => {
-      this.restartTimer = null;
-      if (!this.closing) void this.restart();
+    const delay = slot.failures === 0 ? 0 : Math.min(RESTART_MAX_DELAY_MS, 100 * 2 ** slot.failures);
+    slot.restartTimer = setTimeout(() => {
+      slot.restartTimer = null;
+      if (!this.closing) void this.restart(slot);
     }, delay);
   }
 
-  private async restart(): Promise<void> {
+  private async restart(slot: Slot): Promise<void> {
     const logger = this.options.logger;
     try {
-      await this.spawn(hostPort(this.bound.address, this.bound.udpPort));
+      await this.spawn(this.slots.indexOf(slot), this.listenAgain());
     } catch (err) {
-      this.failures++;
+      slot.failures++;
       logger?.error({ err }, 'dnsbl: restarting the DNS thread failed; trying again');
-      if (!this.closing) this.scheduleRestart();
+      if (!this.closing) this.scheduleRestart(slot);
       return;
     }
     this.restartCount++;
-    this.failures = 0;
+    slot.failures = 0;
     logger?.warn({ restarts: this.restartCount }, 'dnsbl: the DNS thread was restarted and answers again');
-    if (this.closing) await this.stop();
+    if (this.closing) await this.stop(slot);
   }
 
-  private async stop(): Promise<void> {
-    const running = this.current;
+  private async stop(slot: Slot): Promise<void> {
+    const running = slot.running;
     if (!running) return;
     const exited = new Promise<void>((resolve) => running.worker.once('exit', () => resolve()));
     running.worker.postMessage({ kind: 'close' } satisfies HostMessage);

@@ -4,7 +4,9 @@
  * equal to it by the change batches the host posts. Nothing else runs on this event loop and
  * heap, so the answers' latency does not follow the HTTP API, the workers or dataset swaps.
  */
+import type dgram from 'node:dgram';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import {
@@ -17,7 +19,8 @@ import {
   type ThreadMessage,
 } from './dns-thread-protocol.ts';
 import { createListingIndex, type FastListingIndex } from './listing-index.ts';
-import { type DnsblServer, startDnsblServer } from './server.ts';
+import { createUdpSocket, type DnsblServer, parseListen, startDnsblServer } from './server.ts';
+import { adoptUdpSocket } from './shared-udp.ts';
 import type { DnsblLogger } from './types.ts';
 
 const data = workerData as DnsThreadData;
@@ -118,11 +121,23 @@ function setThreadNice(nice: number): void {
   }
 }
 
+/** The socket another DNS thread reads, through this thread's own descriptor; none: bind one. */
+async function sharedSocket(): Promise<dgram.Socket | undefined> {
+  if (data.udpFd === undefined) return undefined;
+  const { host, port } = parseListen(data.listen);
+  const socket = createUdpSocket(host);
+  await adoptUdpSocket(socket, data.udpFd, { type: net.isIPv6(host) ? 'udp6' : 'udp4', address: host, port });
+  return socket;
+}
+
 setThreadNice(data.nice);
 try {
+  const udpSocket = await sharedSocket();
   server = await startDnsblServer({
     ...data.server,
     listen: data.listen,
+    ...(udpSocket ? { udpSocket } : {}),
+    serveTcp: data.serveTcp,
     index: view,
     lookupUrl: (ip) => lookupPrefix + ip,
     logger,

@@ -39,6 +39,13 @@ export interface DnsblServerOptions {
   tcp?: Partial<DnsblTcpLimits>;
   /** Use the hand-written answer path for common queries (default true). */
   fastPath?: boolean;
+  /**
+   * A bound UDP socket (`createUdpSocket`) to answer on instead of binding one: a DNS thread
+   * reading the socket of another (shared-udp.ts). It is on `listen`'s port; closed with the server.
+   */
+  udpSocket?: dgram.Socket;
+  /** Serve TCP on the UDP port too (default true; the extra DNS threads serve UDP only). */
+  serveTcp?: boolean;
 }
 
 export interface DnsblServer {
@@ -77,24 +84,36 @@ export async function startDnsblServer(options: DnsblServerOptions): Promise<Dns
   });
   const responder = createResponder(ctx, { fastPath: options.fastPath, logger: options.logger });
   const limits = { ...DEFAULT_TCP, ...options.tcp };
+  const given = options.udpSocket;
   // With port 0 the kernel picks the UDP port; TCP may find it taken, so try a few times.
   for (let attempt = 0; ; attempt++) {
-    const udp = await bindUdp(host, port, responder, options.logger);
+    const udp = given
+      ? serveUdp(given, responder, options.logger)
+      : await bindUdp(host, port, responder, options.logger);
     const udpPort = udp.address().port;
     try {
-      const tcp = await bindTcp(host, udpPort, responder, limits, options.logger);
+      const tcp =
+        options.serveTcp === false ? null : await bindTcp(host, udpPort, responder, limits, options.logger);
       return {
         udpPort,
         tcpPort: udpPort,
         address: host,
         answerErrors: () => responder.answerErrors(),
-        close: () => Promise.all([closeUdp(udp), tcp.close()]).then(() => undefined),
+        close: () => Promise.all([closeUdp(udp), tcp?.close()]).then(() => undefined),
       };
     } catch (err) {
       await closeUdp(udp);
-      if (port !== 0 || attempt >= 10) throw err;
+      if (given || port !== 0 || attempt >= 10) throw err;
     }
   }
+}
+
+/**
+ * A socket for answers: they go to the address a query came from, always an IP, so no resolver
+ * call and no nextTick per send (dgram's default lookup defers even for an IP).
+ */
+export function createUdpSocket(host: string): dgram.Socket {
+  return dgram.createSocket({ type: net.isIPv6(host) ? 'udp6' : 'udp4', lookup: ipAsIs });
 }
 
 /** dgram calls it with the socket's family (4 for udp4, 6 for udp6). */
@@ -112,13 +131,8 @@ function bindUdp(
   responder: Responder,
   logger?: DnsblLogger,
 ): Promise<dgram.Socket> {
-  // Answers go to the address a query came from, always an IP: no resolver call and no
-  // nextTick per send (dgram's default lookup defers even for an IP).
-  const socket = dgram.createSocket({ type: net.isIPv6(host) ? 'udp6' : 'udp4', lookup: ipAsIs });
-  socket.on('message', (msg, rinfo) => {
-    const out = responder.respond(msg, false);
-    if (out) socket.send(out, rinfo.port, rinfo.address);
-  });
+  const socket = createUdpSocket(host);
+  answerOn(socket, responder);
   return new Promise((resolve, reject) => {
     socket.once('error', reject);
     socket.bind(port, host, () => {
@@ -128,6 +142,20 @@ function bindUdp(
       resolve(socket);
     });
   });
+}
+
+function answerOn(socket: dgram.Socket, responder: Responder): void {
+  socket.on('message', (msg, rinfo) => {
+    const out = responder.respond(msg, false);
+    if (out) socket.send(out, rinfo.port, rinfo.address);
+  });
+}
+
+/** A socket bound by the caller (`createUdpSocket`, then shared-udp.ts). */
+function serveUdp(socket: dgram.Socket, responder: Responder, logger?: DnsblLogger): dgram.Socket {
+  answerOn(socket, responder);
+  socket.on('error', (err) => logger?.warn({ err }, 'dnsbl: UDP socket error'));
+  return socket;
 }
 
 function closeUdp(socket: dgram.Socket): Promise<void> {
