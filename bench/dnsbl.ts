@@ -6,6 +6,11 @@
  * same fixed rate while wrk loads `GET /v1/ip/{ip}` on the same netrep process (issue #35).
  *
  *   node --import tsx bench/dnsbl.ts        (DNSBL_BENCH_SECONDS=10 by default)
+ *
+ * DNSBL_BENCH_THREADS=1,2 starts one `netrep serve` per NETREP_DNSBL_THREADS value (each on its
+ * own copy of the store) and DNSBL_BENCH_ROUNDS=3 repeats the maximum-rate and fixed-rate runs,
+ * rbldnsd and each netrep in turn within every round, so the contenders share the machine's noise;
+ * DNSBL_BENCH_LISTINGS=100000 makes a quick run.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -32,6 +37,9 @@ const P99_GOAL_MS = 1;
  * this nice value, ahead of the rest of a busy machine; netrep's HTTP thread and wrk stay at 0.
  */
 const NICE = Number(process.env.DNSBL_BENCH_NICE ?? 0);
+/** NETREP_DNSBL_THREADS of each netrep instance measured (one instance per value). */
+const THREADS = (process.env.DNSBL_BENCH_THREADS ?? '1').split(',').map(Number);
+const ROUNDS = Number(process.env.DNSBL_BENCH_ROUNDS ?? 1);
 const WRK_CONNECTIONS = 50;
 const url = (ip: string) => `http://127.0.0.1:8080/v1/public/blocklist/ip/${ip}`;
 const CODES = ['127.0.0.2', '127.0.0.3', '127.0.0.4'];
@@ -147,6 +155,7 @@ async function fillStore(dataDir: string, ints: Uint32Array): Promise<number> {
 /** `netrep serve` on the store and dataset in `work`; resolves with its HTTP URL and DNSBL port. */
 async function startServe(
   work: string,
+  threads: number,
   spawned: (child: ChildProcess) => void,
 ): Promise<{ child: ChildProcess; url: string; dnsPort: number }> {
   const env = {
@@ -161,6 +170,7 @@ async function startServe(
     // measured minutes with dnsperf; the rows measure DNS beside the HTTP API, not beside builds.
     NETREP_WORKERS: 'false',
     NETREP_DNSBL_THREAD_NICE: String(NICE),
+    NETREP_DNSBL_THREADS: String(threads),
     // Any DNS the server asks stays on this machine: nothing listens on 127.0.0.1:9.
     NETREP_DNS_SERVERS: '127.0.0.1:9',
     NETREP_LOG_LEVEL: 'warn',
@@ -246,7 +256,7 @@ function wrkLoad(work: string, url: string, seconds: number): Promise<ReturnType
 
 async function main(): Promise<void> {
   const tmp = tempDir('netrep-dnsbl-bench-');
-  let serve: ChildProcess | undefined;
+  const serves: ChildProcess[] = [];
   let rbldnsd: Rbldnsd | undefined;
   try {
     const ints = listedInts(LISTINGS);
@@ -295,27 +305,25 @@ async function main(): Promise<void> {
     // between runs: building it from the npm packages takes minutes).
     const datasets = path.join(os.tmpdir(), 'netrep-bench-dnsbl-dataset');
     if (listDatasetVersions(datasets).length === 0) await benchDataDir(datasets);
-    fs.mkdirSync(path.join(tmp.dir, 'data'));
-    fs.symlinkSync(path.join(datasets, 'datasets'), path.join(tmp.dir, 'data', 'datasets'));
-    const fillMs = await fillStore(path.join(tmp.dir, 'data'), ints);
-    const ts = performance.now();
-    const started = await startServe(tmp.dir, (child) => {
-      serve = child;
-    });
-    await waitAnswering(started.dnsPort, intToIpv4(ints[ints.length - 1] as number));
-    line('netrep serve', {
-      store_fill_ms: fillMs.toFixed(0),
-      start_to_answering_ms: (performance.now() - ts).toFixed(0),
-      rss_mb: rssMb(started.child.pid).toFixed(0),
-    });
-    await measure(
-      tmp.dir,
-      { ...started, pid: started.child.pid },
-      { port: rbldnsd.port, pid: rbldnsd.pid },
-      queryFile,
-    );
+    const netreps: Netrep[] = [];
+    for (const threads of THREADS) {
+      const work = path.join(tmp.dir, `netrep-${threads}`);
+      fs.mkdirSync(path.join(work, 'data'), { recursive: true });
+      fs.symlinkSync(path.join(datasets, 'datasets'), path.join(work, 'data', 'datasets'));
+      const fillMs = await fillStore(path.join(work, 'data'), ints);
+      const ts = performance.now();
+      const started = await startServe(work, threads, (child) => serves.push(child));
+      await waitAnswering(started.dnsPort, intToIpv4(ints[ints.length - 1] as number));
+      line(`netrep serve ${threads}t`, {
+        store_fill_ms: fillMs.toFixed(0),
+        start_to_answering_ms: (performance.now() - ts).toFixed(0),
+        rss_mb: rssMb(started.child.pid).toFixed(0),
+      });
+      netreps.push({ ...started, work, threads, pid: started.child.pid });
+    }
+    await measure(tmp.dir, netreps, { port: rbldnsd.port, pid: rbldnsd.pid }, queryFile);
   } finally {
-    serve?.kill('SIGTERM');
+    for (const serve of serves) serve.kill('SIGTERM');
     await rbldnsd?.stop();
     tmp.remove();
   }
@@ -338,63 +346,93 @@ async function maxRate(
   return { ...r, cpuUs: ((cpuTicks(server.pid) - before) * 10_000) / r.completed };
 }
 
+interface Netrep {
+  url: string;
+  dnsPort: number;
+  pid: number | undefined;
+  work: string;
+  threads: number;
+}
+
+const FIXED_ARGS = ['-c', '8', '-q', '500', '-Q', String(FIXED_QPS), '-v'];
+const loadAvg = () => os.loadavg()[0]?.toFixed(1) ?? '';
+
 async function measure(
   work: string,
-  netrep: { url: string; dnsPort: number; pid: number | undefined },
+  netreps: Netrep[],
   rbldnsd: { port: number; pid: number | undefined },
   queryFile: string,
 ): Promise<void> {
   const perfOut = path.join(work, 'dnsperf.out');
+  for (let round = 1; round <= ROUNDS; round++) {
+    await maxRateRound(round, netreps, rbldnsd, queryFile, perfOut);
+    latencyLine('rbldnsd', round, await dnsperf(rbldnsd.port, queryFile, perfOut, FIXED_ARGS));
+    for (const n of rotated(netreps, round)) {
+      latencyLine(`netrep ${n.threads}t`, round, await dnsperf(n.dnsPort, queryFile, perfOut, FIXED_ARGS));
+    }
+    line('latency@20k round', { round, load_avg: loadAvg() });
+  }
+  // The same rate while wrk loads the HTTP API of the same process (started first, ends after).
+  for (const n of netreps) {
+    const wrk = wrkLoad(n.work, n.url, SECONDS + 4);
+    await new Promise((r) => setTimeout(r, 2000));
+    latencyLine(
+      `netrep ${n.threads}t+wrk /v1/ip`,
+      0,
+      await dnsperf(n.dnsPort, queryFile, perfOut, FIXED_ARGS),
+    );
+    const http = await wrk;
+    line(`wrk /v1/ip meanwhile ${n.threads}t`, {
+      rps: http.rps.toFixed(0),
+      p99_ms: http.p99.toFixed(2),
+      non2xx: http.non2xx,
+      load_avg: loadAvg(),
+    });
+  }
+}
+
+/** rbldnsd, then each netrep instance, at full rate. */
+async function maxRateRound(
+  round: number,
+  netreps: Netrep[],
+  rbldnsd: { port: number; pid: number | undefined },
+  queryFile: string,
+  perfOut: string,
+): Promise<void> {
   const rb = await maxRate(rbldnsd, queryFile, perfOut);
-  const nr = await maxRate({ port: netrep.dnsPort, pid: netrep.pid }, queryFile, perfOut);
-  for (const [name, r] of [
-    ['rbldnsd', rb],
-    ['netrep', nr],
-  ] as const) {
+  const rows: [string, PerfResult & { cpuUs: number }][] = [['rbldnsd', rb]];
+  for (const n of rotated(netreps, round)) {
+    rows.push([`netrep ${n.threads}t`, await maxRate({ port: n.dnsPort, pid: n.pid }, queryFile, perfOut)]);
+  }
+  for (const [name, r] of rows) {
     line(`max qps ${name}`, {
+      round,
       qps: r.qps.toFixed(0),
       completed: r.completed,
       lost: r.lost,
       cpu_us_per_query: r.cpuUs.toFixed(1),
+      ...(name === 'rbldnsd' ? {} : { netrep_over_rbldnsd: (r.qps / rb.qps).toFixed(2) }),
     });
   }
-  const ratio = nr.qps / rb.qps;
-  line('max qps ratio', {
-    netrep_over_rbldnsd: ratio.toFixed(2),
-    target: `>=1.0 ${ratio >= 1 ? 'OK' : 'MISSED'}`,
-    load_avg: os.loadavg()[0]?.toFixed(1) ?? '',
-    nice: NICE,
-  });
+  line('max qps round', { round, load_avg: loadAvg(), nice: NICE, target: 'netrep_over_rbldnsd>=1.0' });
+}
 
-  const fixedArgs = ['-c', '8', '-q', '500', '-Q', String(FIXED_QPS), '-v'];
-  const rbFixed = await dnsperf(rbldnsd.port, queryFile, perfOut, fixedArgs);
-  const nrFixed = await dnsperf(netrep.dnsPort, queryFile, perfOut, fixedArgs);
-  // The same rate while wrk loads the HTTP API of the same process (started first, ends after).
-  const wrk = wrkLoad(work, netrep.url, SECONDS + 4);
-  await new Promise((r) => setTimeout(r, 2000));
-  const nrLoaded = await dnsperf(netrep.dnsPort, queryFile, perfOut, fixedArgs);
-  const http = await wrk;
-  const rows = [
-    ['rbldnsd', rbFixed],
-    ['netrep', nrFixed],
-    ['netrep+wrk /v1/ip', nrLoaded],
-  ] as const;
-  for (const [name, r] of rows) {
-    line(`latency@20k ${name}`, {
-      qps: r.qps.toFixed(0),
-      p50_ms: r.p50Ms.toFixed(3),
-      p99_ms: r.p99Ms.toFixed(3),
-      lost: r.lost,
-      ...(name === 'rbldnsd'
-        ? {}
-        : { target: `p99<${P99_GOAL_MS}ms ${r.p99Ms < P99_GOAL_MS ? 'OK' : 'MISSED'}` }),
-    });
-  }
-  line('wrk /v1/ip meanwhile', {
-    rps: http.rps.toFixed(0),
-    p99_ms: http.p99.toFixed(2),
-    non2xx: http.non2xx,
-    load_avg: os.loadavg()[0]?.toFixed(1) ?? '',
+/** Each round starts with another instance, so none always runs right after rbldnsd. */
+function rotated<T>(items: T[], round: number): T[] {
+  const k = (round - 1) % items.length;
+  return [...items.slice(k), ...items.slice(0, k)];
+}
+
+function latencyLine(name: string, round: number, r: PerfResult): void {
+  line(`latency@20k ${name}`, {
+    ...(round > 0 ? { round } : {}),
+    qps: r.qps.toFixed(0),
+    p50_ms: r.p50Ms.toFixed(3),
+    p99_ms: r.p99Ms.toFixed(3),
+    lost: r.lost,
+    ...(name === 'rbldnsd'
+      ? {}
+      : { target: `p99<${P99_GOAL_MS}ms ${r.p99Ms < P99_GOAL_MS ? 'OK' : 'MISSED'}` }),
   });
 }
 
