@@ -274,6 +274,13 @@ export const SETTINGS = {
     description:
       "Scheduling priority (nice, -20 to 19) of the DNSBL server's thread; 0 leaves it at the process's. Below the process's value needs CAP_SYS_NICE (root); when refused, logged and left as is. A negative value keeps DNS answers prompt while the HTTP API takes the CPU.",
   },
+  dnsblThreads: {
+    env: 'NETREP_DNSBL_THREADS',
+    kind: 'int',
+    default: '0',
+    description:
+      'DNS threads answering DNSBL queries: the first binds the UDP and TCP ports, the others read the same UDP socket (each datagram goes to one of them) with their own copy of the listings (about 40 MB per million). Linux only; elsewhere one thread. 0: one per CPU core, at most 2 (docs/benchmarks.md).',
+  },
   scan: {
     env: 'NETREP_SCAN',
     kind: 'bool',

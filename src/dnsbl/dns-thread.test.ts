@@ -178,6 +178,20 @@ describe('DNSBL server thread', () => {
     },
   );
 
+  it.skipIf(process.platform !== 'linux')('threads: 0 starts one per CPU core, at most two', async () => {
+    server = await startDnsblThread({
+      zone: ZONE,
+      listen: '127.0.0.1:0',
+      feed: createFeed(),
+      lookupPrefix: 'x/',
+      threads: 0,
+    });
+    const expected = Math.min(2, os.availableParallelism());
+    expect(server.workers).toHaveLength(expected);
+    expect(udpDescriptors(server.udpPort)).toHaveLength(expected);
+    expect(await rcode(server.udpPort, '192.0.2.10')).toBe('NOERROR');
+  });
+
   it.skipIf(process.platform !== 'linux')(
     'gives the thread, and only it, the nice value asked for',
     async () => {

@@ -5,6 +5,7 @@
  * same port when it ends on its own.
  */
 import net from 'node:net';
+import os from 'node:os';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { type Clock, systemClock } from '../core/clock.ts';
 import type { ListingChangeListener } from './blocklist-mirror.ts';
@@ -39,9 +40,9 @@ export interface DnsblThreadOptions extends DnsThreadServerSettings {
   /** The threads' nice value (NETREP_DNSBL_THREAD_NICE); default 0, the process's. */
   nice?: number;
   /**
-   * DNS threads reading the one UDP socket (NETREP_DNSBL_THREADS; default 1): the kernel hands each
-   * datagram to one of them. The first also serves TCP. Where the socket's descriptor cannot be
-   * found (not Linux) one thread serves, with a warning.
+   * DNS threads reading the one UDP socket (NETREP_DNSBL_THREADS; default 1; 0: one per CPU core,
+   * at most `AUTO_THREADS_MAX`): the kernel hands each datagram to one of them. The first also
+   * serves TCP. Where the socket's descriptor cannot be found (not Linux) one serves, with a warning.
    */
   threads?: number;
 }
@@ -56,6 +57,8 @@ export interface DnsblThread extends DnsblServer {
   readonly workers: Worker[];
 }
 
+/** Two answered more than one on 2 cores, with dnsperf on the same cores (docs/benchmarks.md). */
+const AUTO_THREADS_MAX = 2;
 const CLOSE_WAIT_MS = 2000;
 const RESTART_MAX_DELAY_MS = 5000;
 
@@ -177,7 +180,8 @@ class ThreadHost implements DnsblThread {
   }
 
   async start(): Promise<void> {
-    const wanted = Math.max(1, Math.floor(this.options.threads ?? 1));
+    const asked = Math.floor(this.options.threads ?? 1);
+    const wanted = asked > 0 ? asked : Math.min(AUTO_THREADS_MAX, os.availableParallelism());
     this.slots = Array.from({ length: wanted }, () => ({ running: null, failures: 0, restartTimer: null }));
     try {
       this.bound = await this.spawn(0, this.options.listen);
