@@ -7,6 +7,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../core/clock.ts';
 import { createCounts, type RefusalKind, type ScanCounts } from './counts.ts';
+import { createKnownAddresses, type KnownAddresses } from './known.ts';
 import { answerOf, keepFor, type RowVerdict, verdictOf } from './rules.ts';
 import { type ScannerSettings, scanAddress } from './scanner.ts';
 import type { ScanRow, ScanStore } from './store.ts';
@@ -86,6 +87,8 @@ export function userAgentOf(version: string, contact: string): string {
 }
 
 const DISABLED: ScanAnswer = Object.freeze(answerOf('disabled')) as ScanAnswer;
+/** An address with no row (known.ts said so): pending, to be queued. */
+const ABSENT: RowVerdict = Object.freeze({ answer: Object.freeze(answerOf('pending')), queue: true });
 /** Lanes of one worker pass: scans of different addresses at once. */
 const LANES = 4;
 const PENDING_KEEP_MS = 2000;
@@ -135,30 +138,37 @@ const QUEUE_GATHER_MS = 50;
  * A lookup that queues a scan answers at once (issue #34: a lookup's latency does not change with
  * scanning on): the address waits in memory, and the first lookups of QUEUE_GATHER_MS are queued
  * together by one statement after their answers have gone, not one write each on the answer's
- * path (a write per lookup cost about 100 µs on SQLite, a third of the lookup). Until the write
- * ends the address's in-memory copy says pending, so this instance does not queue it twice; a
- * refused write (or a process stopped before it) is counted and forgotten, and the next lookup of
- * the address queues it again. The app's close writes what is waiting (`settled`).
+ * path (a write per lookup cost about 100 µs on SQLite, a third of the lookup). Until its write
+ * ends, a lookup of the address answers pending from `pending(ip)` (a map, not the LRU copy: an
+ * LRU entry per first lookup cost about 3% of the lookup at load average 11), so this instance
+ * does not queue it twice; after it, the address has a row. A refused write (or a process stopped
+ * before it) is counted and forgotten, and the next lookup of the address queues it again. The
+ * app's close writes what is waiting (`settled`).
  */
-function createQueueWrites(store: ScanStore, cache: VerdictCache, counts: ScanCounts, clock: Clock) {
-  const waiting = new Set<string>();
+function createQueueWrites(store: ScanStore, known: KnownAddresses, counts: ScanCounts, clock: Clock) {
+  /** Addresses waiting for their write or in one, with the answer their lookups give meanwhile. */
+  const queued = new Map<string, ScanAnswer>();
+  let waiting: string[] = [];
   const writes = new Set<Promise<void>>();
   let timer: NodeJS.Timeout | null = null;
 
   const write = async (ips: string[]): Promise<void> => {
     try {
       counts.queued += (await store.queue(ips, clock())).length;
+      // Each address now has a row, queued by this write or found there.
+      known.added(ips);
     } catch {
       counts.queueFailures += ips.length;
-      for (const ip of ips) cache.delete(ip);
+    } finally {
+      for (const ip of ips) queued.delete(ip);
     }
   };
 
   const flush = (): void => {
     if (timer) clearTimeout(timer);
     timer = null;
-    const ips = [...waiting];
-    waiting.clear();
+    const ips = waiting;
+    waiting = [];
     for (let from = 0; from < ips.length; from += QUEUE_BATCH) {
       const batch = write(ips.slice(from, from + QUEUE_BATCH));
       writes.add(batch);
@@ -167,13 +177,16 @@ function createQueueWrites(store: ScanStore, cache: VerdictCache, counts: ScanCo
   };
 
   return {
-    start(ip: string, now: number, verdict: RowVerdict): void {
-      cache.set(ip, { verdict: { ...verdict, queue: false }, until: now + PENDING_KEEP_MS });
-      waiting.add(ip);
+    pending: (ip: string): ScanAnswer | undefined => queued.get(ip),
+    start(ip: string, answer: ScanAnswer): void {
+      // Two lookups of one address at once both reach here; one write holds it once.
+      if (queued.has(ip)) return;
+      queued.set(ip, answer);
+      waiting.push(ip);
       if (!timer) timer = setTimeout(flush, QUEUE_GATHER_MS).unref();
     },
     async settled(): Promise<void> {
-      if (waiting.size > 0) flush();
+      if (waiting.length > 0) flush();
       while (writes.size > 0) await Promise.allSettled([...writes]);
     },
   };
@@ -195,18 +208,18 @@ export function createScan(options: {
   const counts = createCounts();
   const cache: VerdictCache = new LRUCache({ max: 10_000 });
 
+  const known = createKnownAddresses(store.inserts);
+
   // The verdict, not the row, is kept: a stored report is parsed once per read, not per lookup.
   // A result's verdict holds until it expires (kept at most RESULT_KEEP_MS), a pending one 2 s.
   const readVerdict = async (ip: string, now: number): Promise<RowVerdict> => {
-    const kept = cache.get(ip);
-    if (kept && kept.until > now) return kept.verdict;
     const row = await store.read(ip);
     const verdict = verdictOf(row, now);
     cache.set(ip, { verdict, until: now + keepFor(row, now, PENDING_KEEP_MS, RESULT_KEEP_MS) });
     return verdict;
   };
 
-  const queueWrites = createQueueWrites(store, cache, counts, clock);
+  const queueWrites = createQueueWrites(store, known, counts, clock);
 
   const refused = (ip: string): string | null => {
     const reason = scanRefusal(ip, rules);
@@ -214,13 +227,15 @@ export function createScan(options: {
     return reason;
   };
 
-  const lookup = async (ip: string, mayQueue: () => Promise<boolean>): Promise<ScanAnswer> => {
-    const reason = refused(ip);
-    if (reason) return answerOf('refused', reason);
-    const now = clock();
+  /** A verdict that asks for a scan: queued if `mayQueue()` allows it, else refused. */
+  const decide = async (
+    ip: string,
+    found: RowVerdict | Promise<RowVerdict>,
+    mayQueue: () => Promise<boolean>,
+  ): Promise<ScanAnswer> => {
     let verdict: RowVerdict;
     try {
-      verdict = await readVerdict(ip, now);
+      verdict = await found;
       if (!verdict.queue) return verdict.answer;
       if (!(await mayQueue())) {
         counts.refusals.quota++;
@@ -230,12 +245,28 @@ export function createScan(options: {
           scan: { status: 'refused', scanned_at: verdict.answer.scan.scanned_at, reason: why },
         };
       }
-      queueWrites.start(ip, now, verdict);
+      queueWrites.start(ip, verdict.answer);
     } catch {
       // The lookup answers without its scan part rather than not at all.
       return answerOf('failed', 'scan results could not be read (the store did not answer)');
     }
     return verdict.answer;
+  };
+
+  /**
+   * From memory when it can: a kept result answers at once, an address known to have no row
+   * (known.ts) is queued without a read; else the row is read.
+   */
+  const lookup = (ip: string, mayQueue: () => Promise<boolean>): ScanAnswer | Promise<ScanAnswer> => {
+    const reason = refused(ip);
+    if (reason) return answerOf('refused', reason);
+    const waiting = queueWrites.pending(ip);
+    if (waiting) return waiting;
+    const now = clock();
+    const kept = cache.get(ip);
+    if (kept && kept.until > now)
+      return kept.verdict.queue ? decide(ip, kept.verdict, mayQueue) : kept.verdict.answer;
+    return decide(ip, known.surelyAbsent(ip) ? ABSENT : readVerdict(ip, now), mayQueue);
   };
 
   const runOne = async (row: ScanRow): Promise<void> => {
@@ -292,7 +323,10 @@ export function createScan(options: {
       return ran.reduce((a, b) => a + b, 0);
     },
     scanNow: (ip) => scanOnce(s, ip, clock),
-    settled: () => queueWrites.settled(),
+    async settled() {
+      await queueWrites.settled();
+      await known.settled();
+    },
     counts: () => counts,
   };
 }

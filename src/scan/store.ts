@@ -9,6 +9,7 @@ import {
   type DialectName,
   type PreparedSql,
   type Store,
+  sqliteDataVersion,
   supportsSkipLocked,
 } from '../store/index.ts';
 import type { Database } from '../store/schema.ts';
@@ -50,7 +51,21 @@ export interface ScanEnd {
   expires_at: number;
 }
 
+/**
+ * SQLite only: what tells a lookup, without a read, that an address has no row (known.ts). Rows
+ * are never deleted and a new row takes a rowid above every other one, so the rows after a
+ * rowid are the rows inserted since.
+ */
+export interface ScanInserts {
+  /** Moves when another process has committed to the file (data_version, read at most every 5 ms). */
+  version(): number;
+  /** Up to `limit` rows with a rowid above `after`, in rowid order. */
+  since(after: number, limit: number): Promise<{ ip: string; rowid: number }[]>;
+}
+
 export interface ScanStore {
+  /** SQLite: the inserts' token and order (known.ts); null on PostgreSQL. */
+  inserts: ScanInserts | null;
   /** One primary-key read. */
   read(ip: string): Promise<ScanRow | null>;
   /**
@@ -174,10 +189,24 @@ const LOOKUP_SQL: Record<'read' | 'queue', PreparedSql> = {
   },
 };
 
+/** The rows inserted after a rowid (ScanInserts): SQLite only, a PostgreSQL table has no such order. */
+const SINCE_SQL: PreparedSql = {
+  name: 'netrep_scan_since',
+  sqlite: 'select rowid, ip from scan_results where rowid > ? order by rowid limit ?',
+  postgres: '',
+};
+
 export function createScanStore(store: Store): ScanStore {
   const db: Kysely<Database> = store.db;
   const prepared = createPrepared(store);
+  const inserts: ScanInserts | null = store.sqlite
+    ? {
+        version: sqliteDataVersion(store.sqlite, 5),
+        since: (after, limit) => prepared.all(SINCE_SQL, [after, limit]),
+      }
+    : null;
   return {
+    inserts,
     async read(ip) {
       return (await prepared.all<ScanRow>(LOOKUP_SQL.read, [ip]))[0] ?? null;
     },
