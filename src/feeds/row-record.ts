@@ -10,12 +10,12 @@
  * absent, else 1 and the field); asn (u8 0 when absent, else 1 and a u32); zeros to a multiple of 4
  * bytes. Little-endian numbers.
  */
-import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { withRoom } from './encoders/byte-sink.ts';
 import type { FieldTable } from './field-table.ts';
 import { quickV6, quickV6Last } from './quick-v6.ts';
 import { type CanonicalRow, canonicalizeRow } from './row.ts';
-import { type FeedRow, FeedRowSchema } from './types.ts';
+import { isFeedRow } from './row-check.ts';
+import type { FeedRow } from './types.ts';
 
 export const FAMILY = 2;
 export const ADDRESS = 3;
@@ -27,8 +27,6 @@ export const NET = 21;
 export const INLINE = 0xffffffff;
 const KEY_START = FAMILY;
 const KEY_END = NET_LENGTH;
-
-const rowCheck = TypeCompiler.Compile(FeedRowSchema);
 
 /** Bytes of a whole record at `o`. */
 export function recordLength(buf: Buffer, o: number): number {
@@ -187,7 +185,7 @@ export class RecordWriter {
    * bare address) and appends one input row; a row that is not a FeedRow throws its reason.
    */
   add(input: unknown): void {
-    if (!rowCheck.Check(input)) {
+    if (!isFeedRow(input)) {
       canonicalizeRow(input); // throws the reason
       return;
     }
