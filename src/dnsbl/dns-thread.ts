@@ -192,10 +192,25 @@ class ThreadHost implements DnsblThread {
         );
         this.slots.length = 1;
       }
-      for (let i = 1; i < this.slots.length; i++) await this.spawn(i, this.listenAgain());
+      await this.spawnExtras();
     } catch (err) {
       await this.close();
       throw err;
+    }
+  }
+
+  /** The threads after the first; one that cannot start leaves the others serving, logged. */
+  private async spawnExtras(): Promise<void> {
+    for (let i = 1; i < this.slots.length; i++) {
+      try {
+        await this.spawn(i, this.listenAgain());
+      } catch (err) {
+        this.options.logger?.error(
+          { err, threads: i },
+          `dnsbl: DNS thread ${i + 1} of ${this.slots.length} did not start; ${i} serve`,
+        );
+        this.slots.length = i;
+      }
     }
   }
 
