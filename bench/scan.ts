@@ -2,10 +2,12 @@
  * The anonymous lookup's latency with the service scan off and on (issue #34: "a lookup's latency
  * does not change with scanning on"): GET /v1/public/ip/{ip} injected into the real app on SQLite
  * over the fixture dataset, each client its own address (the public bucket). Both apps run side
- * by side and the rounds alternate: off, then on with each address's first lookup (a store read,
- * the scan queued after the answer), then on once every address holds a stored result (the
- * steady state: the in-memory copy). Each round takes addresses no round took before. Only
- * 127.0.0.0/8 can be scanned (everything else excluded); the scans go to a closed port.
+ * by side and take turns lookup by lookup (the machine's load drifts within a round; a round of
+ * one app, then one of the other, measured that drift as much as the scan): in each round, first
+ * off and on with each address's first lookup (the scan queued after the answer), then, once the
+ * worker has stored every address's result, off and on again with the stored result (the steady
+ * state: the in-memory copy). Each round takes addresses no round took before. Only 127.0.0.0/8
+ * can be scanned (everything else excluded); the scans go to a closed port.
  * Run: npm run bench -- scan
  */
 import fs from 'node:fs';
@@ -39,21 +41,32 @@ const client = () => {
   return `100.${(clients >> 16) & 255}.${(clients >> 8) & 255}.${clients & 255}`;
 };
 
-/** Median microseconds of N lookups of round r's addresses. */
-async function measure(app: App, round: number): Promise<number> {
-  const times: number[] = [];
+/** One lookup of `ip` by a new client: microseconds. */
+async function once(app: App, ip: string): Promise<number> {
+  const t0 = process.hrtime.bigint();
+  const r = await app.http.inject({ method: 'GET', url: `/v1/public/ip/${ip}`, remoteAddress: client() });
+  const us = Number(process.hrtime.bigint() - t0) / 1000;
+  if (r.statusCode !== 200) throw new Error(`lookup answered ${r.statusCode}: ${r.body}`);
+  return us;
+}
+
+const middle = (xs: number[]) => xs.toSorted((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+/** Median microseconds of both apps over round r's N addresses, taking turns (who goes first alternates). */
+async function measure(a: App, b: App, round: number): Promise<[number, number]> {
+  const ta: number[] = [];
+  const tb: number[] = [];
   for (let i = 0; i < N; i++) {
-    const t0 = process.hrtime.bigint();
-    const r = await app.http.inject({
-      method: 'GET',
-      url: `/v1/public/ip/${addr(round, i)}`,
-      remoteAddress: client(),
-    });
-    times.push(Number(process.hrtime.bigint() - t0) / 1000);
-    if (r.statusCode !== 200) throw new Error(`lookup answered ${r.statusCode}: ${r.body}`);
+    const ip = addr(round, i);
+    if (i % 2 === 0) {
+      ta.push(await once(a, ip));
+      tb.push(await once(b, ip));
+    } else {
+      tb.push(await once(b, ip));
+      ta.push(await once(a, ip));
+    }
   }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(N / 2)] as number;
+  return [middle(ta), middle(tb)];
 }
 
 async function start(dataDir: string, config: Partial<Config>): Promise<App> {
@@ -86,29 +99,28 @@ const on = await start(dataDir, {
   scanContact: 'mailto:bench@example.test',
 });
 // Warm-up: both apps, every path (round -1 is 127.0.x.y).
-await measure(off, -1);
-await measure(on, -1);
+await measure(off, on, -1);
+await on.services.scan.settled();
 while ((await on.scanWorker.runOnce()) > 0);
-await measure(on, -1);
+await measure(off, on, -1);
 
-const rounds: { off: number; first: number; stored: number }[] = [];
+const rounds: { off: number; first: number; offStored: number; stored: number }[] = [];
 for (let r = 0; r < ROUNDS; r++) {
-  const offUs = await measure(off, r);
-  const first = await measure(on, r); // each address's first lookup: one read, the queue after
+  const [offUs, first] = await measure(off, on, r); // each address's first lookup, the queue after
   await on.services.scan.settled();
   while ((await on.scanWorker.runOnce()) > 0);
-  await measure(on, r); // the in-memory copies of the stored results
-  const stored = await measure(on, r);
-  rounds.push({ off: offUs, first, stored });
+  await measure(off, on, r); // the in-memory copies of the stored results
+  const [offStored, stored] = await measure(off, on, r);
+  rounds.push({ off: offUs, first, offStored, stored });
 }
 await off.close();
 await on.close();
 fs.rmSync(dataDir, { recursive: true, force: true });
-const median = (xs: number[]) => xs.toSorted((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-const ratios = (k: 'first' | 'stored') => rounds.map((x) => x[k] / x.off);
+const median = middle;
+const ratios = (k: 'first' | 'stored') => rounds.map((x) => x[k] / (k === 'first' ? x.off : x.offStored));
 const list = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(', ');
 process.stdout.write(
-  `scan lookup GET /v1/public/ip (inject, ${N} addresses a round, ${ROUNDS} alternating rounds, medians): ` +
+  `scan lookup GET /v1/public/ip (inject, ${N} addresses a round, off and on taking turns lookup by lookup, ${ROUNDS} rounds, medians): ` +
     `off ${median(rounds.map((x) => x.off)).toFixed(0)} µs; ` +
     `on, stored result ${median(rounds.map((x) => x.stored)).toFixed(0)} µs (${median(ratios('stored')).toFixed(2)}× off; rounds ${list(ratios('stored'))}); ` +
     `on, first lookup ${median(rounds.map((x) => x.first)).toFixed(0)} µs (${median(ratios('first')).toFixed(2)}× off; rounds ${list(ratios('first'))})\n`,
