@@ -7,15 +7,18 @@ import { AppError } from '../core/errors.ts';
 import { parseIp, rateLimitSubject } from '../core/ip.ts';
 import type { HttpServices } from './context.ts';
 
+const counted = () => true;
+const refusedByQuota = (err: unknown): boolean => {
+  if (err instanceof AppError && err.code === 'RATE_LIMIT_EXCEEDED') return false;
+  throw err;
+};
+
 export function scanQuota(limits: HttpServices['limits'], clientIp: string): () => Promise<boolean> {
-  return async () => {
+  // Asked only when a lookup would queue a scan; no async frame of its own (the first lookup's path).
+  return () => {
     const client = parseIp(clientIp);
-    try {
-      await limits.consumeMinute('public', client ? rateLimitSubject(client) : clientIp);
-      return true;
-    } catch (err) {
-      if (err instanceof AppError && err.code === 'RATE_LIMIT_EXCEEDED') return false;
-      throw err;
-    }
+    return limits
+      .consumeMinute('public', client ? rateLimitSubject(client) : clientIp)
+      .then(counted, refusedByQuota);
   };
 }

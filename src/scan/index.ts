@@ -227,17 +227,25 @@ export function createScan(options: {
     return reason;
   };
 
+  const unread = (): ScanAnswer =>
+    // The lookup answers without its scan part rather than not at all.
+    answerOf('failed', 'scan results could not be read (the store did not answer)');
+
   /** A verdict that asks for a scan: queued if `mayQueue()` allows it, else refused. */
-  const decide = async (
+  const queueIfAllowed = (
     ip: string,
-    found: RowVerdict | Promise<RowVerdict>,
+    verdict: RowVerdict,
     mayQueue: () => Promise<boolean>,
-  ): Promise<ScanAnswer> => {
-    let verdict: RowVerdict;
+  ): ScanAnswer | Promise<ScanAnswer> => {
+    if (!verdict.queue) return verdict.answer;
+    let asked: Promise<boolean>;
     try {
-      verdict = await found;
-      if (!verdict.queue) return verdict.answer;
-      if (!(await mayQueue())) {
+      asked = mayQueue();
+    } catch {
+      return unread();
+    }
+    return asked.then((may) => {
+      if (!may) {
         counts.refusals.quota++;
         const why = 'this client may start no more scans now (the anonymous quota)';
         return {
@@ -246,11 +254,8 @@ export function createScan(options: {
         };
       }
       queueWrites.start(ip, verdict.answer);
-    } catch {
-      // The lookup answers without its scan part rather than not at all.
-      return answerOf('failed', 'scan results could not be read (the store did not answer)');
-    }
-    return verdict.answer;
+      return verdict.answer;
+    }, unread);
   };
 
   /**
@@ -264,9 +269,9 @@ export function createScan(options: {
     if (waiting) return waiting;
     const now = clock();
     const kept = cache.get(ip);
-    if (kept && kept.until > now)
-      return kept.verdict.queue ? decide(ip, kept.verdict, mayQueue) : kept.verdict.answer;
-    return decide(ip, known.surelyAbsent(ip) ? ABSENT : readVerdict(ip, now), mayQueue);
+    if (kept && kept.until > now) return queueIfAllowed(ip, kept.verdict, mayQueue);
+    if (known.surelyAbsent(ip)) return queueIfAllowed(ip, ABSENT, mayQueue);
+    return readVerdict(ip, now).then((verdict) => queueIfAllowed(ip, verdict, mayQueue), unread);
   };
 
   const runOne = async (row: ScanRow): Promise<void> => {
