@@ -192,20 +192,8 @@ function createQueueWrites(store: ScanStore, known: KnownAddresses, counts: Scan
   };
 }
 
-export function createScan(options: {
-  settings: ScanSettings;
-  store: ScanStore;
-  clock: Clock;
-  /** Names this process's claims (host, pid, random). */
-  worker: string;
-}): Scan {
-  const { settings: s, store, clock, worker } = options;
-  const rules: TargetRules = { allowLoopback: s.allowLoopback, exclude: parseExcludeList(s.exclude) };
-  // Off, nothing is scanned, so no contact is needed; on, a missing one stops the start.
-  const scanner = s.enabled ? scannerOf(s) : null;
-  const ttlMs = s.ttlSeconds * 1000;
-  const leaseMs = s.deadlineMs + 30_000;
-  const counts = createCounts();
+/** The lookup's part (Scan.forLookup) with its in-memory copies, known addresses and queue writes. */
+function createLookups(store: ScanStore, rules: TargetRules, counts: ScanCounts, clock: Clock) {
   const cache: VerdictCache = new LRUCache({ max: 10_000 });
 
   const known = createKnownAddresses(store.inserts);
@@ -274,6 +262,31 @@ export function createScan(options: {
     return readVerdict(ip, now).then((verdict) => queueIfAllowed(ip, verdict, mayQueue), unread);
   };
 
+  return {
+    lookup,
+    async settled(): Promise<void> {
+      await queueWrites.settled();
+      await known.settled();
+    },
+  };
+}
+
+export function createScan(options: {
+  settings: ScanSettings;
+  store: ScanStore;
+  clock: Clock;
+  /** Names this process's claims (host, pid, random). */
+  worker: string;
+}): Scan {
+  const { settings: s, store, clock, worker } = options;
+  const rules: TargetRules = { allowLoopback: s.allowLoopback, exclude: parseExcludeList(s.exclude) };
+  // Off, nothing is scanned, so no contact is needed; on, a missing one stops the start.
+  const scanner = s.enabled ? scannerOf(s) : null;
+  const ttlMs = s.ttlSeconds * 1000;
+  const leaseMs = s.deadlineMs + 30_000;
+  const counts = createCounts();
+  const lookups = createLookups(store, rules, counts, clock);
+
   const runOne = async (row: ScanRow): Promise<void> => {
     const reason = scanRefusal(row.ip, rules);
     const now = clock();
@@ -320,7 +333,7 @@ export function createScan(options: {
 
   return {
     enabled: s.enabled,
-    forLookup: (ip, mayQueue) => (s.enabled ? lookup(ip, mayQueue) : DISABLED),
+    forLookup: (ip, mayQueue) => (s.enabled ? lookups.lookup(ip, mayQueue) : DISABLED),
     async runDue(stopping = () => false) {
       if (!s.enabled) return 0;
       await store.pruneBudget(Math.floor(clock() / 60_000) - 5);
@@ -328,10 +341,7 @@ export function createScan(options: {
       return ran.reduce((a, b) => a + b, 0);
     },
     scanNow: (ip) => scanOnce(s, ip, clock),
-    async settled() {
-      await queueWrites.settled();
-      await known.settled();
-    },
+    settled: () => lookups.settled(),
     counts: () => counts,
   };
 }
