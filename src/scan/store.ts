@@ -180,8 +180,10 @@ const LOOKUP_SQL: Record<'read' | 'queue', PreparedSql> = {
         lease_owner = null, lease_expires_at = null
       where scan_results.status in ('done', 'failed') and scan_results.expires_at <= excluded.queued_at
       returning ip`,
+    // In one order on every instance: two writes upserting the same rows in different orders
+    // deadlock on PostgreSQL (store.test.ts saw "deadlock detected").
     postgres: `insert into scan_results (ip, status, queued_at)
-      select unnest($2::text[]), 'queued', $1::bigint
+      select ip, 'queued', $1::bigint from unnest($2::text[]) as t(ip) order by ip
       on conflict (ip) do update set status = 'queued', queued_at = excluded.queued_at,
         lease_owner = null, lease_expires_at = null
       where scan_results.status in ('done', 'failed') and scan_results.expires_at <= excluded.queued_at
