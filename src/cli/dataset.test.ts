@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliRun, runCli } from '../../test/helpers/cli.ts';
-import { sharedDataPath } from '../../test/helpers/shared-data.ts';
+import { sharedDataPath, smallNpmDir } from '../../test/helpers/shared-data.ts';
 import { registerDatasetCommands, verifyLine } from './dataset.ts';
 import { registerLookupCommand } from './lookup.ts';
 
@@ -45,9 +45,14 @@ beforeAll(async () => {
   );
   process.env.NETREP_DATA_DIR = dataDir;
   process.env.NETREP_DATASET_SOURCES = sourcesFile;
+  // The update's build reads the small fixture CSVs (8.8.8.0/24 is Google's there too), not a
+  // minute of the installed packages: what is tested is the update, not their import (#33).
+  process.env.NETREP_DATASET_NPM_DIR = smallNpmDir(mkdtempSync(path.join(tmpdir(), 'netrep-cli-npm-')));
 });
 
 afterAll(() => {
+  for (const name of ['NETREP_DATA_DIR', 'NETREP_DATASET_SOURCES', 'NETREP_DATASET_NPM_DIR'])
+    delete process.env[name];
   server.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
@@ -109,7 +114,7 @@ describe('netrep dataset and lookup commands', () => {
     expect(json.sources).toContainEqual(
       expect.objectContaining({ id: 'openai-gptbot', ok: false, error: 'HTTP 404' }),
     );
-  }, 180_000);
+  });
 
   it('rejects invalid input', async () => {
     for (const bad of ['1.2.3', '010.1.1.1', 'fe80::1%eth0', 'not-an-ip']) {

