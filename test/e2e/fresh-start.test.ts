@@ -2,13 +2,16 @@
  * A fresh install with no network: the real binary on an empty data dir listens at once, answers
  * /readyz 503 with what it does and the ETA while it builds its first dataset snapshot from the
  * npm packages (in a child process), then ready, and answers real questions; after
- * `netrep dataset build --from ../shared/data` and a reload, Tor exits from the shared data
- * are flagged.
+ * `netrep dataset build --from DIR` and a reload, Tor exits from the real exit list are flagged.
+ * That build reads the Tor list alone beside the small fixture CSVs (a minute of CPU less than
+ * the whole of ../shared/data and the installed packages, issue #33 item 5): the flow is under
+ * test here; the full shared build is the agreement suites' (test/e2e/source-agreement.test.ts).
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type NetrepProcess, runNetrep, runNetrepAsync, startNetrep } from '../helpers/process.ts';
-import { sharedDataPath } from '../helpers/shared-data.ts';
+import { sharedDataPath, smallNpmDir } from '../helpers/shared-data.ts';
 import { tempDir } from '../helpers/stores.ts';
 
 type Answer = { data: Record<string, unknown>; meta: Record<string, unknown> };
@@ -103,7 +106,7 @@ describe('fresh start', () => {
     expect(v6.body.data).toMatchObject({ asn: 15169, asn_name: 'Google LLC' });
   });
 
-  it('flags a Tor exit after dataset build --from and a reload', { timeout: 300_000 }, async () => {
+  it('flags a Tor exit after dataset build --from and a reload', { timeout: 120_000 }, async () => {
     const tor = fs
       .readFileSync(sharedDataPath('tor/torbulkexitlist.txt'), 'utf8')
       .split('\n')
@@ -111,7 +114,13 @@ describe('fresh start', () => {
       .find((l) => /^\d+\.\d+\.\d+\.\d+$/.test(l));
     expect(tor).toBeDefined();
     expect((await get(`/v1/ip/${tor}`)).body.data).toMatchObject({ netrep: { is_tor_exit: false } });
-    const built = await runNetrepAsync(['dataset', 'build', '--from', sharedDataPath()], env);
+    const from = path.join(dir, 'from');
+    fs.mkdirSync(from);
+    fs.symlinkSync(sharedDataPath('tor'), path.join(from, 'tor'));
+    const built = await runNetrepAsync(['dataset', 'build', '--from', from], {
+      ...env,
+      NETREP_DATASET_NPM_DIR: smallNpmDir(dir),
+    });
     expect(built.status, built.stderr).toBe(0);
     expect(built.stdout).toContain('dataset v2');
     const res = await fetch(`${server?.url}/v1/admin/datasets/reload`, {
