@@ -62,6 +62,7 @@ export async function startListenersStage(inputs: {
         feed: inputs.blocklistMirror,
         lookupPrefix: lookupPrefix(),
         nice: config.dnsblThreadNice,
+        threads: config.dnsblThreads,
         logger: inputs.log,
         clock: inputs.clock,
         tcp: {
