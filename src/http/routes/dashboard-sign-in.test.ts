@@ -4,25 +4,35 @@
  * from any address until it runs out or an administrator lifts it, and a user whose password
  * predates the length rule still signs in.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.ts';
 import { STORE_KINDS, skipStore } from '../../../test/helpers/stores.ts';
 import { SIGN_IN_FAILURE_LIMIT, SIGN_IN_LOCK_MS } from '../../accounts/index.ts';
 import { hashPassword } from '../../accounts/secrets.ts';
 import { createAccountsStore } from '../../accounts/store.ts';
 
-const USER = { email: 'guessed@example.test', password: 'a-long-chosen-passphrase' };
+const START = '2026-11-27T18:00:00Z';
+/** The account each test guesses at: a fresh one per test, so tests share the app, not a lock. */
+const USER = { email: '', password: 'a-long-chosen-passphrase' };
 
 describe.each(STORE_KINDS)('dashboard sign-in limits (%s)', (kind) => {
   const skip = skipStore(kind);
   let t: TestApp;
+  let account = 0;
 
+  // One app per store kind (building it is most of a test's time); each test starts at the
+  // same instant with an account of its own, and every sign-in comes from an address not used before.
+  beforeAll(async () => {
+    if (skip) return;
+    t = await createTestApp(kind, { clockStart: START });
+  });
   beforeEach(async () => {
     if (skip) return;
-    t = await createTestApp(kind, { clockStart: '2026-11-27T18:00:00Z' });
+    t.clock.set(Date.parse(START));
+    USER.email = `guessed-${++account}@example.test`;
     await t.app.services.accounts.createUser({ ...USER, role: 'member' });
   });
-  afterEach(async () => {
+  afterAll(async () => {
     await t?.close();
   });
 
