@@ -5,10 +5,11 @@
  * PTR answers never come, so each FCrDNS probe takes its full timeout and the job lasts seconds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../test/helpers/app.ts';
+import { seedDataset } from '../../test/helpers/datasets.ts';
 import { startZoneServer, type Zone, type ZoneServer } from '../../test/helpers/dns-zone-server.ts';
-import { createIntelTestApp, type IntelTestApp } from '../../test/helpers/intel-app.ts';
 import { type NetrepProcess, pgUrlWithSchema, startNetrep } from '../../test/helpers/process.ts';
-import { STORE_KINDS, skipStore } from '../../test/helpers/stores.ts';
+import { createTestStore, STORE_KINDS, skipStore, type TestStoreHandle } from '../../test/helpers/stores.ts';
 import { createAuditStore, dnsblQueryName } from '../audit/index.ts';
 
 const OWN = 'bl.netrep.test';
@@ -26,18 +27,23 @@ function zone(): Zone {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.each(STORE_KINDS)('audit worker takeover after SIGKILL on %s', (kind) => {
-  let t: IntelTestApp;
+  let handle: TestStoreHandle;
+  let t: TestApp;
   let dns: ZoneServer;
   const workers: NetrepProcess[] = [];
 
   beforeAll(async () => {
     if (skipStore(kind)) return;
     dns = await startZoneServer(zone());
-    t = await createIntelTestApp(kind, { config: { workers: false } });
+    // The run's shared snapshot of the fixture packages (test/helpers/datasets.ts), not a build of its own.
+    handle = await createTestStore(kind);
+    await seedDataset(handle.dataDir, 'fixture-a');
+    t = await createTestApp(kind, { config: { workers: false }, handle });
   }, 120_000);
   afterAll(async () => {
     for (const w of workers) await w.stop();
     await t?.close();
+    await handle?.cleanup();
     await dns?.close();
   });
 
@@ -47,7 +53,9 @@ describe.each(STORE_KINDS)('audit worker takeover after SIGKILL on %s', (kind) =
     NETREP_DNS_SERVERS: dns.servers.join(','),
     NETREP_DNSBL_ZONE: OWN,
     NETREP_AUDIT_ZONES: 'clean.test',
-    NETREP_AUDIT_CONCURRENCY: '2',
+    // Four probes at a time: the job still lasts seconds (the kill comes with some twenty of its
+    // 32 targets to go) and the second worker finishes the rest in half the time two would take.
+    NETREP_AUDIT_CONCURRENCY: '4',
     NETREP_AUDIT_LEASE_SECONDS: '2',
     NETREP_AUDIT_DNS_TIMEOUT_MS: '100',
     NETREP_LISTEN: '127.0.0.1:0',
@@ -79,6 +87,14 @@ describe.each(STORE_KINDS)('audit worker takeover after SIGKILL on %s', (kind) =
         before = (await store.observations(jobId)).length;
       }
       expect(before).toBeGreaterThanOrEqual(10);
+      // The second worker boots while the first dies and its lease runs out: it cannot claim the
+      // job before then (the first holds it), so what it does is still a takeover.
+      const starting = startNetrep(env(), 60_000, 'worker');
+      // Stopped in afterAll whatever fails below.
+      starting.then(
+        (w) => workers.push(w),
+        () => undefined,
+      );
       first.child.kill('SIGKILL');
       await new Promise((r) => first.child.once('exit', r));
       const survivors = await store.observations(jobId);
@@ -86,8 +102,7 @@ describe.each(STORE_KINDS)('audit worker takeover after SIGKILL on %s', (kind) =
       expect(held?.status).toBe('running');
       expect(survivors.length).toBeLessThan(32 * 3);
 
-      const second = await startNetrep(env(), 60_000, 'worker');
-      workers.push(second);
+      await starting;
       let job = await store.job(jobId, null);
       for (let i = 0; i < 1200 && job?.status === 'running'; i++) {
         await sleep(50);
