@@ -1,24 +1,48 @@
 /**
- * `netrep keys list` and `netrep config` through the real binary (issue 19): the keys table has a
- * header row and a permissions column; config prints the values in effect, not the defaults.
+ * `netrep keys list` and `netrep config` (issue 19): the keys table has a header row and a
+ * permissions column; config prints the values in effect, not the defaults. Commands that succeed
+ * run in process (test/helpers/cli.ts: the same commander commands on the same SQLite file,
+ * without a process start each); refusals, which exit the process, and `config`, which reads the
+ * .env of its working directory, run through the real binary.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../test/helpers/cli.ts';
 import { runNetrep } from '../../test/helpers/process.ts';
 import { createAccounts, SIGN_IN_FAILURE_LIMIT } from '../accounts/index.ts';
 import { settingsInEffect } from '../config.ts';
 import { openStore } from '../store/index.ts';
+import { registerAccountCommands } from './accounts.ts';
 
 let dir: string;
 let env: Record<string, string>;
 
+const saved: Record<string, string | undefined> = {};
+
 beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'netrep-cli-accounts-'));
   env = { NETREP_DATA_DIR: dir, NETREP_DATABASE_URL: '' };
+  // The in-process commands read the same settings from process.env (restored in afterAll).
+  for (const [k, v] of Object.entries(env)) {
+    saved[k] = process.env[k];
+    process.env[k] = v;
+  }
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => {
+  for (const [k, v] of Object.entries(saved)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** `netrep keys|users …` in process, answering as runNetrep does. */
+async function run(args: string[]): Promise<{ stdout: string; stderr: string; status: number }> {
+  const r = await runCli([registerAccountCommands], args);
+  return { stdout: r.out, stderr: r.err, status: r.code };
+}
 
 /** Splits an aligned table into cells (two or more spaces separate columns). */
 function cells(table: string): string[][] {
@@ -29,20 +53,17 @@ function cells(table: string): string[][] {
 }
 
 describe('netrep keys list', () => {
-  it('prints a header row, then one row per key with its permissions and status', () => {
-    expect(runNetrep(['keys', 'list'], env).stdout).toMatch(/no API keys/);
-    const user = runNetrep(['users', 'create', '--email', 'ops@example.test', '--role', 'admin'], env);
+  it('prints a header row, then one row per key with its permissions and status', async () => {
+    expect((await run(['keys', 'list'])).stdout).toMatch(/no API keys/);
+    const user = await run(['users', 'create', '--email', 'ops@example.test', '--role', 'admin']);
     expect(user.status).toBe(0);
-    const made = runNetrep(
-      ['keys', 'create', '--name', 'ci reader', '--permissions', 'ip:read,asn:read'],
-      env,
-    );
+    const made = await run(['keys', 'create', '--name', 'ci reader', '--permissions', 'ip:read,asn:read']);
     expect(made.status).toBe(0);
-    const other = runNetrep(['keys', 'create', '--name', 'gone', '--permissions', 'blocklist:read'], env);
+    const other = await run(['keys', 'create', '--name', 'gone', '--permissions', 'blocklist:read']);
     const goneId = /created key (\d+)/.exec(other.stderr)?.[1] ?? '';
-    expect(runNetrep(['keys', 'revoke', goneId], env).status).toBe(0);
+    expect((await run(['keys', 'revoke', goneId])).status).toBe(0);
 
-    const active = runNetrep(['keys', 'list'], env);
+    const active = await run(['keys', 'list']);
     expect(active.status).toBe(0);
     const rows = cells(active.stdout);
     expect(rows[0]).toEqual([
@@ -71,7 +92,7 @@ describe('netrep keys list', () => {
     expect(row['PREFIX']).toBe(`${made.stdout.trim().slice(0, 8)}…`);
     expect(row['CREATED']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
 
-    const all = cells(runNetrep(['keys', 'list', '--all'], env).stdout);
+    const all = cells((await run(['keys', 'list', '--all'])).stdout);
     expect(all).toHaveLength(3);
     expect(all.find((r) => r[1] === 'gone')?.at(-1)).toMatch(/^revoked \d{4}-/);
   });
@@ -91,19 +112,16 @@ describe('netrep users', () => {
     );
     expect(common.status).not.toBe(0);
     expect(common.stderr).toContain('password is on a list of common passwords');
-    const made = runNetrep(
-      [
-        'users',
-        'create',
-        '--email',
-        'Locked@example.test',
-        '--role',
-        'member',
-        '--password',
-        'a-long-chosen-passphrase',
-      ],
-      env,
-    );
+    const made = await run([
+      'users',
+      'create',
+      '--email',
+      'Locked@example.test',
+      '--role',
+      'member',
+      '--password',
+      'a-long-chosen-passphrase',
+    ]);
     expect(made.status).toBe(0);
 
     // Ten failed sign-ins, as the dashboard makes them, in the same SQLite file.
@@ -120,15 +138,15 @@ describe('netrep users', () => {
       expect(rows[0]).toEqual(['ID', 'EMAIL', 'ROLE', 'CREATED', 'SIGN-IN']);
       return rows.find((r) => r[1] === 'locked@example.test');
     };
-    const locked = runNetrep(['users', 'list'], env);
+    const locked = await run(['users', 'list']);
     expect(locked.status).toBe(0);
     expect(rowOf(locked.stdout)?.[4]).toMatch(/^locked until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(cells(locked.stdout).find((r) => r[1] === 'weak@example.test')).toBeUndefined();
 
-    expect(runNetrep(['users', 'unlock', '--email', 'locked@example.test'], env).stdout).toContain(
+    expect((await run(['users', 'unlock', '--email', 'locked@example.test'])).stdout).toContain(
       'unlocked locked@example.test',
     );
-    expect(rowOf(runNetrep(['users', 'list'], env).stdout)?.[4]).toBe('ok');
+    expect(rowOf((await run(['users', 'list'])).stdout)?.[4]).toBe('ok');
     expect(runNetrep(['users', 'unlock', '--email', 'nobody@example.test'], env).status).not.toBe(0);
   }, 120_000);
 });
