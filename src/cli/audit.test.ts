@@ -1,20 +1,33 @@
 /**
- * `netrep audit run` and `netrep audit show` (the real binary) on a SQLite store with a built
- * dataset, probing through a real DNS server on 127.0.0.1.
+ * `netrep audit run` and `netrep audit show` on a SQLite store holding the run's shared fixture
+ * snapshot, probing through a real DNS server on 127.0.0.1. Commands that end normally run in
+ * process (test/helpers/cli.ts: the same commands, settings read from process.env, exit code from
+ * process.exitCode); refusals, which exit the process, run through the real binary.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../test/helpers/app.ts';
+import { runCli } from '../../test/helpers/cli.ts';
+import { seedDataset } from '../../test/helpers/datasets.ts';
 import { startZoneServer, type ZoneServer } from '../../test/helpers/dns-zone-server.ts';
-import { createIntelTestApp, type IntelTestApp } from '../../test/helpers/intel-app.ts';
 import { runNetrepAsync } from '../../test/helpers/process.ts';
+import { createTestStore, type TestStoreHandle } from '../../test/helpers/stores.ts';
 import { dnsblQueryName } from '../audit/index.ts';
-import { EXIT_GATE_FAILED, jobBody } from './audit.ts';
+import { EXIT_GATE_FAILED, jobBody, registerAuditCommands } from './audit.ts';
 
 const OWN = 'bl.netrep.test';
 
 describe('netrep audit', () => {
-  let t: IntelTestApp;
+  let handle: TestStoreHandle;
+  let t: TestApp;
   let dns: ZoneServer;
   let env: Record<string, string>;
+  const saved: Record<string, string | undefined> = {};
+
+  /** `netrep audit …` in process, answering as runNetrepAsync does. */
+  const run = async (args: string[]) => {
+    const r = await runCli([registerAuditCommands], args);
+    return { stdout: r.out, stderr: r.err, status: r.code };
+  };
 
   beforeAll(async () => {
     dns = await startZoneServer({
@@ -22,7 +35,9 @@ describe('netrep audit', () => {
       [dnsblQueryName('127.0.0.2', 'other.test') as string]: [{ type: 'A', data: '127.0.0.2' }],
       [dnsblQueryName('192.0.2.2', 'other.test') as string]: [{ type: 'A', data: '127.0.0.3' }],
     });
-    t = await createIntelTestApp('sqlite', { config: { workers: false } });
+    handle = await createTestStore('sqlite');
+    await seedDataset(handle.dataDir, 'fixture-a');
+    t = await createTestApp('sqlite', { config: { workers: false }, handle });
     env = {
       NETREP_DATA_DIR: t.handle.dataDir,
       NETREP_DATABASE_URL: '',
@@ -31,17 +46,34 @@ describe('netrep audit', () => {
       NETREP_AUDIT_ZONES: 'other.test',
       NETREP_AUDIT_DNS_TIMEOUT_MS: '300',
     };
+    // The in-process commands read the same settings (restored in afterAll).
+    for (const [k, v] of Object.entries(env)) {
+      saved[k] = process.env[k];
+      process.env[k] = v;
+    }
   }, 120_000);
   afterAll(async () => {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
     await t?.close();
+    await handle?.cleanup();
     await dns?.close();
   });
 
   it('runs a job here and prints the result as JSON, then shows it as a table', async () => {
-    const r = await runNetrepAsync(
-      ['audit', 'run', '--cidr', '192.0.2.0/30', '--seed', 'cli', '--acceptance', '--format', 'json'],
-      env,
-    );
+    const r = await run([
+      'audit',
+      'run',
+      '--cidr',
+      '192.0.2.0/30',
+      '--seed',
+      'cli',
+      '--acceptance',
+      '--format',
+      'json',
+    ]);
     expect(r.stderr).not.toMatch(/Error/);
     const { data } = JSON.parse(r.stdout);
     expect(data.job.status).toBe('succeeded');
@@ -52,7 +84,7 @@ describe('netrep audit', () => {
     expect(r.status).toBe(EXIT_GATE_FAILED);
     expect(r.stderr).toContain(`audit job ${data.job.id}: acceptance gate fail (`);
 
-    const show = await runNetrepAsync(['audit', 'show', String(data.job.id), '--format', 'table'], env);
+    const show = await run(['audit', 'show', String(data.job.id), '--format', 'table']);
     expect(show.status).toBe(EXIT_GATE_FAILED);
     expect(show.stdout).toContain(`job ${data.job.id}  succeeded`);
     expect(show.stdout).toMatch(/other\.test\s+1\s+3\s+0\s+0/);
@@ -61,40 +93,50 @@ describe('netrep audit', () => {
 
   it('exits 0 when the gate does not fail, or when there is no gate', async () => {
     // 198.51.100.0/30 is listed nowhere in the zone server: the gate is pass or review.
-    const clean = await runNetrepAsync(
-      ['audit', 'run', '--cidr', '198.51.100.0/30', '--seed', 'clean', '--acceptance', '--format', 'json'],
-      env,
-    );
+    const clean = await run([
+      'audit',
+      'run',
+      '--cidr',
+      '198.51.100.0/30',
+      '--seed',
+      'clean',
+      '--acceptance',
+      '--format',
+      'json',
+    ]);
     const { data } = JSON.parse(clean.stdout);
     expect(data.job.status).toBe('succeeded');
     expect(['pass', 'review']).toContain(data.job.final_interpretation.acceptance.gate);
     expect(clean.status).toBe(0);
-    const shown = await runNetrepAsync(['audit', 'show', String(data.job.id), '--format', 'json'], env);
+    const shown = await run(['audit', 'show', String(data.job.id), '--format', 'json']);
     expect(shown.status).toBe(0);
     // The listed range without --acceptance: no gate, nothing to fail.
-    const ungated = await runNetrepAsync(
-      ['audit', 'run', '--cidr', '192.0.2.0/30', '--seed', 'no-gate', '--format', 'json'],
-      env,
-    );
+    const ungated = await run([
+      'audit',
+      'run',
+      '--cidr',
+      '192.0.2.0/30',
+      '--seed',
+      'no-gate',
+      '--format',
+      'json',
+    ]);
     expect(JSON.parse(ungated.stdout).data.job.final_interpretation.zones['other.test'].listed).toBe(1);
     expect(ungated.status).toBe(0);
   });
 
   it('refuses what the route refuses, with its code', async () => {
-    const bad = await runNetrepAsync(
-      ['audit', 'run', '--ip', '192.0.2.1', '--seed', 's', '--max-samples', '0'],
-      env,
-    );
+    // Four refusals that change nothing: the processes run side by side.
+    const [bad, version, big, missing] = await Promise.all([
+      runNetrepAsync(['audit', 'run', '--ip', '192.0.2.1', '--seed', 's', '--max-samples', '0'], env),
+      runNetrepAsync(['audit', 'run', '--ip', '192.0.2.1', '--seed', 's', '--dataset-version', '99'], env),
+      runNetrepAsync(['audit', 'run', '--cidr', '10.0.0.0/8', '--seed', 's'], env),
+      runNetrepAsync(['audit', 'show', '424242'], env),
+    ]);
     expect(bad.status).toBe(1);
     expect(bad.stderr).toContain('INVALID_BODY');
-    const version = await runNetrepAsync(
-      ['audit', 'run', '--ip', '192.0.2.1', '--seed', 's', '--dataset-version', '99'],
-      env,
-    );
     expect(version.stderr).toContain('DATASET_VERSION_UNAVAILABLE');
-    const big = await runNetrepAsync(['audit', 'run', '--cidr', '10.0.0.0/8', '--seed', 's'], env);
     expect(big.stderr).toContain('POPULATION_TOO_LARGE');
-    const missing = await runNetrepAsync(['audit', 'show', '424242'], env);
     expect(missing.status).toBe(1);
   });
 });
