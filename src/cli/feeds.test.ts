@@ -1,16 +1,42 @@
+/**
+ * `netrep feeds build` on a SQLite data dir: builds that end normally run in process
+ * (test/helpers/cli.ts: the same command, settings read from process.env, exit code from
+ * process.exitCode); the refusal, which exits the process, runs through the real binary.
+ */
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../test/helpers/cli.ts';
 import { buildFeedsDataset, writeFeedsFixture } from '../../test/helpers/feeds-pipeline.ts';
 import { runNetrep } from '../../test/helpers/process.ts';
 import { tempDir } from '../../test/helpers/stores.ts';
 import { createManualClock } from '../core/clock.ts';
 import { listFeedSnapshots, readFeedManifest } from '../feeds/index.ts';
-import { feedsExitCode, formatFeedResult } from './feeds.ts';
+import { feedsExitCode, formatFeedResult, registerFeedsCommands } from './feeds.ts';
 
 const dataDir = tempDir('netrep-cli-feeds-');
 const env = { NETREP_DATA_DIR: dataDir, NETREP_DATABASE_URL: '' };
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+const saved: Record<string, string | undefined> = {};
+// The in-process builds read the same settings (restored in afterAll).
+beforeAll(() => {
+  for (const [k, v] of Object.entries(env)) {
+    saved[k] = process.env[k];
+    process.env[k] = v;
+  }
+});
+afterAll(() => {
+  for (const [k, v] of Object.entries(saved)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** `netrep feeds …` in process, answering as runNetrep does. */
+async function run(args: string[]): Promise<{ stdout: string; stderr: string; status: number }> {
+  const r = await runCli([registerFeedsCommands], args);
+  return { stdout: r.out, stderr: r.err, status: r.code };
+}
 
 const lines = (out: string) =>
   out
@@ -20,7 +46,7 @@ const lines = (out: string) =>
 
 describe('netrep feeds build', () => {
   it('builds what it can, says why it skipped the rest, then builds them once a dataset exists', async () => {
-    const first = runNetrep(['feeds', 'build'], env);
+    const first = await run(['feeds', 'build']);
     expect(first.status, first.stderr).toBe(2);
     const rows = lines(first.stdout);
     expect(rows.map((r) => [r[0], r[2]])).toEqual([
@@ -38,7 +64,7 @@ describe('netrep feeds build', () => {
     writeFeedsFixture(from);
     // The dataset's own clock does not matter to the feeds: they are dated by the CLI's clock.
     await buildFeedsDataset(dataDir, from, createManualClock('2026-01-01T00:00:00Z'));
-    const second = runNetrep(['feeds', 'build', '--feed', 'tor_exits', 'trap_confirmed'], env);
+    const second = await run(['feeds', 'build', '--feed', 'tor_exits', 'trap_confirmed']);
     expect(second.status, second.stderr).toBe(0);
     const [tor, trap] = lines(second.stdout);
     expect(tor?.[2]).toBe('created');
