@@ -66,7 +66,9 @@ describe('checkFcrdns', () => {
   });
 });
 
-describe.each(STORE_KINDS)('daily FCrDNS check on %s', (kind) => {
+// The app tests below each wait out DNS timeouts at the resolver's defaults on an app and store of
+// their own (the zone server answers each query alone): they run side by side, not one after another.
+describe.concurrent.each(STORE_KINDS)('daily FCrDNS check on %s', (kind) => {
   it.skipIf(skipStore(kind))('checks recent senders and feeds the fcrdns factor', async () => {
     const t = await createTestApp(kind, { config: { dnsServers: zone.servers } });
     try {
@@ -112,7 +114,7 @@ describe.each(STORE_KINDS)('daily FCrDNS check on %s', (kind) => {
   });
 });
 
-describe.each(STORE_KINDS)('stopping the FCrDNS worker on %s', (kind) => {
+describe.concurrent.each(STORE_KINDS)('stopping the FCrDNS worker on %s', (kind) => {
   it.skipIf(skipStore(kind))(
     'ends a pass in progress after the checks already asked, not after all of them',
     {
