@@ -97,6 +97,8 @@ describe.each(STORE_KINDS)('audit worker takeover after SIGKILL on %s', (kind) =
       );
       first.child.kill('SIGKILL');
       await new Promise((r) => first.child.once('exit', r));
+      // Gone: stop() would wait out its five seconds on a process killed by a signal.
+      workers.splice(workers.indexOf(first), 1);
       const survivors = await store.observations(jobId);
       const held = await store.job(jobId, null);
       expect(held?.status).toBe('running');
