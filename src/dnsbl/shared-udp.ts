@@ -62,9 +62,15 @@ export function udpDescriptors(port: number): number[] {
 /**
  * Inherits the socket as its descriptor 4, wraps it and sends its handle back on the IPC channel
  * (3): a bare handle ('dgram.Native') arrives unwrapped, so the caller's socket keeps its options.
+ * The handle is the socket's internal state's (the symbol described 'state symbol', lib/dgram.js):
+ * `_handle`, its deprecated alias, is gone in Node 25 (DEP0112), and is only the fallback.
  */
 const HELPER = `const s = require('node:dgram').createSocket(process.argv[1]);
-s.bind({ fd: 4 }, () => process.send('udp', s._handle, (err) => process.exit(err ? 1 : 0)));`;
+s.bind({ fd: 4 }, () => {
+  const state = Object.getOwnPropertySymbols(s).find((k) => k.description === 'state symbol');
+  const handle = (state && s[state] && s[state].handle) || s._handle;
+  process.send('udp', handle, (err) => process.exit(err ? 1 : 0));
+});`;
 
 const ADOPT_TIMEOUT_MS = 10_000;
 
