@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../test/helpers/cli.ts';
 import { runNetrep } from '../../test/helpers/process.ts';
+import { setProcessEnv } from '../../test/helpers/process-env.ts';
 import { createAccounts, SIGN_IN_FAILURE_LIMIT } from '../accounts/index.ts';
 import { settingsInEffect } from '../config.ts';
 import { openStore } from '../store/index.ts';
@@ -19,22 +20,16 @@ import { registerAccountCommands } from './accounts.ts';
 let dir: string;
 let env: Record<string, string>;
 
-const saved: Record<string, string | undefined> = {};
+let restoreEnv = () => {};
 
 beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'netrep-cli-accounts-'));
   env = { NETREP_DATA_DIR: dir, NETREP_DATABASE_URL: '' };
   // The in-process commands read the same settings from process.env (restored in afterAll).
-  for (const [k, v] of Object.entries(env)) {
-    saved[k] = process.env[k];
-    process.env[k] = v;
-  }
+  restoreEnv = setProcessEnv(env);
 });
 afterAll(() => {
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
+  restoreEnv();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -10,6 +10,7 @@ import { runCli } from '../../test/helpers/cli.ts';
 import { seedDataset } from '../../test/helpers/datasets.ts';
 import { startZoneServer, type ZoneServer } from '../../test/helpers/dns-zone-server.ts';
 import { runNetrepAsync } from '../../test/helpers/process.ts';
+import { setProcessEnv } from '../../test/helpers/process-env.ts';
 import { createTestStore, type TestStoreHandle } from '../../test/helpers/stores.ts';
 import { dnsblQueryName } from '../audit/index.ts';
 import { EXIT_GATE_FAILED, jobBody, registerAuditCommands } from './audit.ts';
@@ -21,7 +22,7 @@ describe('netrep audit', () => {
   let t: TestApp;
   let dns: ZoneServer;
   let env: Record<string, string>;
-  const saved: Record<string, string | undefined> = {};
+  let restoreEnv = () => {};
 
   /** `netrep audit …` in process, answering as runNetrepAsync does. */
   const run = async (args: string[]) => {
@@ -47,16 +48,10 @@ describe('netrep audit', () => {
       NETREP_AUDIT_DNS_TIMEOUT_MS: '300',
     };
     // The in-process commands read the same settings (restored in afterAll).
-    for (const [k, v] of Object.entries(env)) {
-      saved[k] = process.env[k];
-      process.env[k] = v;
-    }
+    restoreEnv = setProcessEnv(env);
   }, 120_000);
   afterAll(async () => {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
+    restoreEnv();
     await t?.close();
     await handle?.cleanup();
     await dns?.close();

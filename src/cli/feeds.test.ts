@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../test/helpers/cli.ts';
 import { buildFeedsDataset, writeFeedsFixture } from '../../test/helpers/feeds-pipeline.ts';
 import { runNetrep } from '../../test/helpers/process.ts';
+import { setProcessEnv } from '../../test/helpers/process-env.ts';
 import { tempDir } from '../../test/helpers/stores.ts';
 import { createManualClock } from '../core/clock.ts';
 import { listFeedSnapshots, readFeedManifest } from '../feeds/index.ts';
@@ -16,19 +17,13 @@ import { feedsExitCode, formatFeedResult, registerFeedsCommands } from './feeds.
 
 const dataDir = tempDir('netrep-cli-feeds-');
 const env = { NETREP_DATA_DIR: dataDir, NETREP_DATABASE_URL: '' };
-const saved: Record<string, string | undefined> = {};
+let restoreEnv = () => {};
 // The in-process builds read the same settings (restored in afterAll).
 beforeAll(() => {
-  for (const [k, v] of Object.entries(env)) {
-    saved[k] = process.env[k];
-    process.env[k] = v;
-  }
+  restoreEnv = setProcessEnv(env);
 });
 afterAll(() => {
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
+  restoreEnv();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
