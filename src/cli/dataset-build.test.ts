@@ -97,7 +97,9 @@ describe('dataset build --from a directory with a recognised and an unrecognised
 
     // The CSV packages are the small fixture's (the table's rows for them are its own); the
     // installed DB-IP city package is read as a real build reads it.
-    const r = await netrep(['dataset', 'build', '--from', from], { NETREP_DATASET_NPM_DIR: smallNpmDir(dataDir) });
+    const r = await netrep(['dataset', 'build', '--from', from], {
+      NETREP_DATASET_NPM_DIR: smallNpmDir(dataDir),
+    });
     // No carriage returns or escape sequences: a log gets whole lines.
     expect(r.err).not.toContain('\r');
     expect(r.err).not.toContain('\u001b');

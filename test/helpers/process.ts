@@ -64,11 +64,13 @@ export async function startNetrep(
     url,
     output: () => out,
     stop: async () => {
-      if (child.exitCode !== null) return;
+      // Ended already: by itself (an exit code) or by a signal (a SIGKILL test's process).
+      const ended = () => child.exitCode !== null || child.signalCode !== null;
+      if (ended()) return;
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-      if (child.exitCode === null) child.kill('SIGKILL');
+      if (!ended()) child.kill('SIGKILL');
     },
   };
 }
