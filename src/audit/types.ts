@@ -96,9 +96,7 @@ export const AuditTarget = Type.Object({
 export type AuditTarget = Static<typeof AuditTarget>;
 
 export const OBSERVATION_KINDS = ['dnsbl', 'fcrdns'] as const;
-type ObservationKind = (typeof OBSERVATION_KINDS)[number];
 export const OUTCOMES = ['listed', 'not_listed', 'error', 'timeout', 'pass', 'fail', 'unknown'] as const;
-type Outcome = (typeof OUTCOMES)[number];
 
 export const AuditObservation = Type.Object({
   id: Type.Integer(),

@@ -115,5 +115,3 @@ export function createDomainCheckCache(options: DomainCheckCacheOptions) {
     size: () => entries.size,
   };
 }
-
-type DomainCheckCache = ReturnType<typeof createDomainCheckCache>;

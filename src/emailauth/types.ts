@@ -295,7 +295,6 @@ export type DmarcResult = Static<typeof DmarcResultSchema>;
 export type DnsStats = Static<typeof DnsStatsSchema>;
 export type DnsStatus = Static<typeof DnsStatusSchema>;
 export type UncheckedQuery = Static<typeof UncheckedQuerySchema>;
-type RecordStatus = Static<typeof RecordStatusSchema>;
 /** A record's facts and what the DNS said about it (the status goes to `record_status`). */
 export interface Checked<T> {
   result: T;
@@ -303,4 +302,3 @@ export interface Checked<T> {
 }
 export type DomainAuthResult = Static<typeof DomainAuthResultSchema>;
 export type DomainDnsResult = Static<typeof DomainDnsResultSchema>;
-type SpfCheckResultAnswer = Static<typeof SpfCheckResultSchema>;

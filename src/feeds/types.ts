@@ -51,7 +51,6 @@ export type FeedFormat = Static<typeof FeedFormatSchema>;
 export const FeedTierSchema = Type.Union([Type.Literal('free'), Type.Literal('premium')], {
   description: 'free: every key; premium: pro and enterprise keys only',
 });
-type FeedTier = Static<typeof FeedTierSchema>;
 
 /** Key tiers of CONTRACT §3. */
 export const KeyTierSchema = Type.Union(

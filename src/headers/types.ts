@@ -208,7 +208,6 @@ export const InfrastructureSchema = Type.Object({
   x_mailer: Nullable(Type.String({ description: 'X-Mailer header, RFC 2047 decoded' })),
   user_agent: Nullable(Type.String({ description: 'User-Agent header, RFC 2047 decoded' })),
 });
-type Infrastructure = Static<typeof InfrastructureSchema>;
 
 /** Spec §2.8: the data of the header analysis. */
 export const HeaderAnalysisSchema = Type.Object({

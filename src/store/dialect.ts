@@ -2,7 +2,7 @@
  * Where SQLite and PostgreSQL differ, the branch lives here (STYLE.md §9). Columns use
  * portable types: integers for epoch-millisecond times and 0/1 flags, text for JSON.
  */
-import type { ColumnDefinitionBuilder, CreateTableBuilder, Kysely } from 'kysely';
+import type { CreateTableBuilder, Kysely } from 'kysely';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -19,10 +19,6 @@ export function addIdColumn<T extends string>(
 /** The integer type wide enough for epoch milliseconds and counters. */
 export function bigIntType(dialect: DialectName): 'bigint' | 'integer' {
   return dialect === 'postgres' ? 'bigint' : 'integer';
-}
-
-function notNull(c: ColumnDefinitionBuilder): ColumnDefinitionBuilder {
-  return c.notNull();
 }
 
 /** `FOR UPDATE SKIP LOCKED` exists only on PostgreSQL; SQLite serialises writers anyway. */
