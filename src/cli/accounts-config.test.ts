@@ -9,9 +9,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../test/helpers/cli.ts';
+import { runCliAsBinary } from '../../test/helpers/cli.ts';
 import { runNetrep } from '../../test/helpers/process.ts';
-import { setProcessEnv } from '../../test/helpers/process-env.ts';
 import { createAccounts, SIGN_IN_FAILURE_LIMIT } from '../accounts/index.ts';
 import { settingsInEffect } from '../config.ts';
 import { openStore } from '../store/index.ts';
@@ -20,23 +19,20 @@ import { registerAccountCommands } from './accounts.ts';
 let dir: string;
 let env: Record<string, string>;
 
-let restoreEnv = () => {};
-
 beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'netrep-cli-accounts-'));
   env = { NETREP_DATA_DIR: dir, NETREP_DATABASE_URL: '' };
-  // The in-process commands read the same settings from process.env (restored in afterAll).
-  restoreEnv = setProcessEnv(env);
+  // The in-process commands read the same settings from process.env (test/helpers/file-setup.ts
+  // puts the environment back after the file).
+  Object.assign(process.env, env);
 });
 afterAll(() => {
-  restoreEnv();
   rmSync(dir, { recursive: true, force: true });
 });
 
 /** `netrep keys|users …` in process, answering as runNetrep does. */
-async function run(args: string[]): Promise<{ stdout: string; stderr: string; status: number }> {
-  const r = await runCli([registerAccountCommands], args);
-  return { stdout: r.out, stderr: r.err, status: r.code };
+function run(args: string[]) {
+  return runCliAsBinary([registerAccountCommands], args);
 }
 
 /** Splits an aligned table into cells (two or more spaces separate columns). */

@@ -6,11 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/helpers/app.ts';
-import { runCli } from '../../test/helpers/cli.ts';
+import { runCliAsBinary } from '../../test/helpers/cli.ts';
 import { seedDataset } from '../../test/helpers/datasets.ts';
 import { startZoneServer, type ZoneServer } from '../../test/helpers/dns-zone-server.ts';
 import { runNetrepAsync } from '../../test/helpers/process.ts';
-import { setProcessEnv } from '../../test/helpers/process-env.ts';
 import { createTestStore, type TestStoreHandle } from '../../test/helpers/stores.ts';
 import { dnsblQueryName } from '../audit/index.ts';
 import { EXIT_GATE_FAILED, jobBody, registerAuditCommands } from './audit.ts';
@@ -22,13 +21,9 @@ describe('netrep audit', () => {
   let t: TestApp;
   let dns: ZoneServer;
   let env: Record<string, string>;
-  let restoreEnv = () => {};
 
   /** `netrep audit …` in process, answering as runNetrepAsync does. */
-  const run = async (args: string[]) => {
-    const r = await runCli([registerAuditCommands], args);
-    return { stdout: r.out, stderr: r.err, status: r.code };
-  };
+  const run = (args: string[]) => runCliAsBinary([registerAuditCommands], args);
 
   beforeAll(async () => {
     dns = await startZoneServer({
@@ -47,11 +42,11 @@ describe('netrep audit', () => {
       NETREP_AUDIT_ZONES: 'other.test',
       NETREP_AUDIT_DNS_TIMEOUT_MS: '300',
     };
-    // The in-process commands read the same settings (restored in afterAll).
-    restoreEnv = setProcessEnv(env);
+    // The in-process commands read the same settings (test/helpers/file-setup.ts puts the
+    // environment back after the file).
+    Object.assign(process.env, env);
   }, 120_000);
   afterAll(async () => {
-    restoreEnv();
     await t?.close();
     await handle?.cleanup();
     await dns?.close();

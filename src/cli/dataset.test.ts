@@ -51,8 +51,6 @@ beforeAll(async () => {
 });
 
 afterAll(() => {
-  for (const name of ['NETREP_DATA_DIR', 'NETREP_DATASET_SOURCES', 'NETREP_DATASET_NPM_DIR'])
-    delete process.env[name];
   server.close();
   rmSync(dataDir, { recursive: true, force: true });
 });

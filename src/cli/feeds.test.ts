@@ -6,10 +6,9 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../test/helpers/cli.ts';
+import { runCliAsBinary } from '../../test/helpers/cli.ts';
 import { buildFeedsDataset, writeFeedsFixture } from '../../test/helpers/feeds-pipeline.ts';
 import { runNetrep } from '../../test/helpers/process.ts';
-import { setProcessEnv } from '../../test/helpers/process-env.ts';
 import { tempDir } from '../../test/helpers/stores.ts';
 import { createManualClock } from '../core/clock.ts';
 import { listFeedSnapshots, readFeedManifest } from '../feeds/index.ts';
@@ -17,20 +16,18 @@ import { feedsExitCode, formatFeedResult, registerFeedsCommands } from './feeds.
 
 const dataDir = tempDir('netrep-cli-feeds-');
 const env = { NETREP_DATA_DIR: dataDir, NETREP_DATABASE_URL: '' };
-let restoreEnv = () => {};
-// The in-process builds read the same settings (restored in afterAll).
+// The in-process builds read the same settings (test/helpers/file-setup.ts puts the environment
+// back after the file).
 beforeAll(() => {
-  restoreEnv = setProcessEnv(env);
+  Object.assign(process.env, env);
 });
 afterAll(() => {
-  restoreEnv();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
 /** `netrep feeds …` in process, answering as runNetrep does. */
-async function run(args: string[]): Promise<{ stdout: string; stderr: string; status: number }> {
-  const r = await runCli([registerFeedsCommands], args);
-  return { stdout: r.out, stderr: r.err, status: r.code };
+function run(args: string[]) {
+  return runCliAsBinary([registerFeedsCommands], args);
 }
 
 const lines = (out: string) =>

@@ -36,10 +36,7 @@ beforeAll(async () => {
   process.env.NETREP_DATA_DIR = dataDir;
 }, 180_000);
 
-afterAll(() => {
-  delete process.env.NETREP_DATA_DIR;
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('netrep lookup --extended', () => {
   it('json: each line the extended answer, geolocation and reputation included', async () => {

@@ -35,3 +35,16 @@ export async function runCli(register: ((program: Command) => void)[], args: str
   process.exitCode = 0;
   return { out, err, code };
 }
+
+/**
+ * runCli answering in the shape of a run of the binary (test/helpers/process.ts: stdout, stderr,
+ * status), for files that run the commands that end normally in process and the refusals, which
+ * exit the process, through the binary.
+ */
+export async function runCliAsBinary(
+  register: ((program: Command) => void)[],
+  args: string[],
+): Promise<{ stdout: string; stderr: string; status: number }> {
+  const r = await runCli(register, args);
+  return { stdout: r.out, stderr: r.err, status: r.code };
+}
