@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.ts';
 import { buildDataset } from '../../src/dataset/index.ts';
 import { datasetFixture } from '../helpers/intel-app.ts';
+import { adminKey, sqliteServeEnv } from '../helpers/netrep-env.ts';
 import { BIN, type NetrepProcess, runNetrep, startNetrep } from '../helpers/process.ts';
 import { tempDir } from '../helpers/stores.ts';
 
@@ -24,17 +25,7 @@ describe('broken newest snapshot and killed builds', () => {
   const dir = tempDir('netrep-broken-');
   const datasets = path.join(dir, 'datasets');
   const pristine = path.join(dir, 'pristine-v1');
-  const env = {
-    NETREP_DATA_DIR: dir,
-    NETREP_LISTEN: '127.0.0.1:0',
-    NETREP_DNSBL_LISTEN: '',
-    NETREP_REDIS_URL: '',
-    NETREP_DATABASE_URL: '',
-    NETREP_DNS_SERVERS: '127.0.0.1:9',
-    NETREP_ADMIN_EMAIL: 'ops@example.test',
-    NETREP_ADMIN_PASSWORD: 'correct-horse-battery',
-    NETREP_LOG_LEVEL: 'info',
-  };
+  const env = sqliteServeEnv(dir);
   let server: NetrepProcess | null = null;
   let key = '';
 
@@ -66,12 +57,7 @@ describe('broken newest snapshot and killed builds', () => {
     fs.cpSync(path.join(datasets, 'v1'), pristine, { recursive: true });
     // The first start creates the administrator, whom the key is made for.
     server = await startNetrep(env, 60_000);
-    const made = runNetrep(
-      ['keys', 'create', '--name', 'ops', '--tier', 'enterprise', '--permissions', 'ip:read,admin'],
-      env,
-    );
-    expect(made.status, made.stderr).toBe(0);
-    key = made.stdout.trim().split('\n').at(-1) ?? '';
+    key = adminKey(env);
   }, 120_000);
   afterAll(async () => {
     await server?.stop();

@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDataset, sharedDatasetDir } from '../helpers/datasets.ts';
-import { type NetrepProcess, runNetrep, startNetrep } from '../helpers/process.ts';
+import { adminKey, sqliteServeEnv } from '../helpers/netrep-env.ts';
+import { type NetrepProcess, startNetrep } from '../helpers/process.ts';
 import { tempDir } from '../helpers/stores.ts';
 
 type Body = { data: Record<string, unknown>; meta: Record<string, unknown> };
@@ -37,17 +38,7 @@ function linkAllButManifests(from: string, to: string): void {
 describe('a dataset reload while serving', () => {
   const dir = tempDir('netrep-reload-');
   const datasets = path.join(dir, 'datasets');
-  const env = {
-    NETREP_DATA_DIR: dir,
-    NETREP_LISTEN: '127.0.0.1:0',
-    NETREP_DNSBL_LISTEN: '',
-    NETREP_REDIS_URL: '',
-    NETREP_DATABASE_URL: '',
-    NETREP_DNS_SERVERS: '127.0.0.1:9',
-    NETREP_ADMIN_EMAIL: 'ops@example.test',
-    NETREP_ADMIN_PASSWORD: 'correct-horse-battery',
-    NETREP_LOG_LEVEL: 'info',
-  };
+  const env = sqliteServeEnv(dir);
   let server: NetrepProcess | null = null;
   let key = '';
   const req = async (p: string, init: RequestInit = {}): Promise<{ status: number; body: Body }> => {
@@ -66,12 +57,7 @@ describe('a dataset reload while serving', () => {
     // v1: the run's small fixture snapshot; the first start creates the administrator.
     expect(await seedDataset(dir, 'fixture-a')).toBe(1);
     server = await startNetrep(env, 60_000);
-    const made = runNetrep(
-      ['keys', 'create', '--name', 'ops', '--tier', 'enterprise', '--permissions', 'ip:read,admin'],
-      env,
-    );
-    expect(made.status, made.stderr).toBe(0);
-    key = made.stdout.trim().split('\n').at(-1) ?? '';
+    key = adminKey(env);
   }, 120_000);
   afterAll(async () => {
     await server?.stop();

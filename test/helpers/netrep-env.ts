@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import { TEST_POSTGRES_URL } from './backends.ts';
 import { seedDataset } from './datasets.ts';
-import { pgUrlWithSchema } from './process.ts';
+import { pgUrlWithSchema, runNetrep } from './process.ts';
 import { createSchema, dropSchema, type StoreKind, tempDir } from './stores.ts';
 
 export async function netrepStoreEnv(kind: StoreKind, cleanups: (() => Promise<void> | void)[]) {
@@ -28,4 +28,33 @@ export async function netrepStoreEnv(kind: StoreKind, cleanups: (() => Promise<v
     NETREP_ADMIN_PASSWORD: 'correct-horse-battery',
   };
   return { env, dataDir, schema };
+}
+
+/**
+ * The environment of a real `netrep serve` on SQLite in `dataDir` with no Redis, DNSBL listener
+ * or reachable resolver, a free HTTP port, a known administrator and info logs (the dataset
+ * tests read its load lines): the broken-snapshot and reload-latency suites.
+ */
+export function sqliteServeEnv(dataDir: string): Record<string, string> {
+  return {
+    NETREP_DATA_DIR: dataDir,
+    NETREP_LISTEN: '127.0.0.1:0',
+    NETREP_DNSBL_LISTEN: '',
+    NETREP_REDIS_URL: '',
+    NETREP_DATABASE_URL: '',
+    NETREP_DNS_SERVERS: '127.0.0.1:9',
+    NETREP_ADMIN_EMAIL: 'ops@example.test',
+    NETREP_ADMIN_PASSWORD: 'correct-horse-battery',
+    NETREP_LOG_LEVEL: 'info',
+  };
+}
+
+/** An enterprise key with ip:read and admin, made by `netrep keys create` (exits non-zero: throws). */
+export function adminKey(env: Record<string, string>): string {
+  const made = runNetrep(
+    ['keys', 'create', '--name', 'ops', '--tier', 'enterprise', '--permissions', 'ip:read,admin'],
+    env,
+  );
+  if (made.status !== 0) throw new Error(`netrep keys create exited ${made.status}: ${made.stderr}`);
+  return made.stdout.trim().split('\n').at(-1) ?? '';
 }
