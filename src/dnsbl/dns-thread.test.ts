@@ -39,10 +39,22 @@ function createFeed() {
 
 function createLogger() {
   const lines: { level: string; msg: string }[] = [];
+  /** The errors logged with their lines, for a failure's message (the lines are compared). */
+  const errors: string[] = [];
+  const keep = (fields: { err?: unknown }) => {
+    if (fields.err) errors.push(String((fields.err as Error).stack ?? fields.err));
+  };
   return {
     lines,
-    warn: (_: object, msg = '') => lines.push({ level: 'warn', msg }),
-    error: (_: object, msg = '') => lines.push({ level: 'error', msg }),
+    errors,
+    warn: (fields: { err?: unknown }, msg = '') => {
+      keep(fields);
+      lines.push({ level: 'warn', msg });
+    },
+    error: (fields: { err?: unknown }, msg = '') => {
+      keep(fields);
+      lines.push({ level: 'error', msg });
+    },
   };
 }
 
@@ -99,7 +111,10 @@ describe('DNSBL server thread', () => {
     feed.set('203.0.113.5', { returnCode: '127.0.0.2', reason: 'while down' });
     const started = performance.now();
     while (server.restarts === 0) {
-      if (performance.now() - started > 20_000) throw new Error('not restarted within 20 s');
+      if (performance.now() - started > 20_000)
+        throw new Error(
+          `not restarted within 20 s; logged: ${JSON.stringify({ lines: logger.lines, errors: logger.errors })}`,
+        );
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(server.worker).not.toBe(first);
@@ -158,7 +173,10 @@ describe('DNSBL server thread', () => {
         feed.set('203.0.113.5', null);
         const started = performance.now();
         while (server.restarts === restarts) {
-          if (performance.now() - started > 20_000) throw new Error('not restarted within 20 s');
+          if (performance.now() - started > 20_000)
+            throw new Error(
+              `not restarted within 20 s; logged: ${JSON.stringify({ lines: logger.lines, errors: logger.errors })}`,
+            );
           await new Promise((r) => setTimeout(r, 20));
         }
         expect(server.workers).toHaveLength(2);
