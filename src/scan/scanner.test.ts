@@ -238,4 +238,15 @@ describe('scanAddress on 127.0.0.1', () => {
     expect(r.ports[1]?.detail).toMatch(/not tried/);
     expect(other.connections).toBe(0);
   });
+
+  it('tries no port with less than 20 ms of the deadline left', async () => {
+    const server = await serve({ onRequest: page });
+    const r = await scanAddress(
+      '127.0.0.1',
+      settings([{ port: server.port, protocol: 'http' }], { deadlineMs: 19 }),
+      clock,
+    );
+    expect(r.ports[0]?.detail).toBe("not tried: the scan's deadline of 19 ms had passed or left under 20 ms");
+    expect(server.connections).toBe(0);
+  });
 });

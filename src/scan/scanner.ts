@@ -42,6 +42,13 @@ export function reportOf(ip: string, ports: PortResult[]): ScanReport {
   };
 }
 
+/**
+ * Less time than this left for a port: it is not tried. No host answers a connection, a request
+ * and the head of its answer in less, and the loop's timers fire up to a millisecond early, so a
+ * port after one that used the whole deadline was otherwise tried with 1 ms left.
+ */
+const MIN_PROBE_MS = 20;
+
 /** A port the scan's deadline left no time for. */
 function notTried(target: ScanPort, deadlineMs: number): PortResult {
   return {
@@ -53,7 +60,7 @@ function notTried(target: ScanPort, deadlineMs: number): PortResult {
     redirect_host: null,
     truncated: false,
     tls: null,
-    detail: `not tried: the scan's deadline of ${deadlineMs} ms had passed`,
+    detail: `not tried: the scan's deadline of ${deadlineMs} ms had passed or left under ${MIN_PROBE_MS} ms`,
     elapsed_ms: 0,
   };
 }
@@ -68,7 +75,7 @@ export async function scanAddress(
   const started = performance.now();
   for (const target of settings.ports) {
     const left = Math.floor(settings.deadlineMs - (performance.now() - started));
-    if (left <= 0) {
+    if (left < MIN_PROBE_MS) {
       results.push(notTried(target, settings.deadlineMs));
       continue;
     }
