@@ -248,16 +248,18 @@ function createLookups(store: ScanStore, rules: TargetRules, counts: ScanCounts,
 
   /**
    * From memory when it can: a kept result answers at once, an address known to have no row
-   * (known.ts) is queued without a read; else the row is read.
+   * (known.ts) is queued without a read; else the row is read. Only addresses the target rules
+   * allow are queued or kept (the rules do not change while the process runs), so a queued or kept
+   * one answers before they are asked again: the steady state's lookup is two map reads.
    */
   const lookup = (ip: string, mayQueue: () => Promise<boolean>): ScanAnswer | Promise<ScanAnswer> => {
-    const reason = refused(ip);
-    if (reason) return answerOf('refused', reason);
     const waiting = queueWrites.pending(ip);
     if (waiting) return waiting;
     const now = clock();
     const kept = cache.get(ip);
     if (kept && kept.until > now) return queueIfAllowed(ip, kept.verdict, mayQueue);
+    const reason = refused(ip);
+    if (reason) return answerOf('refused', reason);
     if (known.surelyAbsent(ip)) return queueIfAllowed(ip, ABSENT, mayQueue);
     return readVerdict(ip, now).then((verdict) => queueIfAllowed(ip, verdict, mayQueue), unread);
   };
