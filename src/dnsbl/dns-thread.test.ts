@@ -58,6 +58,22 @@ function createLogger() {
   };
 }
 
+/** Waits (20 s at most) until the server has restarted a thread more than `restarts` times. */
+async function restartedAfter(
+  server: DnsblThread,
+  restarts: number,
+  logger: ReturnType<typeof createLogger>,
+): Promise<void> {
+  const started = performance.now();
+  while (server.restarts === restarts) {
+    if (performance.now() - started > 20_000)
+      throw new Error(
+        `not restarted within 20 s; logged: ${JSON.stringify({ lines: logger.lines, errors: logger.errors })}`,
+      );
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 const rcode = async (port: number, ip: string) =>
   (await queryUdp(port, [{ name: qn(ip), type: 'A' }]))[0]?.rcode;
 
@@ -109,14 +125,7 @@ describe('DNSBL server thread', () => {
     const first = server.worker;
     await first.terminate();
     feed.set('203.0.113.5', { returnCode: '127.0.0.2', reason: 'while down' });
-    const started = performance.now();
-    while (server.restarts === 0) {
-      if (performance.now() - started > 20_000)
-        throw new Error(
-          `not restarted within 20 s; logged: ${JSON.stringify({ lines: logger.lines, errors: logger.errors })}`,
-        );
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await restartedAfter(server, 0, logger);
     expect(server.worker).not.toBe(first);
     expect(server.udpPort).toBe(port);
     expect(await rcode(port, '203.0.113.5')).toBe('NOERROR');
@@ -171,14 +180,7 @@ describe('DNSBL server thread', () => {
         feed.set('203.0.113.5', { returnCode: '127.0.0.2', reason: 'while down' });
         expect(await rcode(port, '203.0.113.5')).toBe('NOERROR');
         feed.set('203.0.113.5', null);
-        const started = performance.now();
-        while (server.restarts === restarts) {
-          if (performance.now() - started > 20_000)
-            throw new Error(
-              `not restarted within 20 s; logged: ${JSON.stringify({ lines: logger.lines, errors: logger.errors })}`,
-            );
-          await new Promise((r) => setTimeout(r, 20));
-        }
+        await restartedAfter(server, restarts, logger);
         expect(server.workers).toHaveLength(2);
         expect(server.workers).not.toContain(ending);
         expect(udpDescriptors(port)).toHaveLength(2);
