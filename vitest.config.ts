@@ -31,7 +31,7 @@ export default defineConfig({
           // Vitest's default is one worker fewer than the cores: one at a time on a 2-core CI
           // machine, where most files wait on child processes, sockets and timers. Three at least
           // (#33 item 5): on the 2-core machine, 2026-12-07, two workers kept 1.56 cores busy (the
-          // suite in 612 s), three kept the run's timeline full until its last files (560 s).
+          // suite in 612 s), three kept the run's timeline full until its last files (560-716 s, four runs).
           maxWorkers: Math.max(3, availableParallelism() - 1),
           // The files share worker processes, and so the modules they import (each file importing
           // the app anew cost 335-445 s of worker time a CI run); test/helpers/file-setup.ts puts
