@@ -43,9 +43,10 @@ export function reportOf(ip: string, ports: PortResult[]): ScanReport {
 }
 
 /**
- * Less time than this left for a port: it is not tried. No host answers a connection, a request
- * and the head of its answer in less, and the loop's timers fire up to a millisecond early, so a
- * port after one that used the whole deadline was otherwise tried with 1 ms left.
+ * Less time than this left for a port: it is not tried. A host on the network rarely answers a
+ * connection, a request and the head of its answer in less, and the loop's timers fire up to a
+ * millisecond early, so a port after one that used the whole deadline was otherwise tried with
+ * 1 ms left.
  */
 const MIN_PROBE_MS = 20;
 
