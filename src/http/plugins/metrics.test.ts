@@ -127,6 +127,9 @@ describe('fast path metrics', () => {
     expect(value(`netrep_http_request_duration_seconds_bucket{le="+Inf",${labels}}`)).toBe(8);
     expect(value(`netrep_http_request_duration_seconds_bucket{le="5",${labels}}`)).toBe(3);
     expect(value(`netrep_http_request_duration_seconds_sum{${labels}}`)).toBeGreaterThanOrEqual(500);
+    // One series, listed once: the hook and the fast path share its tallies.
+    for (const name of ['netrep_http_requests_total', 'netrep_http_request_duration_seconds_count'])
+      expect(lines.filter((l) => l.startsWith(`${name}{${labels}}`))).toHaveLength(1);
     await app.close();
   });
 });

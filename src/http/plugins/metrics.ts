@@ -16,7 +16,7 @@ const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 
 type RouteLabels = { method: string; route: string; status: string };
 
-/** One series' answers counted outside prom-client (the lookup fast path's). */
+/** One series' answers, counted outside prom-client. */
 interface Tally {
   labels: RouteLabels;
   count: number;
@@ -36,9 +36,9 @@ interface ExportedValue {
 }
 
 /**
- * A histogram whose export also holds the tallies' observations: added to the series with the
- * same labels when prom-client has one, else listed as a series of its own (buckets, +Inf, sum,
- * count: prom-client's order). Registry output and get() both read getForPromString.
+ * A histogram whose series are the tallies (prom-client's own observe is never called): each
+ * listed as prom-client lists one (buckets, +Inf, sum, count). Registry output and get() both
+ * read getForPromString.
  */
 // prom-client's own export (not in its type declarations): the registry and get() call it.
 const baseExport = (Histogram.prototype as unknown as Record<string, unknown>).getForPromString;
@@ -60,25 +60,11 @@ class TalliedHistogram extends Histogram<'method' | 'route' | 'status'> {
     const bucketName = `${this.metricName}_bucket`;
     for (const t of this.tallies) {
       if (t.count === 0) continue;
-      const same = (v: ExportedValue) =>
-        v.metricName === bucketName &&
-        v.sharedLabels?.method === t.labels.method &&
-        v.sharedLabels?.route === t.labels.route &&
-        v.sharedLabels?.status === t.labels.status;
-      const at = data.values.findIndex(same);
       let cumulative = 0;
       const added = BUCKETS.map((le, i) => {
         cumulative += t.buckets[i] as number;
         return { le, value: cumulative };
       });
-      if (at >= 0) {
-        for (let i = 0; i < added.length; i++)
-          (data.values[at + i] as ExportedValue).value += added[i]?.value ?? 0;
-        (data.values[at + BUCKETS.length] as ExportedValue).value += t.count;
-        (data.values[at + BUCKETS.length + 1] as ExportedValue).value += t.sum;
-        (data.values[at + BUCKETS.length + 2] as ExportedValue).value += t.count;
-        continue;
-      }
       for (const b of added)
         data.values.push({
           labels: { le: b.le },
@@ -96,7 +82,7 @@ class TalliedHistogram extends Histogram<'method' | 'route' | 'status'> {
   }
 }
 
-/** Records one response of a fixed method and route (the lookup fast path, outside Fastify). */
+/** Records one response of a fixed method and route (the route hook and the lookup fast path). */
 export type RouteRecorder = (status: number, seconds: number) => void;
 
 export function registerMetrics(
@@ -125,12 +111,12 @@ export function registerMetrics(
     labelNames: ['code'] as const,
     registers: [registry],
   });
-  // The lookup fast path counts in plain numbers (prom-client hashes and validates the labels
-  // on every inc and observe, even on a child from labels(), about a microsecond each); a
-  // scrape adds what was counted since the last one to the counters, and the histogram's
-  // export adds the fast path's buckets to the series of the same labels.
+  // Answers are counted in plain numbers (prom-client hashes and validates the labels on every
+  // inc and observe, even on a child from labels(), about a microsecond each); a scrape adds
+  // what was counted since the last one to the counter, and the histogram's export lists the
+  // tallies' buckets.
   const tallies: Tally[] = [];
-  const requests = new Counter({
+  new Counter({
     name: 'netrep_http_requests_total',
     help: 'HTTP requests by method, route and status',
     labelNames: ['method', 'route', 'status'] as const,
@@ -143,21 +129,61 @@ export function registerMetrics(
       }
     },
   });
-  const duration = new TalliedHistogram(tallies, {
+  new TalliedHistogram(tallies, {
     name: 'netrep_http_request_duration_seconds',
     help: 'HTTP request latency by method, route and status',
     labelNames: ['method', 'route', 'status'] as const,
     buckets: BUCKETS,
     registers: [registry],
   });
-  app.addHook('onResponse', (request, reply, done) => {
-    const labels = {
-      method: request.method,
-      route: request.routeOptions.url ?? 'unmatched',
-      status: String(reply.statusCode),
+  /** Answers of one method and route, counted in a tally per status. */
+  const newRecorder = (method: string, route: string): RouteRecorder => {
+    const byStatus = new Map<number, Tally>();
+    return (status, seconds) => {
+      let t = byStatus.get(status);
+      if (!t) {
+        t = {
+          labels: { method, route, status: String(status) },
+          count: 0,
+          countedTotal: 0,
+          sum: 0,
+          buckets: new Float64Array(BUCKETS.length),
+        };
+        byStatus.set(status, t);
+        tallies.push(t);
+      }
+      t.count++;
+      t.sum += seconds;
+      // Per bucket (not cumulative): the first bound at or above the value, as prom-client's.
+      for (let i = 0; i < BUCKETS.length; i++) {
+        if (seconds <= (BUCKETS[i] as number)) {
+          (t.buckets[i] as number)++;
+          break;
+        }
+      }
     };
-    requests.inc(labels);
-    duration.observe(labels, Number(process.hrtime.bigint() - request.startedAt) / 1e9);
+  };
+  // One recorder per route and method (the hook's and the lookup fast path's share it, so a
+  // series is listed once), found by two map reads of strings Fastify and Node's parser keep.
+  const recorders = new Map<string, Map<string, RouteRecorder>>();
+  const recorderFor = (method: string, route: string): RouteRecorder => {
+    let byMethod = recorders.get(route);
+    if (!byMethod) {
+      byMethod = new Map();
+      recorders.set(route, byMethod);
+    }
+    let record = byMethod.get(method);
+    if (!record) {
+      record = newRecorder(method, route);
+      byMethod.set(method, record);
+    }
+    return record;
+  };
+  app.addHook('onResponse', (request, reply, done) => {
+    recorderFor(request.method, request.routeOptions.url ?? 'unmatched')(
+      reply.statusCode,
+      Number(process.hrtime.bigint() - request.startedAt) / 1e9,
+    );
     done();
   });
   return {
@@ -176,32 +202,6 @@ export function registerMetrics(
         count++;
       };
     },
-    // The same series as the hook's, counted in a tally per status.
-    recorderFor(method, route) {
-      const byStatus = new Map<number, Tally>();
-      return (status, seconds) => {
-        let t = byStatus.get(status);
-        if (!t) {
-          t = {
-            labels: { method, route, status: String(status) },
-            count: 0,
-            countedTotal: 0,
-            sum: 0,
-            buckets: new Float64Array(BUCKETS.length),
-          };
-          byStatus.set(status, t);
-          tallies.push(t);
-        }
-        t.count++;
-        t.sum += seconds;
-        // Per bucket (not cumulative): the first bound at or above the value, as prom-client's.
-        for (let i = 0; i < BUCKETS.length; i++) {
-          if (seconds <= (BUCKETS[i] as number)) {
-            (t.buckets[i] as number)++;
-            break;
-          }
-        }
-      };
-    },
+    recorderFor,
   };
 }
