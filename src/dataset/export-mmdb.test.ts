@@ -1,5 +1,7 @@
 /**
- * The MMDB export against the API: 10,000 seeded addresses read through the `maxmind` reader
+ * The MMDB export against the API: the run's export of the full dataset, written once by
+ * `netrep dataset export --format mmdb` (test/helpers/datasets.ts; the nginx geoip2 test reads the
+ * same file), and 10,000 seeded addresses read through the `maxmind` reader
  * (typed as MaxMind's City response) and 2,000 of them through libmaxminddb's `mmdblookup` must
  * give, for each address, the GeoLite2-City record built from intel's answers (/v1/ip and the
  * extended answer's geolocation), and no record where the lookup has none or answers a bogon;
@@ -7,18 +9,17 @@
  * the same values one by one.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual, promisify } from 'node:util';
 import { type AsnResponse, type CityResponse, Reader } from 'maxmind';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedDataset } from '../../test/helpers/datasets.ts';
+import { seedDataset, sharedMmdbExport } from '../../test/helpers/datasets.ts';
 import { BIN } from '../../test/helpers/process.ts';
 import { type ParsedIp, parseIp } from '../core/ip.ts';
 import { seededRandom } from '../core/random.ts';
-import { countryName, createIntel, geolocationOf, type Intel, type IpAnswer } from '../intel/index.ts';
-import { exportMmdb } from './export-mmdb.ts';
+import { createIntel, type Intel, type IpAnswer } from '../intel/index.ts';
 import { formatAddr } from './importers/index.ts';
 import { loadSnapshot, NO_RECORD, type Snapshot } from './snapshot.ts';
 
@@ -204,25 +205,17 @@ function sample(): string[] {
 
 /**
  * The run's snapshot of the npm packages and every upstream file under ../shared/data (built once
- * per run, test/helpers/datasets.ts), so that records carry Tor, VPN, cloud, crawler and DROP facts.
+ * per run, test/helpers/datasets.ts), so that records carry Tor, VPN, cloud, crawler and DROP
+ * facts, and the run's export of it.
  */
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'netrep-mmdb-export-'));
   expect(await seedDataset(path.join(dir, 'data'), 'shared')).toBe(1);
   snapshot = loadSnapshot(path.join(dir, 'data', 'datasets', 'v1'));
   intel = createIntel({ snapshot });
-  file = path.join(dir, 'netrep.mmdb');
-  const r = exportMmdb(
-    () => ({
-      snapshot,
-      lookup: () => (family, value) => intel.lookup(parseIp(formatAddr(family, value)) as ParsedIp),
-      geolocationOf,
-      countryName,
-    }),
-    file,
-  );
-  networks = r.networks;
-  expect(r.bytes).toBe(statSync(file).size);
+  const made = await sharedMmdbExport();
+  file = made.file;
+  networks = Number(/, (\d+) networks, /.exec(made.summary)?.[1]);
   addresses.push(...sample());
   for (const ip of addresses) expected.set(ip, await expectedRecord(ip));
 }, 600_000);

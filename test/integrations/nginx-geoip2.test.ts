@@ -1,6 +1,6 @@
 /**
  * nginx reads the MMDB export (#37 item 2): `netrep dataset export --format mmdb` (the real binary,
- * on the run's build of ../shared/data) loaded by Debian's libnginx-mod-http-geoip2 through the
+ * on the run's build of ../shared/data, once per run: test/helpers/datasets.ts) loaded by Debian's libnginx-mod-http-geoip2 through the
  * README's geoip2 block, unchanged but for the file's path. The test's server trusts
  * X-Forwarded-For from 127.0.0.1 (the realip module) so that it can ask for any address, and
  * sets the snippet's variables into response headers; for sampled addresses (Tor exits, VPNs,
@@ -16,9 +16,9 @@ import { type ParsedIp, parseIp } from '../../src/core/ip.ts';
 import { seededRandom } from '../../src/core/random.ts';
 import { formatAddr, loadSnapshot, NO_RECORD, type Snapshot } from '../../src/dataset/index.ts';
 import { createIntel, type Intel, type IpAnswer } from '../../src/intel/index.ts';
-import { seedDataset } from '../helpers/datasets.ts';
+import { seedDataset, sharedMmdbExport } from '../helpers/datasets.ts';
 import { freePort, tempDir } from '../helpers/dnsbl-tools.ts';
-import { REPO, runNetrepAsync } from '../helpers/process.ts';
+import { REPO } from '../helpers/process.ts';
 import { readmeSnippet } from '../helpers/readme-snippet.ts';
 import { toolsAvailable } from './required-tool.ts';
 
@@ -154,13 +154,9 @@ describe.skipIf(!available)('nginx geoip2 module reads the MMDB export', () => {
     expect(await seedDataset(dataDir, 'shared')).toBe(1);
     snapshot = loadSnapshot(path.join(dataDir, 'datasets', 'v1'));
     intel = createIntel({ snapshot });
-    const mmdb = path.join(tmp.dir, 'netrep.mmdb');
-    const r = await runNetrepAsync(['dataset', 'export', '--format', 'mmdb', '--out', mmdb], {
-      NETREP_DATA_DIR: dataDir,
-    });
-    expect(r.stderr).toBe('');
-    expect(r.status).toBe(0);
-    exportLine = r.stdout.trim();
+    // The run's export, written once by the binary for this file and export-mmdb.test.ts.
+    const { file: mmdb, summary } = await sharedMmdbExport();
+    exportLine = summary;
     port = await freePort();
     const conf = path.join(tmp.dir, 'nginx.conf');
     fs.writeFileSync(conf, nginxConf(tmp.dir, port, mmdb));
