@@ -6,12 +6,13 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../core/clock.ts';
+import type { ParsedIp } from '../core/ip.ts';
 import { createCounts, type RefusalKind, type ScanCounts } from './counts.ts';
 import { createKnownAddresses, type KnownAddresses } from './known.ts';
 import { answerOf, keepFor, type RowVerdict, verdictOf } from './rules.ts';
 import { type ScannerSettings, scanAddress } from './scanner.ts';
 import type { ScanRow, ScanStore } from './store.ts';
-import { parseExcludeList, parsePorts, scanRefusal, type TargetRules } from './target.ts';
+import { parseExcludeList, parsePorts, scanRefusal, scanRefusalOf, type TargetRules } from './target.ts';
 import type { ScanAnswer, ScanReport } from './types.ts';
 
 export type { ScanCounts } from './counts.ts';
@@ -42,7 +43,7 @@ export interface Scan {
    * read (or the in-memory copy); a missing or expired result is queued when `mayQueue()` allows
    * it (the anonymous quota), else the answer says `refused`.
    */
-  forLookup(ip: string, mayQueue: () => Promise<boolean>): ScanAnswer | Promise<ScanAnswer>;
+  forLookup(ip: ParsedIp, mayQueue: () => Promise<boolean>): ScanAnswer | Promise<ScanAnswer>;
   /** Claims and runs queued scans until none is due, the minute's cap is reached or `stopping()`. */
   runDue(stopping?: () => boolean): Promise<number>;
   /** Scans now (the operator's `netrep scan`): the report, or why the address is never scanned. */
@@ -209,8 +210,8 @@ function createLookups(store: ScanStore, rules: TargetRules, counts: ScanCounts,
 
   const queueWrites = createQueueWrites(store, known, counts, clock);
 
-  const refused = (ip: string): string | null => {
-    const reason = scanRefusal(ip, rules);
+  const refused = (ip: ParsedIp): string | null => {
+    const reason = scanRefusalOf(ip, rules);
     if (reason) counts.refusals[refusalKind(reason)]++;
     return reason;
   };
@@ -252,13 +253,14 @@ function createLookups(store: ScanStore, rules: TargetRules, counts: ScanCounts,
    * allow are queued or kept (the rules do not change while the process runs), so a queued or kept
    * one answers before they are asked again: the steady state's lookup is two map reads.
    */
-  const lookup = (ip: string, mayQueue: () => Promise<boolean>): ScanAnswer | Promise<ScanAnswer> => {
+  const lookup = (parsed: ParsedIp, mayQueue: () => Promise<boolean>): ScanAnswer | Promise<ScanAnswer> => {
+    const ip = parsed.address;
     const waiting = queueWrites.pending(ip);
     if (waiting) return waiting;
     const now = clock();
     const kept = cache.get(ip);
     if (kept && kept.until > now) return queueIfAllowed(ip, kept.verdict, mayQueue);
-    const reason = refused(ip);
+    const reason = refused(parsed);
     if (reason) return answerOf('refused', reason);
     if (known.surelyAbsent(ip)) return queueIfAllowed(ip, ABSENT, mayQueue);
     return readVerdict(ip, now).then((verdict) => queueIfAllowed(ip, verdict, mayQueue), unread);

@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestStore, STORE_KINDS, skipStore, type TestStoreHandle } from '../../test/helpers/stores.ts';
+import { type ParsedIp, parseIp } from '../core/ip.ts';
 import { createScan, type ScanSettings } from './index.ts';
 import { createBloom, createKnownAddresses } from './known.ts';
 import { createScanStore } from './store.ts';
@@ -23,6 +24,7 @@ const settings: ScanSettings = {
   deadlineMs: 1000,
 };
 const mayQueue = async () => true;
+const ip = (text: string) => parseIp(text) as ParsedIp;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('createBloom', () => {
@@ -58,7 +60,7 @@ describe.each(STORE_KINDS)('known addresses (%s)', (kind) => {
 
       // The first lookup loads the filter (SQLite) and queues the address.
       expect(
-        ((await scan.forLookup('127.0.0.2', mayQueue)) as { scan: { status: string } }).scan.status,
+        ((await scan.forLookup(ip('127.0.0.2'), mayQueue)) as { scan: { status: string } }).scan.status,
       ).toBe('pending');
       await scan.settled();
       expect(await here.read('127.0.0.2')).toMatchObject({ status: 'queued' });
@@ -78,7 +80,7 @@ describe.each(STORE_KINDS)('known addresses (%s)', (kind) => {
       });
       // SQLite reads data_version at most every 5 ms.
       await sleep(20);
-      const answer = await scan.forLookup('127.0.0.3', mayQueue);
+      const answer = await scan.forLookup(ip('127.0.0.3'), mayQueue);
       expect(answer).toMatchObject({ scan: { status: 'done' }, ...report });
       await scan.settled();
       expect(scan.counts().queued).toBe(1);

@@ -6,7 +6,7 @@
  * operator's NETREP_SCAN_EXCLUDE range. Decided before any packet is sent.
  */
 import { type ParsedCidr, type ParsedIp, parseCidr, parseIp } from '../core/ip.ts';
-import { isLoopback, refusedReach } from '../webhooks/index.ts';
+import { isLoopback, refusedReachOf } from '../webhooks/index.ts';
 import type { ScanPort } from './types.ts';
 
 export interface TargetRules {
@@ -27,11 +27,15 @@ function inside(ip: ParsedIp, net: ParsedCidr): boolean {
 /** Why `address` is never scanned, or null when it may be. */
 export function scanRefusal(address: string, rules: TargetRules): string | null {
   const ip = parseIp(address);
-  if (!ip) return `${address} is not an IP address`;
-  const excluded = rules.exclude.find((net) => inside(ip, net));
-  if (excluded) return `${ip.address} is inside ${excluded.cidr} (NETREP_SCAN_EXCLUDE)`;
+  return ip ? scanRefusalOf(ip, rules) : `${address} is not an IP address`;
+}
+
+/** scanRefusal of an address already parsed (a lookup's). */
+export function scanRefusalOf(ip: ParsedIp, rules: TargetRules): string | null {
+  for (const net of rules.exclude)
+    if (inside(ip, net)) return `${ip.address} is inside ${net.cidr} (NETREP_SCAN_EXCLUDE)`;
   if (rules.allowLoopback && isLoopback(ip)) return null;
-  return refusedReach(ip.address);
+  return refusedReachOf(ip);
 }
 
 /** NETREP_SCAN_EXCLUDE: CIDRs (or single addresses); throws on an entry that is neither. */

@@ -1,4 +1,4 @@
-export { isLoopback, refusedReach } from './reach.ts';
+export { isLoopback, refusedReach, refusedReachOf } from './reach.ts';
 export { verifySignature } from './signature.ts';
 export { createEventSources } from './sources.ts';
 export { createChangeLog } from './store.ts';

@@ -119,7 +119,7 @@ async function withScan(
   ip: ParsedIp,
 ): Promise<IpAnswerKeyed | null> {
   const answer = await intel.lookupExtended(ip);
-  return answer && { ...answer, ...(await scan.forLookup(ip.address, keyedMayQueue)) };
+  return answer && { ...answer, ...(await scan.forLookup(ip, keyedMayQueue)) };
 }
 
 export function ipRoutes(app: HttpApp, services: HttpServices): void {
@@ -234,7 +234,7 @@ function publicIpRoutes(app: HttpApp, services: HttpServices): void {
       const meta = { dataset_version: intel.datasetVersion };
       const answer = await intel.lookupExtended(ip);
       if (!answer) throw new AppError('NOT_FOUND', 'no data found for IP', { meta });
-      const scan = await services.scan.forLookup(ip.address, scanQuota(services.limits, request.clientIp));
+      const scan = await services.scan.forLookup(ip, scanQuota(services.limits, request.clientIp));
       return { data: { ...answer, ...scan }, meta };
     },
   );

@@ -124,9 +124,9 @@ function toolForms(scope: HttpApp, services: HttpServices, answer: Answer): void
         const parsed = parseIp(ipOrThrow(ip));
         const intel = servingIntel(services.intel);
         const found = parsed ? await intel.lookupExtended(parsed) : null;
-        if (!found) throw new AppError('NOT_FOUND', `No data for ${parsed?.address ?? ip}.`);
+        if (!parsed || !found) throw new AppError('NOT_FOUND', `No data for ${parsed?.address ?? ip}.`);
         // The service scan's fields, on the same terms as GET /v1/public/ip/{ip} (issue #34).
-        const scan = await services.scan.forLookup(found.ip, scanQuota(services.limits, request.clientIp));
+        const scan = await services.scan.forLookup(parsed, scanQuota(services.limits, request.clientIp));
         return { ...found, ...scan };
       },
       (r) => ipToolPage({ ip, ...r }),
