@@ -83,21 +83,3 @@ export function factsValidUntil(
   }
   return until;
 }
-
-/** A Map that forgets its oldest entry beyond `max` entries. */
-export class BoundedMap<K, V> extends Map<K, V> {
-  readonly max: number;
-
-  constructor(max: number) {
-    super();
-    this.max = max;
-  }
-
-  override set(key: K, value: V): this {
-    if (!this.has(key) && this.size >= this.max) {
-      const oldest = this.keys().next();
-      if (!oldest.done) this.delete(oldest.value);
-    }
-    return super.set(key, value);
-  }
-}

@@ -3,9 +3,11 @@
  * rollups, telemetry summary, FCrDNS, listings) and kept while their change stamps and time
  * bounds hold (facts-cache.ts).
  */
+
+import { BoundedMap } from '../core/bounded-map.ts';
 import type { Telemetry } from '../telemetry/index.ts';
 import { EMPTY_TELEMETRY } from './assess-parts.ts';
-import { BoundedMap, type FactsEntry, factsValidUntil } from './facts-cache.ts';
+import { type FactsEntry, factsValidUntil } from './facts-cache.ts';
 import { EVIDENCE_WINDOW_MS } from './score.ts';
 import type { ListingFacts, ListingSummary } from './sources.ts';
 import type { KindCounts, ReputationStore } from './store-types.ts';

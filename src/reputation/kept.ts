@@ -2,9 +2,11 @@
  * The history points and /24 members each instance keeps, with the computations queued behind
  * the answers (write-behind.ts) laid over them exactly as the stored rows will hold them.
  */
+
+import { BoundedMap } from '../core/bounded-map.ts';
 import { DAY_MS, utcDay } from '../core/clock.ts';
 import { CACHE_ENTRIES } from './facts.ts';
-import { BoundedMap, type HistoryEntry, type MemberScore, type SubnetEntry } from './facts-cache.ts';
+import type { HistoryEntry, MemberScore, SubnetEntry } from './facts-cache.ts';
 import { type Computation, HISTORY_DAYS } from './history.ts';
 import type { ComputationRecord, ReputationStore } from './store-types.ts';
 import { summarizeSubnet } from './subnet.ts';
