@@ -53,8 +53,12 @@ export function scoreFacts(ip: string, f: FactsEntry, now: number, intel: IntelF
     f.scored = scored;
   }
   const result = scored.result;
+  // Field by field, not `...result`: with the spread a single answer over HTTP took 47 µs of CPU,
+  // without it 33 µs (bench/reputation.ts, 2026-12-07); every Assessment now has one shape.
   return {
-    ...result,
+    score: result.score,
+    level: result.level,
+    factors: result.factors,
     ip,
     listed: listing.activeListing !== null,
     fcrdns: f.fcrdns,
