@@ -172,8 +172,21 @@ interface DecodedQuery {
 }
 
 /** The query decoded, or the header-only reply its faults call for (NOTIMP, FORMERR). */
+/**
+ * Whether the header's counts fit the message: one question (5 bytes at least) and records of
+ * 11 bytes at least. dns-packet makes an array of each count before it reads a record, so a
+ * 12-byte query claiming 65,535 of each cost 2 MB of arrays before it failed; such a message
+ * gets the FORMERR it got then, without them.
+ */
+function countsFit(q: Buffer): boolean {
+  if (q.readUInt16BE(4) !== 1) return false;
+  const records = q.readUInt16BE(6) + q.readUInt16BE(8) + q.readUInt16BE(10);
+  return 12 + 5 + 11 * records <= q.length;
+}
+
 function decodeQuery(q: Buffer): DecodedQuery | Buffer {
   if ((((q[2] as number) >> 3) & 0xf) !== 0) return headerReply(q, RCODE_NOTIMP);
+  if (!countsFit(q)) return headerReply(q, RCODE_FORMERR);
   let packet: Packet;
   try {
     packet = dnsPacket.decode(q);

@@ -181,6 +181,18 @@ describe('DNSBL server over UDP and TCP (dig)', () => {
     const g = await ask(garbage);
     expect(g?.readUInt16BE(0)).toBe(0x1234);
     expect((g?.readUInt16BE(2) ?? 0) & 0xf).toBe(1);
+    // Header counts the message cannot hold (65,535 of each section): FORMERR, as for garbage.
+    const question = dnsPacket.encode({
+      type: 'query',
+      id: 0x4242,
+      questions: [{ name: qn('192.0.2.10'), type: 'A' }],
+    });
+    for (const at of [4, 6, 8, 10]) {
+      const claims = Buffer.from(question);
+      claims.writeUInt16BE(0xffff, at);
+      const c = await ask(claims);
+      expect([at, c?.readUInt16BE(0), (c?.readUInt16BE(2) ?? 0) & 0xf]).toEqual([at, 0x4242, 1]);
+    }
     const response = dnsPacket.encode({
       type: 'response',
       id: 9,
