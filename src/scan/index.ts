@@ -140,9 +140,9 @@ const QUEUE_GATHER_MS = 50;
  * scanning on): the address waits in memory, and the first lookups of QUEUE_GATHER_MS are queued
  * together by one statement after their answers have gone, not one write each on the answer's
  * path (a write per lookup cost about 100 µs on SQLite, a third of the lookup). Until its write
- * ends, a lookup of the address answers pending from `pending(ip)` (a map, not the kept verdicts:
- * an lru-cache entry per first lookup cost about 3% of the lookup at load average 11), so this instance
- * does not queue it twice; after it, the address has a row. A refused write (or a process stopped
+ * ends, a lookup of the address answers pending from `pending(ip)` (a map, not the kept
+ * verdicts: an lru-cache entry per first lookup cost about 3% of the lookup at load average 11),
+ * so this instance does not queue it twice; after it, the address has a row. A refused write (or a process stopped
  * before it) is counted and forgotten, and the next lookup of the address queues it again. The
  * app's close writes what is waiting (`settled`).
  */

@@ -1,11 +1,12 @@
 /**
  * nginx reads the MMDB export (#37 item 2): `netrep dataset export --format mmdb` (the real binary,
- * on the run's build of ../shared/data, once per run: test/helpers/datasets.ts) loaded by Debian's libnginx-mod-http-geoip2 through the
- * README's geoip2 block, unchanged but for the file's path. The test's server trusts
- * X-Forwarded-For from 127.0.0.1 (the realip module) so that it can ask for any address, and
- * sets the snippet's variables into response headers; for sampled addresses (Tor exits, VPNs,
- * proxies, clouds, AI crawlers, DROP listings, plain networks, IPv4 and IPv6, addresses without
- * a record) the headers equal the API's answer (intel's lookup behind /v1/ip).
+ * on the run's build of ../shared/data, once per run: test/helpers/datasets.ts) loaded by
+ * Debian's libnginx-mod-http-geoip2 through the README's geoip2 block, unchanged but for the
+ * file's path. The test's server trusts X-Forwarded-For from 127.0.0.1 (the realip module) so
+ * that it can ask for any address, and sets the snippet's variables into response headers; for
+ * sampled addresses (Tor exits, VPNs, proxies, clouds, AI crawlers, DROP listings, plain
+ * networks, IPv4 and IPv6, addresses without a record) the headers equal the API's answer
+ * (intel's lookup behind /v1/ip).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
