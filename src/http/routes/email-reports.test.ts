@@ -221,6 +221,12 @@ describe.each(STORE_KINDS)('email reports (%s)', (kind) => {
     const wrongType = await upload(xml, 'image/png');
     expect([wrongType.statusCode, wrongType.json().data.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
     expect(wrongType.json().data.error).toMatch(/^content type must be one of application\/xml, /);
+    // curl --data-binary @report.xml.gz without -H: told what to add.
+    const curlDefault = await upload(xml, 'application/x-www-form-urlencoded');
+    expect([curlDefault.statusCode, curlDefault.json().data.error]).toEqual([
+      415,
+      expect.stringMatching(/--data-binary .* add -H 'Content-Type: application\/octet-stream'\)$/),
+    ]);
     const empty = await upload('', 'application/xml');
     expect([empty.statusCode, empty.json().data.code, empty.json().data.error]).toEqual([
       400,

@@ -164,7 +164,7 @@ function uploadRoute(app: HttpApp, services: HttpServices): void {
         if (type !== null && !(ACCEPTED_TYPES as readonly string[]).includes(type))
           throw new AppError(
             'UNSUPPORTED_MEDIA_TYPE',
-            `content type must be one of ${ACCEPTED_TYPES.join(', ')}`,
+            `content type must be one of ${ACCEPTED_TYPES.join(', ')}${type === FORM ? CURL_HINT : ''}`,
           );
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         const ownerId = request.principal?.ownerId as number;
@@ -175,6 +175,11 @@ function uploadRoute(app: HttpApp, services: HttpServices): void {
     );
   });
 }
+
+const FORM = 'application/x-www-form-urlencoded';
+/** curl's -d and --data-binary send FORM unless told otherwise: the likeliest way to meet the 415. */
+const CURL_HINT =
+  " (curl's --data-binary sends application/x-www-form-urlencoded unless told otherwise: add -H 'Content-Type: application/octet-stream')";
 
 function readRoutes(app: HttpApp, services: HttpServices): void {
   const { reports } = services;
