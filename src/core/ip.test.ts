@@ -2,7 +2,10 @@ import { isIP } from 'node:net';
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
+import { ipv4RangeEdges } from '../../test/helpers/ipv4-range-edges.ts';
 import {
+  intToIpv4,
+  ipRange,
   ipWords,
   isPublicIp,
   normalizeIp,
@@ -12,6 +15,7 @@ import {
   readIp,
   toParsedIp,
 } from './ip.ts';
+import { seededRandom } from './random.ts';
 
 describe('normalizeIp', () => {
   it.each([
@@ -91,6 +95,27 @@ describe('isPublicIp', () => {
     expect(isPublicIp(parseIp('127.0.0.1')!)).toBe(false);
     expect(isPublicIp(parseIp('2a00:1450::1')!)).toBe(true);
     expect(isPublicIp(parseIp('fe80::1')!)).toBe(false);
+  });
+});
+
+describe('ipRange: IPv4 names from ipaddr.js own table', () => {
+  const ipaddrName = (a: string) => ipaddr.IPv4.parse(a).range();
+
+  it("names every range's edges, and the addresses just outside, as ipaddr.js range() does", () => {
+    const list = ipv4RangeEdges();
+    expect(list.length).toBeGreaterThan(40);
+    for (const a of list) expect([a, ipRange(parseIp(a) as ParsedIp)]).toEqual([a, ipaddrName(a)]);
+  });
+
+  it('names 200,000 random addresses as ipaddr.js range() does', () => {
+    const rand = seededRandom(20261208);
+    const wrong: string[] = [];
+    for (let i = 0; i < 200_000; i++) {
+      const a = intToIpv4(Math.floor(rand() * 2 ** 32));
+      const got = ipRange(parseIp(a) as ParsedIp);
+      if (got !== ipaddrName(a)) wrong.push(`${a}: ${got} / ${ipaddrName(a)}`);
+    }
+    expect(wrong.slice(0, 5)).toEqual([]);
   });
 });
 

@@ -1,7 +1,8 @@
 import ipaddr from 'ipaddr.js';
+import { ipv4RangeName, ipv4ToInt } from './ip-numbers.ts';
 import { rfc5952Text } from './ipv6-text.ts';
 
-export { bigIntToIpv6, intToIpv4, ipv4ToInt, ipv6ToBigInt } from './ip-numbers.ts';
+export { bigIntToIpv6, intToIpv4, ipv4RangeName, ipv4ToInt, ipv6ToBigInt } from './ip-numbers.ts';
 export { formatV6 } from './ipv6-text.ts';
 
 /**
@@ -348,7 +349,7 @@ export function bytesToIp(bytes: number[]): string {
  * Only `unicast` is globally routable public space.
  */
 export function ipRange(ip: ParsedIp): string {
-  return ipaddr.fromByteArray(ip.bytes).range();
+  return ip.family === 4 ? ipv4RangeName(ipv4ToInt(ip.bytes)) : ipaddr.fromByteArray(ip.bytes).range();
 }
 
 export function isPublicIp(ip: ParsedIp): boolean {

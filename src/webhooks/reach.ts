@@ -7,7 +7,7 @@
  * the IANA registries).
  */
 import ipaddr from 'ipaddr.js';
-import { type ParsedIp, parseIp } from '../core/ip.ts';
+import { ipv4RangeName, ipv4ToInt, type ParsedIp, parseIp } from '../core/ip.ts';
 
 /**
  * 127.0.0.0/8 or ::1: what the scan's and the MTA-STS fetch's test-only loopback settings let
@@ -18,46 +18,17 @@ export const isLoopback = (ip: ParsedIp): boolean =>
 
 /**
  * Public addresses that are a cloud host's own endpoint when reached from inside that cloud
- * (the special-purpose ranges already cover 169.254.169.254, fd00:ec2::254 and 100.100.100.200).
+ * (the special-purpose ranges already cover 169.254.169.254, fd00:ec2::254 and 100.100.100.200),
+ * by their 32-bit value: 168.63.129.16.
  */
-const PLATFORM_ENDPOINTS: Readonly<Record<string, string>> = {
-  '168.63.129.16': 'azureWireServer',
-};
-
-const u32 = (b: readonly number[]): number =>
-  (((b[0] as number) << 24) | ((b[1] as number) << 16) | ((b[2] as number) << 8) | (b[3] as number)) >>> 0;
-
-/** An ipaddr.js table of special-purpose ranges: a name, then one [address, bits] or a list of them. */
-type RangeTable = Record<string, [ipaddr.IPv4, number] | [ipaddr.IPv4, number][]>;
-
-/**
- * ipaddr.js's own IPv4 table (IPv4.prototype.SpecialRanges, which range() walks), in its order,
- * as 32-bit bounds: a scan's first lookup asks this of every public address, and range() on a
- * parsed object cost about 0.6 µs of it. Same names, same first match (reach.test.ts compares).
- */
-const V4_RANGES: readonly { name: string; first: number; last: number }[] = Object.entries(
-  (ipaddr.IPv4.prototype as unknown as { SpecialRanges: RangeTable }).SpecialRanges,
-).flatMap(([name, entry]) =>
-  (Array.isArray(entry[0]) ? (entry as [ipaddr.IPv4, number][]) : [entry as [ipaddr.IPv4, number]]).map(
-    ([net, bits]) => {
-      const size = 2 ** (32 - bits);
-      const first = u32(net.octets) - (u32(net.octets) % size);
-      return { name, first, last: first + size - 1 };
-    },
-  ),
-);
-
-const PLATFORM_BY_VALUE = new Map(
-  Object.entries(PLATFORM_ENDPOINTS).map(([a, name]) => [u32(a.split('.').map(Number)), name]),
-);
+const PLATFORM_ENDPOINTS: ReadonlyMap<number, string> = new Map([
+  [ipv4ToInt([168, 63, 129, 16]), 'azureWireServer'],
+]);
 
 /** The ipaddr.js range name of an IPv4 address given as four bytes (or a platform endpoint's). */
 function v4Range(bytes: readonly number[]): string {
-  const v = u32(bytes);
-  const platform = PLATFORM_BY_VALUE.get(v);
-  if (platform) return platform;
-  for (const r of V4_RANGES) if (v >= r.first && v <= r.last) return r.name;
-  return 'unicast';
+  const v = ipv4ToInt(bytes);
+  return PLATFORM_ENDPOINTS.get(v) ?? ipv4RangeName(v);
 }
 
 const dotted = (b: readonly number[]) => b.join('.');
