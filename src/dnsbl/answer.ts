@@ -171,7 +171,6 @@ interface DecodedQuery {
   opt: Answer | undefined;
 }
 
-/** The query decoded, or the header-only reply its faults call for (NOTIMP, FORMERR). */
 /**
  * Whether the header's counts fit the message: one question (5 bytes at least) and records of
  * 11 bytes at least. dns-packet makes an array of each count before it reads a record, so a
@@ -184,6 +183,7 @@ function countsFit(q: Buffer): boolean {
   return 12 + 5 + 11 * records <= q.length;
 }
 
+/** The query decoded, or the header-only reply its faults call for (NOTIMP, FORMERR). */
 function decodeQuery(q: Buffer): DecodedQuery | Buffer {
   if ((((q[2] as number) >> 3) & 0xf) !== 0) return headerReply(q, RCODE_NOTIMP);
   if (!countsFit(q)) return headerReply(q, RCODE_FORMERR);

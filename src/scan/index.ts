@@ -142,9 +142,9 @@ const QUEUE_GATHER_MS = 50;
  * path (a write per lookup cost about 100 µs on SQLite, a third of the lookup). Until its write
  * ends, a lookup of the address answers pending from `pending(ip)` (a map, not the kept
  * verdicts: an lru-cache entry per first lookup cost about 3% of the lookup at load average 11),
- * so this instance does not queue it twice; after it, the address has a row. A refused write (or a process stopped
- * before it) is counted and forgotten, and the next lookup of the address queues it again. The
- * app's close writes what is waiting (`settled`).
+ * so this instance does not queue it twice; after it, the address has a row. A refused write (or
+ * a process stopped before it) is counted and forgotten, and the next lookup of the address
+ * queues it again. The app's close writes what is waiting (`settled`).
  */
 function createQueueWrites(store: ScanStore, known: KnownAddresses, counts: ScanCounts, clock: Clock) {
   /** Addresses waiting for their write or in one, with the answer their lookups give meanwhile. */
