@@ -1,10 +1,13 @@
 /**
  * Report uploads over HTTP on both stores (issue #38 item 1): every sample in
  * ../shared/data/email/dmarc stored or refused with its reason, a second upload answered as a
- * duplicate, owners kept apart, refused uploads listed with their bytes.
+ * duplicate, owners kept apart, refused uploads listed with their bytes; the real curl's upload
+ * without a Content-Type told which header to add, and stored with it.
  */
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/helpers/app.ts';
@@ -12,6 +15,7 @@ import { sharedDataPath } from '../../../test/helpers/shared-data.ts';
 import { STORE_KINDS, skipStore } from '../../../test/helpers/stores.ts';
 
 const SAMPLES = sharedDataPath('email', 'dmarc');
+const run = promisify(execFile);
 
 /** What each sample becomes: stored as [kind, rows, messages, format], or refused with a reason. */
 const EXPECTED: Record<
@@ -245,4 +249,35 @@ describe.each(STORE_KINDS)('email reports (%s)', (kind) => {
     const wrongKey = await get('/v1/email/reports/abc');
     expect([wrongKey.statusCode, wrongKey.json().data.code]).toEqual([400, 'INVALID_PARAMETER']);
   });
+
+  it.skipIf(skip)(
+    'curl --data-binary: refused with the hint, and stored once given the header it names',
+    async () => {
+      // The real curl, over a socket: what it sends without -H is what the 415's hint says.
+      const base = await t.app.listen();
+      const file = path.join(SAMPLES, 'aggregate', 'old_draft_from_wiki.xml');
+      const curl = async (...extra: string[]) => {
+        const { stdout } = await run('curl', [
+          '-s',
+          '-w',
+          '\n%{http_code}',
+          '--data-binary',
+          `@${file}`,
+          '-H',
+          `x-api-key: ${key}`,
+          ...extra,
+          `${base}/v1/email/reports`,
+        ]);
+        const nl = stdout.lastIndexOf('\n');
+        return { status: Number(stdout.slice(nl + 1)), body: JSON.parse(stdout.slice(0, nl)) };
+      };
+      const bare = await curl();
+      expect([bare.status, bare.body.data.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+      const hinted = /add -H '([^']+)'/.exec(bare.body.data.error)?.[1] ?? '';
+      expect(hinted).toBe('Content-Type: application/octet-stream');
+      const given = await curl('-H', hinted);
+      expect([200, 201]).toContain(given.status);
+      expect(given.body.data.kind).toBe('aggregate');
+    },
+  );
 });
