@@ -19,6 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { intToIpv4 } from '../src/core/ip.ts';
 import { listDatasetVersions } from '../src/dataset/index.ts';
+import { dnsUdp } from '../src/dnsbl/batch-udp.ts';
 import type { DnsblListing } from '../src/dnsbl/index.ts';
 import { createListingIndex, ipToQueryName, writeZoneExport } from '../src/dnsbl/index.ts';
 import { migrate, openStore } from '../src/store/index.ts';
@@ -37,8 +38,50 @@ const P99_GOAL_MS = 1;
  * this nice value, ahead of the rest of a busy machine; netrep's HTTP thread and wrk stay at 0.
  */
 const NICE = Number(process.env.DNSBL_BENCH_NICE ?? 0);
-/** NETREP_DNSBL_THREADS of each netrep instance measured (one instance per value). */
-const THREADS = (process.env.DNSBL_BENCH_THREADS ?? '1').split(',').map(Number);
+/**
+ * DNSBL_BENCH_SLICE_US (default 100, netrep's NETREP_DNSBL_THREAD_SLICE_US): dnsperf and rbldnsd
+ * start with this EEVDF slice (Linux 6.12+, set through the @netrep/dns-udp addon and inherited by
+ * the child), as netrep's DNS threads take it. A client on the default slice waits out a busy
+ * thread's slice before it reads an answer, and that wait would count as the server's latency;
+ * rbldnsd gets what netrep's threads get. 0: every process keeps the kernel's.
+ */
+const SLICE_US = dnsUdp ? Number(process.env.DNSBL_BENCH_SLICE_US ?? 100) : 0;
+
+/** Runs `start` (which spawns) with this thread's slice at SLICE_US, so the child inherits it. */
+async function withSlice<T>(start: () => Promise<T> | T): Promise<T> {
+  if (SLICE_US === 0 || !dnsUdp) return await start();
+  dnsUdp.setSlice(SLICE_US * 1000);
+  try {
+    return await start();
+  } finally {
+    dnsUdp.setSlice(0);
+  }
+}
+/**
+ * The netrep instances measured, each `threads[:udp-io[:slice-us]]` (NETREP_DNSBL_THREADS,
+ * NETREP_DNSBL_UDP_IO, NETREP_DNSBL_THREAD_SLICE_US; the defaults where left out), e.g.
+ * DNSBL_BENCH_INSTANCES=2:batched,2:dgram:0 compares the batched UDP with node:dgram in one run.
+ * DNSBL_BENCH_THREADS=1,2 is short for DNSBL_BENCH_INSTANCES=1,2.
+ */
+interface InstanceSpec {
+  threads: number;
+  udpIo?: string;
+  sliceUs?: string;
+  label: string;
+}
+const INSTANCES: InstanceSpec[] = (
+  process.env.DNSBL_BENCH_INSTANCES ??
+  process.env.DNSBL_BENCH_THREADS ??
+  '0'
+)
+  .split(',')
+  .map((spec) => {
+    const [threads = '0', udpIo, sliceUs] = spec.split(':');
+    const label = [`${threads}t`, udpIo, sliceUs === undefined ? undefined : `slice${sliceUs}`]
+      .filter(Boolean)
+      .join(' ');
+    return { threads: Number(threads), ...(udpIo ? { udpIo } : {}), ...(sliceUs ? { sliceUs } : {}), label };
+  });
 const ROUNDS = Number(process.env.DNSBL_BENCH_ROUNDS ?? 1);
 const WRK_CONNECTIONS = 50;
 const url = (ip: string) => `http://127.0.0.1:8080/v1/public/blocklist/ip/${ip}`;
@@ -106,10 +149,11 @@ async function dnsperf(
   const args = ['-s', '127.0.0.1', '-p', String(port), '-d', queryFile, '-l', String(SECONDS), ...extra];
   // At DNSBL_BENCH_NICE the client too (`nice` sets it before dnsperf starts its threads): its
   // own waits for a CPU would otherwise count as the servers' latency.
-  const child =
+  const child = await withSlice(() =>
     NICE === 0
       ? spawn('dnsperf', args, { stdio: ['ignore', fd, fd] })
-      : spawn('nice', ['-n', String(NICE), 'dnsperf', ...args], { stdio: ['ignore', fd, fd] });
+      : spawn('nice', ['-n', String(NICE), 'dnsperf', ...args], { stdio: ['ignore', fd, fd] }),
+  );
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   fs.closeSync(fd);
   const text = fs.readFileSync(outFile, 'utf8');
@@ -155,7 +199,7 @@ async function fillStore(dataDir: string, ints: Uint32Array): Promise<number> {
 /** `netrep serve` on the store and dataset in `work`; resolves with its HTTP URL and DNSBL port. */
 async function startServe(
   work: string,
-  threads: number,
+  spec: InstanceSpec,
   spawned: (child: ChildProcess) => void,
 ): Promise<{ child: ChildProcess; url: string; dnsPort: number }> {
   const env = {
@@ -170,7 +214,9 @@ async function startServe(
     // measured minutes with dnsperf; the rows measure DNS beside the HTTP API, not beside builds.
     NETREP_WORKERS: 'false',
     NETREP_DNSBL_THREAD_NICE: String(NICE),
-    NETREP_DNSBL_THREADS: String(threads),
+    NETREP_DNSBL_THREADS: String(spec.threads),
+    ...(spec.udpIo ? { NETREP_DNSBL_UDP_IO: spec.udpIo } : {}),
+    ...(spec.sliceUs ? { NETREP_DNSBL_THREAD_SLICE_US: spec.sliceUs } : {}),
     // Any DNS the server asks stays on this machine: nothing listens on 127.0.0.1:9.
     NETREP_DNS_SERVERS: '127.0.0.1:9',
     NETREP_LOG_LEVEL: 'warn',
@@ -282,12 +328,13 @@ async function main(): Promise<void> {
     await writeZoneExport(listings(ints), { format: 'rbldnsd', zone: ZONE, lookupUrl: url, now: 0 }, out);
     await new Promise<void>((r) => out.end(() => r()));
     const exportMs = performance.now() - te;
-    rbldnsd = await startRbldnsd(ZONE, zoneFile, 120_000);
+    rbldnsd = await withSlice(() => startRbldnsd(ZONE, zoneFile, 120_000));
     if (NICE !== 0) os.setPriority(rbldnsd.pid as number, NICE);
     line('rbldnsd load', {
       export_ms: exportMs.toFixed(0),
       file_mb: mb(fs.statSync(zoneFile).size),
       rbldnsd_ready_ms: rbldnsd.startMs.toFixed(0),
+      client_and_rbldnsd_slice_us: SLICE_US,
     });
 
     // Queries: half listed, half unlisted neighbours, A records, in shuffled order.
@@ -306,20 +353,20 @@ async function main(): Promise<void> {
     const datasets = path.join(os.tmpdir(), 'netrep-bench-dnsbl-dataset');
     if (listDatasetVersions(datasets).length === 0) await benchDataDir(datasets);
     const netreps: Netrep[] = [];
-    for (const threads of THREADS) {
-      const work = path.join(tmp.dir, `netrep-${threads}`);
+    for (const [i, spec] of INSTANCES.entries()) {
+      const work = path.join(tmp.dir, `netrep-${i}`);
       fs.mkdirSync(path.join(work, 'data'), { recursive: true });
       fs.symlinkSync(path.join(datasets, 'datasets'), path.join(work, 'data', 'datasets'));
       const fillMs = await fillStore(path.join(work, 'data'), ints);
       const ts = performance.now();
-      const started = await startServe(work, threads, (child) => serves.push(child));
+      const started = await startServe(work, spec, (child) => serves.push(child));
       await waitAnswering(started.dnsPort, intToIpv4(ints[ints.length - 1] as number));
-      line(`netrep serve ${threads}t`, {
+      line(`netrep serve ${spec.label}`, {
         store_fill_ms: fillMs.toFixed(0),
         start_to_answering_ms: (performance.now() - ts).toFixed(0),
         rss_mb: rssMb(started.child.pid).toFixed(0),
       });
-      netreps.push({ ...started, work, threads, pid: started.child.pid });
+      netreps.push({ ...started, work, label: spec.label, pid: started.child.pid });
     }
     await measure(tmp.dir, netreps, { port: rbldnsd.port, pid: rbldnsd.pid }, queryFile);
   } finally {
@@ -351,7 +398,7 @@ interface Netrep {
   dnsPort: number;
   pid: number | undefined;
   work: string;
-  threads: number;
+  label: string;
 }
 
 const FIXED_ARGS = ['-c', '8', '-q', '500', '-Q', String(FIXED_QPS), '-v'];
@@ -368,7 +415,7 @@ async function measure(
     await maxRateRound(round, netreps, rbldnsd, queryFile, perfOut);
     latencyLine('rbldnsd', round, await dnsperf(rbldnsd.port, queryFile, perfOut, FIXED_ARGS));
     for (const n of rotated(netreps, round)) {
-      latencyLine(`netrep ${n.threads}t`, round, await dnsperf(n.dnsPort, queryFile, perfOut, FIXED_ARGS));
+      latencyLine(`netrep ${n.label}`, round, await dnsperf(n.dnsPort, queryFile, perfOut, FIXED_ARGS));
     }
     line('latency@20k round', { round, load_avg: loadAvg() });
   }
@@ -376,13 +423,9 @@ async function measure(
   for (const n of netreps) {
     const wrk = wrkLoad(n.work, n.url, SECONDS + 4);
     await new Promise((r) => setTimeout(r, 2000));
-    latencyLine(
-      `netrep ${n.threads}t+wrk /v1/ip`,
-      0,
-      await dnsperf(n.dnsPort, queryFile, perfOut, FIXED_ARGS),
-    );
+    latencyLine(`netrep ${n.label}+wrk /v1/ip`, 0, await dnsperf(n.dnsPort, queryFile, perfOut, FIXED_ARGS));
     const http = await wrk;
-    line(`wrk /v1/ip meanwhile ${n.threads}t`, {
+    line(`wrk /v1/ip meanwhile ${n.label}`, {
       rps: http.rps.toFixed(0),
       p99_ms: http.p99.toFixed(2),
       non2xx: http.non2xx,
@@ -402,7 +445,7 @@ async function maxRateRound(
   const rb = await maxRate(rbldnsd, queryFile, perfOut);
   const rows: [string, PerfResult & { cpuUs: number }][] = [['rbldnsd', rb]];
   for (const n of rotated(netreps, round)) {
-    rows.push([`netrep ${n.threads}t`, await maxRate({ port: n.dnsPort, pid: n.pid }, queryFile, perfOut)]);
+    rows.push([`netrep ${n.label}`, await maxRate({ port: n.dnsPort, pid: n.pid }, queryFile, perfOut)]);
   }
   for (const [name, r] of rows) {
     line(`max qps ${name}`, {

@@ -274,6 +274,20 @@ export const SETTINGS = {
     description:
       "Scheduling priority (nice, -20 to 19) of the DNSBL server's thread; 0 leaves it at the process's. Below the process's value needs CAP_SYS_NICE (root); when refused, logged and left as is. A negative value keeps DNS answers prompt while the HTTP API takes the CPU.",
   },
+  dnsblThreadSliceUs: {
+    env: 'NETREP_DNSBL_THREAD_SLICE_US',
+    kind: 'int',
+    default: '100',
+    description:
+      "The DNSBL threads' scheduler slice in microseconds (Linux 6.12+, with batched UDP): a DNS thread woken by a query runs before a busy thread (the HTTP API, a load generator) has used its longer default slice, which held answers for up to 2-3 ms. 100-100000; 0 leaves the kernel's. No privilege needed; older kernels ignore it (logged).",
+  },
+  dnsblUdpIo: {
+    env: 'NETREP_DNSBL_UDP_IO',
+    kind: 'string',
+    default: 'auto',
+    description:
+      'How the DNSBL server reads and answers UDP: `batched` through the @netrep/dns-udp addon (Linux; built by npm install with a C compiler), up to 32 queries per recvmmsg and their answers in one sendmmsg; `dgram` through node:dgram, one system call and one callback per datagram; `auto` (default) batched where the addon is built. `batched` without the addon stops the start.',
+  },
   dnsblThreads: {
     env: 'NETREP_DNSBL_THREADS',
     kind: 'int',

@@ -62,6 +62,8 @@ export async function startListenersStage(inputs: {
         feed: inputs.blocklistMirror,
         lookupPrefix: lookupPrefix(),
         nice: config.dnsblThreadNice,
+        sliceUs: config.dnsblThreadSliceUs,
+        udpIo: config.dnsblUdpIo,
         threads: config.dnsblThreads,
         logger: inputs.log,
         clock: inputs.clock,

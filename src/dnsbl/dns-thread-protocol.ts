@@ -27,6 +27,10 @@ export interface DnsThreadData {
   nowMs: number;
   /** Nice value for the thread (Linux); 0 leaves it as the process's. */
   nice: number;
+  /** The thread's EEVDF slice in microseconds (batch-udp.ts `setThreadSlice`); 0 leaves the kernel's. */
+  sliceUs: number;
+  /** UDP through the @netrep/dns-udp addon (checked built by the host) rather than node:dgram. */
+  batchedUdp: boolean;
   snapshot: ListingIndexSnapshot;
   /** Listing changes after the snapshot, in batches (`ChangeBatch`). */
   changes: MessagePort;

@@ -9,7 +9,9 @@ import os from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dig, queryUdp } from '../../test/helpers/dnsbl-tools.ts';
+import { UDP_PATHS } from '../../test/helpers/udp-paths.ts';
 import { TEST_ENTRY_REASON } from '../blocklist/index.ts';
+import { dnsUdp } from './batch-udp.ts';
 import type { ListingChangeListener } from './blocklist-mirror.ts';
 import { type DnsblThread, startDnsblThread } from './dns-thread.ts';
 import { createListingIndex } from './listing-index.ts';
@@ -147,9 +149,10 @@ describe('DNSBL server thread', () => {
     });
   });
 
-  it.skipIf(process.platform !== 'linux')(
-    'two threads read the one UDP socket, each its own descriptor; the one left answers while the other restarts',
-    async () => {
+  // Both UDP paths: the addon duplicates the descriptor itself, node:dgram through shared-udp.ts.
+  it.skipIf(process.platform !== 'linux').each(UDP_PATHS)(
+    'two threads read the one UDP socket, each its own descriptor; the one left answers while the other restarts (UDP through $name)',
+    async ({ batchedUdp }) => {
       const feed = createFeed();
       const logger = createLogger();
       server = await startDnsblThread({
@@ -159,6 +162,7 @@ describe('DNSBL server thread', () => {
         lookupPrefix: 'x/',
         logger,
         threads: 2,
+        udpIo: batchedUdp ? 'batched' : 'dgram',
       });
       const port = server.udpPort;
       expect(server.workers).toHaveLength(2);
@@ -211,6 +215,40 @@ describe('DNSBL server thread', () => {
     expect(udpDescriptors(server.udpPort)).toHaveLength(expected);
     expect(await rcode(server.udpPort, '192.0.2.10')).toBe('NOERROR');
   });
+
+  it.skipIf(!dnsUdp || process.platform !== 'linux')(
+    'gives each DNS thread, and only them, the scheduler slice asked for (Linux 6.12+)',
+    async () => {
+      const sliceOf = (tid: string) =>
+        Number(/se\.slice\s+:\s+(\d+)/.exec(fs.readFileSync(`/proc/self/task/${tid}/sched`, 'utf8'))?.[1]);
+      const [major = 0, minor = 0] = os
+        .release()
+        .split('.')
+        .map((x) => Number.parseInt(x, 10));
+      const before = new Map(fs.readdirSync('/proc/self/task').map((tid) => [tid, sliceOf(tid)]));
+      const logger = createLogger();
+      server = await startDnsblThread({
+        zone: ZONE,
+        listen: '127.0.0.1:0',
+        feed: createFeed(),
+        lookupPrefix: 'x/',
+        logger,
+        threads: 2,
+        sliceUs: 150,
+      });
+      const sliced = fs.readdirSync('/proc/self/task').filter((tid) => sliceOf(tid) === 150_000);
+      if (major > 6 || (major === 6 && minor >= 12)) {
+        expect(sliced).toHaveLength(2);
+        expect(sliced.some((tid) => before.has(tid))).toBe(false);
+      } else {
+        expect(logger.lines.map((l) => l.msg).join('\n')).toContain('keeps no per-thread slice');
+      }
+      // The others kept theirs.
+      for (const [tid, slice] of before)
+        if (fs.existsSync(`/proc/self/task/${tid}`)) expect(sliceOf(tid)).toBe(slice);
+      expect(await rcode(server.udpPort, '192.0.2.10')).toBe('NOERROR');
+    },
+  );
 
   it.skipIf(process.platform !== 'linux')(
     'gives the thread, and only it, the nice value asked for',

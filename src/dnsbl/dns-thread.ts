@@ -8,6 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { type Clock, systemClock } from '../core/clock.ts';
+import { batchedUdpChosen } from './batch-udp.ts';
 import type { ListingChangeListener } from './blocklist-mirror.ts';
 import {
   ANSWER_ERRORS,
@@ -39,6 +40,10 @@ export interface DnsblThreadOptions extends DnsThreadServerSettings {
   clock?: Clock;
   /** The threads' nice value (NETREP_DNSBL_THREAD_NICE); default 0, the process's. */
   nice?: number;
+  /** The threads' EEVDF slice in µs (NETREP_DNSBL_THREAD_SLICE_US; needs the addon); 0 leaves the kernel's. */
+  sliceUs?: number;
+  /** NETREP_DNSBL_UDP_IO: `auto` (the addon where built), `batched` or `dgram` (batch-udp.ts). */
+  udpIo?: string;
   /**
    * DNS threads reading the one UDP socket (NETREP_DNSBL_THREADS; default 1; 0: one per CPU core,
    * at most `AUTO_THREADS_MAX`): the kernel hands each datagram to one of them. The first also
@@ -131,8 +136,11 @@ class ThreadHost implements DnsblThread {
   private flushQueued = false;
   private readonly unsubscribe: () => void;
 
+  private readonly batchedUdp: boolean;
+
   constructor(private readonly options: DnsblThreadOptions) {
     this.settings = serverSettings(options);
+    this.batchedUdp = batchedUdpChosen(options.udpIo ?? 'auto');
     this.clock = options.clock ?? systemClock;
     this.lookupPrefix = options.lookupPrefix;
     // Changes go out once per tick, in order, as one batch.
@@ -263,6 +271,8 @@ class ThreadHost implements DnsblThread {
       lookupPrefix: this.lookupPrefix,
       nowMs: this.clock(),
       nice: this.options.nice ?? 0,
+      sliceUs: this.options.sliceUs ?? 0,
+      batchedUdp: this.batchedUdp,
       snapshot,
       changes: port2,
       counters: shared,

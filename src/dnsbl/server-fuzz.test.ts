@@ -4,6 +4,7 @@ import dnsPacket from 'dns-packet';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dig } from '../../test/helpers/dnsbl-tools.ts';
+import { UDP_PATHS } from '../../test/helpers/udp-paths.ts';
 import { createListingIndex } from './listing-index.ts';
 import { ipToQueryName } from './query-name.ts';
 import { type DnsblServer, startDnsblServer } from './server.ts';
@@ -164,11 +165,13 @@ async function sendTcpFrames(all: Buffer[], port: number): Promise<void> {
   }
 }
 
-describe('DNSBL server under hostile input', () => {
+// Both UDP paths: node:dgram, and the batched addon where it is built (batch-udp.test.ts says when not).
+describe.each(UDP_PATHS)('DNSBL server under hostile input (UDP through $name)', ({ batchedUdp }) => {
   let server: DnsblServer;
   const errors: unknown[] = [];
   beforeAll(async () => {
     server = await startDnsblServer({
+      batchedUdp,
       zone: ZONE,
       listen: '127.0.0.1:0',
       index: createListingIndex([{ ip: '192.0.2.10', returnCode: '127.0.0.3', reason: 'malware' }]),

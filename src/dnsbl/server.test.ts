@@ -3,6 +3,7 @@ import net from 'node:net';
 import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dig } from '../../test/helpers/dnsbl-tools.ts';
+import { UDP_PATHS } from '../../test/helpers/udp-paths.ts';
 import { createManualClock } from '../core/clock.ts';
 import { createListingIndex } from './listing-index.ts';
 import { ipToQueryName } from './query-name.ts';
@@ -12,7 +13,7 @@ const ZONE = 'bl.netrep.test';
 const url = (ip: string) => `http://127.0.0.1:8080/v1/public/blocklist/ip/${ip}`;
 const qn = (ip: string) => ipToQueryName(ip, ZONE) as string;
 
-describe('DNSBL server over UDP and TCP (dig)', () => {
+describe.each(UDP_PATHS)('DNSBL server over UDP and TCP (dig; UDP through $name)', ({ batchedUdp }) => {
   const index = createListingIndex([
     { ip: '192.0.2.10', returnCode: '127.0.0.3', reason: 'malware C2' },
     { ip: '2001:db8::25', returnCode: '127.0.0.4', reason: 'phishing kit' },
@@ -21,6 +22,7 @@ describe('DNSBL server over UDP and TCP (dig)', () => {
   let server: DnsblServer;
   beforeAll(async () => {
     server = await startDnsblServer({
+      batchedUdp,
       zone: ZONE,
       listen: '127.0.0.1:0',
       index,

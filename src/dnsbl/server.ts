@@ -3,6 +3,7 @@ import net from 'node:net';
 import { type Clock, systemClock } from '../core/clock.ts';
 import { createConnectionCap } from '../core/connection-cap.ts';
 import { type ListenAddress, parseHostPort } from '../core/listen.ts';
+import { bindBatchedUdp, serveBatchedUdp } from './batch-udp.ts';
 import { createResponder, type Responder } from './responder.ts';
 import type { DnsblLogger, ListingIndex, SoaSettings } from './types.ts';
 import { createZoneContext } from './zone-context.ts';
@@ -44,6 +45,16 @@ export interface DnsblServerOptions {
    * reading the socket of another (shared-udp.ts). It is on `listen`'s port; closed with the server.
    */
   udpSocket?: dgram.Socket;
+  /**
+   * Answer UDP through the @netrep/dns-udp addon (batch-udp.ts: one system call per batch of
+   * queries) instead of node:dgram; the caller checked that it is built. Default false.
+   */
+  batchedUdp?: boolean;
+  /**
+   * With `batchedUdp`: this thread's own descriptor of a socket already bound on `listen`'s port
+   * (`adoptBatchedUdp`), read instead of binding one; closed with the server.
+   */
+  udpFd?: number;
   /** Serve TCP on the UDP port too (default true; the extra DNS threads serve UDP only). */
   serveTcp?: boolean;
 }
@@ -84,28 +95,45 @@ export async function startDnsblServer(options: DnsblServerOptions): Promise<Dns
   });
   const responder = createResponder(ctx, { fastPath: options.fastPath, logger: options.logger });
   const limits = { ...DEFAULT_TCP, ...options.tcp };
-  const given = options.udpSocket;
   // With port 0 the kernel picks the UDP port; TCP may find it taken, so try a few times.
+  const adopted = options.udpSocket !== undefined || options.udpFd !== undefined;
   for (let attempt = 0; ; attempt++) {
-    const udp = given
-      ? serveUdp(given, responder, options.logger)
-      : await bindUdp(host, port, responder, options.logger);
-    const udpPort = udp.address().port;
+    const udp = await openUdp(options, host, port, responder);
     try {
       const tcp =
-        options.serveTcp === false ? null : await bindTcp(host, udpPort, responder, limits, options.logger);
+        options.serveTcp === false ? null : await bindTcp(host, udp.port, responder, limits, options.logger);
       return {
-        udpPort,
-        tcpPort: udpPort,
+        udpPort: udp.port,
+        tcpPort: udp.port,
         address: host,
         answerErrors: () => responder.answerErrors(),
-        close: () => Promise.all([closeUdp(udp), tcp?.close()]).then(() => undefined),
+        close: () => Promise.all([udp.close(), tcp?.close()]).then(() => undefined),
       };
     } catch (err) {
-      await closeUdp(udp);
-      if (given || port !== 0 || attempt >= 10) throw err;
+      await udp.close();
+      if (adopted || port !== 0 || attempt >= 10) throw err;
     }
   }
+}
+
+/** The UDP side, whichever way it is read. */
+interface UdpEndpoint {
+  port: number;
+  close(): Promise<void>;
+}
+
+async function openUdp(
+  options: DnsblServerOptions,
+  host: string,
+  port: number,
+  responder: Responder,
+): Promise<UdpEndpoint> {
+  if (options.udpFd !== undefined) return serveBatchedUdp(options.udpFd, responder);
+  if (options.batchedUdp && !options.udpSocket) return serveBatchedUdp(bindBatchedUdp(host, port), responder);
+  const socket = options.udpSocket
+    ? serveUdp(options.udpSocket, responder, options.logger)
+    : await bindUdp(host, port, responder, options.logger);
+  return { port: socket.address().port, close: () => closeUdp(socket) };
 }
 
 /**

@@ -1,0 +1,522 @@
+/*
+ * Batched UDP I/O for the DNSBL server's threads (src/dnsbl/batch-udp.ts).
+ *
+ * Node's dgram makes one recvmsg, one JavaScript callback and one sendmsg per datagram. Here the
+ * thread's own libuv loop polls the socket; each time it is readable, up to `batch` queries are
+ * read with one recvmmsg, handed to JavaScript in one call (their bytes in one shared buffer,
+ * their lengths in an Int32Array), and the answers JavaScript put in its array are sent with one
+ * sendmmsg, each to the address its query came from.
+ *
+ * Also: bind a socket, duplicate a bound one (each thread reads the same socket through its own
+ * descriptor), read a socket's address, and set the calling thread's EEVDF slice (sched_setattr's
+ * sched_runtime for SCHED_OTHER, Linux 6.12+), so a woken DNS thread does not wait out a busy
+ * thread's longer slice.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <node_api.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <uv.h>
+
+#define MAX_BATCH 256
+/* Batches read per readable event before the loop gets its turn (timers, the change port, TCP). */
+#define ROUNDS_PER_EVENT 8
+
+#define CHECK(env, call)                                   \
+  do {                                                     \
+    if ((call) != napi_ok) return throw_last(env, #call);  \
+  } while (0)
+
+static napi_value throw_last(napi_env env, const char *what) {
+  const napi_extended_error_info *info = NULL;
+  napi_get_last_error_info(env, &info);
+  bool pending = false;
+  napi_is_exception_pending(env, &pending);
+  if (!pending) napi_throw_error(env, NULL, info && info->error_message ? info->error_message : what);
+  return NULL;
+}
+
+/* Throws an Error whose code is the errno's name (EADDRINUSE), as Node's own socket errors. */
+static napi_value throw_errno(napi_env env, int err, const char *syscall, const char *detail) {
+  char message[256];
+  const char *name = uv_err_name(-err);
+  snprintf(message, sizeof message, "%s %s%s%s", syscall, name, detail ? " " : "", detail ? detail : "");
+  napi_value code, msg, error, errno_value;
+  napi_create_string_utf8(env, name, NAPI_AUTO_LENGTH, &code);
+  napi_create_string_utf8(env, message, NAPI_AUTO_LENGTH, &msg);
+  napi_create_error(env, code, msg, &error);
+  napi_create_int32(env, -err, &errno_value);
+  napi_set_named_property(env, error, "errno", errno_value);
+  napi_value syscall_value;
+  napi_create_string_utf8(env, syscall, NAPI_AUTO_LENGTH, &syscall_value);
+  napi_set_named_property(env, error, "syscall", syscall_value);
+  napi_throw(env, error);
+  return NULL;
+}
+
+static napi_value number(napi_env env, double value) {
+  napi_value out;
+  napi_create_double(env, value, &out);
+  return out;
+}
+
+static int arg_int(napi_env env, napi_value v, int32_t *out) {
+  return napi_get_value_int32(env, v, out) == napi_ok ? 0 : -1;
+}
+
+/* bind(host: string, port: number) -> fd. A non-blocking, close-on-exec socket of host's family. */
+static napi_value js_bind(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  char host[INET6_ADDRSTRLEN + 1];
+  size_t len = 0;
+  int32_t port = 0;
+  if (argc < 2 || napi_get_value_string_utf8(env, argv[0], host, sizeof host, &len) != napi_ok ||
+      arg_int(env, argv[1], &port) != 0 || port < 0 || port > 65535) {
+    napi_throw_type_error(env, NULL, "bind(host, port): an IP address and a port");
+    return NULL;
+  }
+  struct sockaddr_storage addr;
+  memset(&addr, 0, sizeof addr);
+  socklen_t addrlen;
+  struct sockaddr_in *v4 = (struct sockaddr_in *)&addr;
+  struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&addr;
+  if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons((uint16_t)port);
+    addrlen = sizeof *v4;
+  } else if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons((uint16_t)port);
+    addrlen = sizeof *v6;
+  } else {
+    napi_throw_type_error(env, NULL, "bind(host, port): host is not an IP address");
+    return NULL;
+  }
+  int fd = socket(addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return throw_errno(env, errno, "socket", NULL);
+  if (bind(fd, (struct sockaddr *)&addr, addrlen) != 0) {
+    int err = errno;
+    close(fd);
+    char where[INET6_ADDRSTRLEN + 16];
+    snprintf(where, sizeof where, "%s:%d", host, port);
+    return throw_errno(env, err, "bind", where);
+  }
+  return number(env, fd);
+}
+
+/* adopt(fd) -> a close-on-exec, non-blocking duplicate of fd, which must be a datagram socket. */
+static napi_value js_adopt(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  int32_t fd = -1;
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 1 || arg_int(env, argv[0], &fd) != 0 || fd < 0) {
+    napi_throw_type_error(env, NULL, "adopt(fd): a descriptor");
+    return NULL;
+  }
+  int type = 0;
+  socklen_t size = sizeof type;
+  if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &size) != 0) return throw_errno(env, errno, "getsockopt", NULL);
+  if (type != SOCK_DGRAM) return throw_errno(env, ENOTSOCK, "adopt", "(not a datagram socket)");
+  int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (dup_fd < 0) return throw_errno(env, errno, "dup", NULL);
+  int flags = fcntl(dup_fd, F_GETFL);
+  if (flags < 0 || fcntl(dup_fd, F_SETFL, flags | O_NONBLOCK) != 0) {
+    int err = errno;
+    close(dup_fd);
+    return throw_errno(env, err, "fcntl", NULL);
+  }
+  return number(env, dup_fd);
+}
+
+/* closeFd(fd): closes a descriptor from bind() or adopt() that no server took. */
+static napi_value js_close_fd(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  int32_t fd = -1;
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 1 || arg_int(env, argv[0], &fd) != 0 || fd < 0) {
+    napi_throw_type_error(env, NULL, "closeFd(fd): a descriptor");
+    return NULL;
+  }
+  if (close(fd) != 0) return throw_errno(env, errno, "close", NULL);
+  return NULL;
+}
+
+/* address(fd) -> { address, port, family: 'IPv4' | 'IPv6' } of the socket (getsockname). */
+static napi_value js_address(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  int32_t fd = -1;
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 1 || arg_int(env, argv[0], &fd) != 0) {
+    napi_throw_type_error(env, NULL, "address(fd): a descriptor");
+    return NULL;
+  }
+  struct sockaddr_storage addr;
+  socklen_t len = sizeof addr;
+  if (getsockname(fd, (struct sockaddr *)&addr, &len) != 0) return throw_errno(env, errno, "getsockname", NULL);
+  char text[INET6_ADDRSTRLEN];
+  int port = 0;
+  const char *family;
+  if (addr.ss_family == AF_INET) {
+    struct sockaddr_in *v4 = (struct sockaddr_in *)&addr;
+    inet_ntop(AF_INET, &v4->sin_addr, text, sizeof text);
+    port = ntohs(v4->sin_port);
+    family = "IPv4";
+  } else if (addr.ss_family == AF_INET6) {
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&addr;
+    inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof text);
+    port = ntohs(v6->sin6_port);
+    family = "IPv6";
+  } else {
+    return throw_errno(env, EAFNOSUPPORT, "address", NULL);
+  }
+  napi_value out, a, f;
+  napi_create_object(env, &out);
+  napi_create_string_utf8(env, text, NAPI_AUTO_LENGTH, &a);
+  napi_create_string_utf8(env, family, NAPI_AUTO_LENGTH, &f);
+  napi_set_named_property(env, out, "address", a);
+  napi_set_named_property(env, out, "port", number(env, port));
+  napi_set_named_property(env, out, "family", f);
+  return out;
+}
+
+/* struct sched_attr (include/uapi/linux/sched/types.h), SCHED_ATTR_SIZE_VER1. */
+struct netrep_sched_attr {
+  uint32_t size;
+  uint32_t sched_policy;
+  uint64_t sched_flags;
+  int32_t sched_nice;
+  uint32_t sched_priority;
+  uint64_t sched_runtime;
+  uint64_t sched_deadline;
+  uint64_t sched_period;
+  uint32_t sched_util_min;
+  uint32_t sched_util_max;
+};
+
+/*
+ * setSlice(ns[, tid]) -> the slice in ns of thread tid (default: the calling thread) as the kernel
+ * reads it back (0: the kernel keeps none, before Linux 6.12). Keeps the thread's policy and nice
+ * value. Throws on failure.
+ */
+static napi_value js_set_slice(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  int32_t ns = 0, tid = 0;
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 1 || arg_int(env, argv[0], &ns) != 0 || ns < 0 || (argc > 1 && (arg_int(env, argv[1], &tid) != 0 || tid < 0))) {
+    napi_throw_type_error(env, NULL, "setSlice(ns[, tid]): a number of nanoseconds");
+    return NULL;
+  }
+#ifdef SYS_sched_setattr
+  struct netrep_sched_attr attr;
+  memset(&attr, 0, sizeof attr);
+  if (syscall(SYS_sched_getattr, tid, &attr, sizeof attr, 0) != 0) return throw_errno(env, errno, "sched_getattr", NULL);
+  if (attr.sched_policy != 0 /* SCHED_OTHER */ && attr.sched_policy != 3 /* SCHED_BATCH */) {
+    return throw_errno(env, EINVAL, "sched_setattr", "(the thread is not SCHED_OTHER)");
+  }
+  attr.size = sizeof attr;
+  attr.sched_flags = 0;
+  attr.sched_runtime = (uint64_t)ns;
+  if (syscall(SYS_sched_setattr, tid, &attr, 0) != 0) return throw_errno(env, errno, "sched_setattr", NULL);
+  memset(&attr, 0, sizeof attr);
+  if (syscall(SYS_sched_getattr, tid, &attr, sizeof attr, 0) != 0) return throw_errno(env, errno, "sched_getattr", NULL);
+  return number(env, (double)attr.sched_runtime);
+#else
+  return throw_errno(env, ENOSYS, "sched_setattr", NULL);
+#endif
+}
+
+typedef struct server {
+  uv_poll_t poll;
+  napi_env env;
+  int fd;
+  int batch;
+  size_t slot;
+  int closing;
+  int torn_down;
+  char *in;
+  int32_t *lengths;
+  napi_ref in_ref, lengths_ref, answers_ref, callback_ref, resource_ref;
+  napi_async_context context;
+  /* Counters since start: datagrams read, answers sent, answers the kernel refused. */
+  double received, sent, send_errors;
+  struct mmsghdr rmsg[MAX_BATCH];
+  struct mmsghdr smsg[MAX_BATCH];
+  struct iovec riov[MAX_BATCH];
+  struct iovec siov[MAX_BATCH];
+  struct sockaddr_storage from[MAX_BATCH];
+} server_t;
+
+static void teardown(void *arg);
+
+static void release_refs(server_t *s) {
+  napi_env env = s->env;
+  napi_delete_reference(env, s->in_ref);
+  napi_delete_reference(env, s->lengths_ref);
+  napi_delete_reference(env, s->answers_ref);
+  napi_delete_reference(env, s->callback_ref);
+  napi_delete_reference(env, s->resource_ref);
+  napi_async_destroy(env, s->context);
+}
+
+static void on_closed_final(uv_handle_t *handle) {
+  server_t *s = handle->data;
+  close(s->fd);
+  free(s);
+}
+
+/* The environment (the thread) is going away: stop polling; the loop's close runs the rest. */
+static void teardown(void *arg) {
+  server_t *s = arg;
+  s->torn_down = 1;
+  if (s->closing) return;
+  s->closing = 1;
+  uv_poll_stop(&s->poll);
+  uv_close((uv_handle_t *)&s->poll, on_closed_final);
+}
+
+/* Sends answers [0, count) of smsg; a destination the kernel refuses costs its answer only. */
+static void send_all(server_t *s, int count) {
+  int at = 0;
+  while (at < count) {
+    int n = sendmmsg(s->fd, s->smsg + at, (unsigned)(count - at), MSG_DONTWAIT);
+    if (n > 0) {
+      at += n;
+      s->sent += n;
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)) {
+      /* The send buffer is full: UDP answers are dropped, as the kernel would; clients ask again. */
+      s->send_errors += count - at;
+      return;
+    } else {
+      s->send_errors += 1;
+      at += 1;
+    }
+  }
+}
+
+/* One batch: false once the socket has nothing more to read (or the thread must stop). */
+static int serve_batch(server_t *s) {
+  for (int i = 0; i < s->batch; i++) {
+    s->riov[i].iov_base = s->in + (size_t)i * s->slot;
+    s->riov[i].iov_len = s->slot;
+    struct msghdr *h = &s->rmsg[i].msg_hdr;
+    h->msg_name = &s->from[i];
+    h->msg_namelen = sizeof s->from[i];
+    h->msg_iov = &s->riov[i];
+    h->msg_iovlen = 1;
+    h->msg_control = NULL;
+    h->msg_controllen = 0;
+    h->msg_flags = 0;
+  }
+  int n;
+  do {
+    n = recvmmsg(s->fd, s->rmsg, (unsigned)s->batch, MSG_DONTWAIT, NULL);
+  } while (n < 0 && errno == EINTR);
+  if (n <= 0) return 0;
+  s->received += n;
+  for (int i = 0; i < n; i++) {
+    /* A datagram longer than a slot (65,536 bytes: none can be) is not answered. */
+    s->lengths[i] = (s->rmsg[i].msg_hdr.msg_flags & MSG_TRUNC) ? -1 : (int32_t)s->rmsg[i].msg_len;
+  }
+  napi_env env = s->env;
+  napi_handle_scope scope;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) return 0;
+  napi_value callback, resource, answers, argv[1], result;
+  napi_get_reference_value(env, s->callback_ref, &callback);
+  napi_get_reference_value(env, s->resource_ref, &resource);
+  napi_get_reference_value(env, s->answers_ref, &answers);
+  napi_create_int32(env, n, &argv[0]);
+  napi_status status = napi_make_callback(env, s->context, resource, callback, 1, argv, &result);
+  if (status != napi_ok) {
+    /* The callback threw (the responder never does): the thread's uncaught-exception path. */
+    napi_value error;
+    if (napi_get_and_clear_last_exception(env, &error) == napi_ok) napi_fatal_exception(env, error);
+    napi_close_handle_scope(env, scope);
+    return 0;
+  }
+  int out = 0;
+  for (int i = 0; i < n; i++) {
+    napi_value answer;
+    bool is_buffer = false;
+    if (napi_get_element(env, answers, (uint32_t)i, &answer) != napi_ok) continue;
+    if (napi_is_buffer(env, answer, &is_buffer) != napi_ok || !is_buffer) continue;
+    void *data = NULL;
+    size_t length = 0;
+    if (napi_get_buffer_info(env, answer, &data, &length) != napi_ok || length == 0) continue;
+    s->siov[out].iov_base = data;
+    s->siov[out].iov_len = length;
+    struct msghdr *h = &s->smsg[out].msg_hdr;
+    h->msg_name = &s->from[i];
+    h->msg_namelen = s->rmsg[i].msg_hdr.msg_namelen;
+    h->msg_iov = &s->siov[out];
+    h->msg_iovlen = 1;
+    h->msg_control = NULL;
+    h->msg_controllen = 0;
+    h->msg_flags = 0;
+    out++;
+  }
+  /* The answers' bytes stay reachable from the array (and this scope) until they are sent. */
+  send_all(s, out);
+  napi_close_handle_scope(env, scope);
+  return n == s->batch && !s->closing;
+}
+
+static void on_readable(uv_poll_t *handle, int status, int events) {
+  server_t *s = handle->data;
+  if (status < 0 || s->closing) return;
+  for (int round = 0; round < ROUNDS_PER_EVENT; round++) {
+    if (!serve_batch(s)) break;
+  }
+}
+
+/*
+ * serve(fd, batch, slot, input: Buffer, lengths: Int32Array, answers: Array, callback) -> server.
+ * Takes the descriptor (closed by close(server)). callback(count) answers queries [0, count):
+ * query i is input[i * slot, i * slot + lengths[i]) (length -1: too long, no answer); it puts
+ * answer i (a Buffer) or undefined at answers[i].
+ */
+static napi_value js_serve(napi_env env, napi_callback_info info) {
+  size_t argc = 7;
+  napi_value argv[7];
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  int32_t fd = -1, batch = 0, slot = 0;
+  if (argc < 7 || arg_int(env, argv[0], &fd) != 0 || arg_int(env, argv[1], &batch) != 0 ||
+      arg_int(env, argv[2], &slot) != 0 || fd < 0 || batch < 1 || batch > MAX_BATCH || slot < 512) {
+    napi_throw_type_error(env, NULL, "serve(fd, batch, slot, input, lengths, answers, callback)");
+    return NULL;
+  }
+  void *in = NULL;
+  size_t in_length = 0;
+  bool ok = false;
+  if (napi_is_buffer(env, argv[3], &ok) != napi_ok || !ok ||
+      napi_get_buffer_info(env, argv[3], &in, &in_length) != napi_ok || in_length < (size_t)batch * (size_t)slot) {
+    napi_throw_type_error(env, NULL, "serve: input must be a Buffer of batch * slot bytes");
+    return NULL;
+  }
+  napi_typedarray_type type;
+  size_t lengths_count = 0;
+  void *lengths = NULL;
+  if (napi_is_typedarray(env, argv[4], &ok) != napi_ok || !ok ||
+      napi_get_typedarray_info(env, argv[4], &type, &lengths_count, &lengths, NULL, NULL) != napi_ok ||
+      type != napi_int32_array || lengths_count < (size_t)batch) {
+    napi_throw_type_error(env, NULL, "serve: lengths must be an Int32Array of batch entries");
+    return NULL;
+  }
+  bool is_array = false;
+  napi_valuetype callback_type;
+  napi_is_array(env, argv[5], &is_array);
+  napi_typeof(env, argv[6], &callback_type);
+  if (!is_array || callback_type != napi_function) {
+    napi_throw_type_error(env, NULL, "serve: answers must be an Array and callback a function");
+    return NULL;
+  }
+  uv_loop_t *loop = NULL;
+  CHECK(env, napi_get_uv_event_loop(env, &loop));
+  server_t *s = calloc(1, sizeof *s);
+  if (!s) return throw_errno(env, ENOMEM, "serve", NULL);
+  s->env = env;
+  s->fd = fd;
+  s->batch = batch;
+  s->slot = (size_t)slot;
+  s->in = in;
+  s->lengths = lengths;
+  napi_value resource, name;
+  napi_create_object(env, &resource);
+  napi_create_string_utf8(env, "netrep:dnsbl-udp", NAPI_AUTO_LENGTH, &name);
+  if (napi_async_init(env, resource, name, &s->context) != napi_ok) {
+    free(s);
+    return throw_last(env, "napi_async_init");
+  }
+  napi_create_reference(env, argv[3], 1, &s->in_ref);
+  napi_create_reference(env, argv[4], 1, &s->lengths_ref);
+  napi_create_reference(env, argv[5], 1, &s->answers_ref);
+  napi_create_reference(env, argv[6], 1, &s->callback_ref);
+  napi_create_reference(env, resource, 1, &s->resource_ref);
+  int err = uv_poll_init(loop, &s->poll, fd);
+  if (err == 0) {
+    s->poll.data = s;
+    err = uv_poll_start(&s->poll, UV_READABLE, on_readable);
+    if (err != 0) uv_close((uv_handle_t *)&s->poll, NULL);
+  }
+  if (err != 0) {
+    release_refs(s);
+    free(s);
+    return throw_errno(env, -err, "uv_poll_start", NULL);
+  }
+  napi_add_env_cleanup_hook(env, teardown, s);
+  napi_value external;
+  CHECK(env, napi_create_external(env, s, NULL, NULL, &external));
+  return external;
+}
+
+static server_t *server_of(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  void *data = NULL;
+  napi_valuetype type;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 ||
+      napi_typeof(env, argv[0], &type) != napi_ok || type != napi_external ||
+      napi_get_value_external(env, argv[0], &data) != napi_ok) {
+    napi_throw_type_error(env, NULL, "a server from serve()");
+    return NULL;
+  }
+  return data;
+}
+
+/* close(server): stops reading; the descriptor is closed once the loop has let the handle go. */
+static napi_value js_close(napi_env env, napi_callback_info info) {
+  server_t *s = server_of(env, info);
+  if (!s || s->closing) return NULL;
+  s->closing = 1;
+  napi_remove_env_cleanup_hook(env, teardown, s);
+  release_refs(s);
+  uv_poll_stop(&s->poll);
+  uv_close((uv_handle_t *)&s->poll, on_closed_final);
+  return NULL;
+}
+
+/* stats(server) -> [received, sent, sendErrors]. */
+static napi_value js_stats(napi_env env, napi_callback_info info) {
+  server_t *s = server_of(env, info);
+  if (!s) return NULL;
+  napi_value out;
+  napi_create_array_with_length(env, 3, &out);
+  napi_set_element(env, out, 0, number(env, s->received));
+  napi_set_element(env, out, 1, number(env, s->sent));
+  napi_set_element(env, out, 2, number(env, s->send_errors));
+  return out;
+}
+
+NAPI_MODULE_INIT() {
+  napi_property_descriptor props[] = {
+      {"bind", NULL, js_bind, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"adopt", NULL, js_adopt, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"closeFd", NULL, js_close_fd, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"address", NULL, js_address, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"serve", NULL, js_serve, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"close", NULL, js_close, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"stats", NULL, js_stats, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"setSlice", NULL, js_set_slice, NULL, NULL, NULL, napi_enumerable, NULL},
+  };
+  napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
+  napi_value max_batch;
+  napi_create_int32(env, MAX_BATCH, &max_batch);
+  napi_set_named_property(env, exports, "MAX_BATCH", max_batch);
+  return exports;
+}

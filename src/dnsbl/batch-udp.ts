@@ -1,0 +1,133 @@
+/**
+ * The DNSBL server's UDP through the @netrep/dns-udp addon (native/dns-udp): one recvmmsg reads
+ * up to BATCH queries, one JavaScript call answers them all and one sendmmsg sends the answers.
+ * Node's dgram makes one receive, one callback and one send per datagram, which was most of a
+ * query's cost (docs/benchmarks.md). Where the addon was not built (not Linux, no compiler) or
+ * NETREP_DNSBL_UDP_IO=dgram chooses, the server answers through node:dgram as before.
+ */
+import { createRequire } from 'node:module';
+import type { Responder } from './responder.ts';
+
+interface DnsUdpBinding {
+  bind(host: string, port: number): number;
+  adopt(fd: number): number;
+  closeFd(fd: number): void;
+  address(fd: number): { address: string; port: number; family: 'IPv4' | 'IPv6' };
+  serve(
+    fd: number,
+    batch: number,
+    slot: number,
+    input: Buffer,
+    lengths: Int32Array,
+    answers: (Buffer | undefined)[],
+    callback: (count: number) => void,
+  ): object;
+  close(server: object): void;
+  stats(server: object): [received: number, sent: number, sendErrors: number];
+  setSlice(ns: number): number;
+}
+
+function load(): DnsUdpBinding | null {
+  try {
+    return createRequire(import.meta.url)('@netrep/dns-udp') as DnsUdpBinding | null;
+  } catch {
+    return null;
+  }
+}
+
+/** The addon, or null where it is not built. */
+export const dnsUdp: DnsUdpBinding | null = load();
+
+/** NETREP_DNSBL_UDP_IO: whether UDP goes through the addon. */
+export function batchedUdpChosen(setting: string): boolean {
+  if (setting === 'dgram') return false;
+  if (setting === 'batched') {
+    if (!dnsUdp) {
+      throw new Error(
+        'NETREP_DNSBL_UDP_IO=batched, but the @netrep/dns-udp addon is not built (npm install builds it on Linux with a C compiler)',
+      );
+    }
+    return true;
+  }
+  if (setting !== 'auto')
+    throw new Error(`NETREP_DNSBL_UDP_IO must be auto, batched or dgram (got "${setting}")`);
+  return dnsUdp !== null;
+}
+
+/** Queries read per system call: a burst of 32 is answered at once, a lone query alone. */
+const BATCH = 32;
+/** The largest UDP payload fits a slot, so no query is cut. */
+const SLOT = 65_536;
+
+export interface BatchedUdp {
+  port: number;
+  address: string;
+  close(): Promise<void>;
+}
+
+function binding(): DnsUdpBinding {
+  if (!dnsUdp) throw new Error('the @netrep/dns-udp addon is not built');
+  return dnsUdp;
+}
+
+/** A new socket bound to host:port (port 0: the kernel picks one). */
+export function bindBatchedUdp(host: string, port: number): number {
+  return binding().bind(host, port);
+}
+
+/**
+ * This thread's own descriptor of the bound socket `fd` (another DNS thread's), checked to be on
+ * `address`:`port` (the number may have been closed and reused since it was found).
+ */
+export function adoptBatchedUdp(fd: number, expected: { address: string; port: number }): number {
+  const b = binding();
+  const own = b.adopt(fd);
+  const at = b.address(own);
+  if (at.port !== expected.port || at.address !== expected.address) {
+    b.closeFd(own);
+    throw new Error(`descriptor ${fd} is ${at.address}:${at.port}, not the DNSBL socket`);
+  }
+  return own;
+}
+
+/** Answers the queries that arrive on `fd` (which it then owns and closes) with `responder`. */
+export function serveBatchedUdp(fd: number, responder: Responder): BatchedUdp {
+  const b = binding();
+  const input = Buffer.alloc(BATCH * SLOT);
+  const lengths = new Int32Array(BATCH);
+  const answers: (Buffer | undefined)[] = new Array(BATCH).fill(undefined);
+  const at = b.address(fd);
+  const server = b.serve(fd, BATCH, SLOT, input, lengths, answers, (count) => {
+    for (let i = 0; i < count; i++) {
+      const length = lengths[i] as number;
+      const start = i * SLOT;
+      answers[i] =
+        length < 0
+          ? undefined
+          : (responder.respond(input.subarray(start, start + length), false) ?? undefined);
+    }
+  });
+  let closed = false;
+  return {
+    port: at.port,
+    address: at.address,
+    close() {
+      if (!closed) {
+        closed = true;
+        b.close(server);
+      }
+      // libuv closes the descriptor in this loop iteration's close phase, after its immediates:
+      // the second immediate runs once it is closed, so the port is free when this resolves.
+      return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+    },
+  };
+}
+
+/**
+ * The calling thread's EEVDF slice (Linux 6.12+; NETREP_DNSBL_THREAD_SLICE_US): a thread with a
+ * short slice that wakes on a query preempts a thread on a longer one instead of waiting out its
+ * slice. Returns the slice the kernel reports back (0: this kernel keeps none), or throws.
+ */
+export function setThreadSlice(ns: number): number {
+  return binding().setSlice(ns);
+}
