@@ -182,6 +182,13 @@ export function createLimits(options: LimitsOptions): Limits {
       return state;
     },
 
+    consumeMinuteNow(bucket, subject) {
+      const window = local.get(bucket);
+      if (window === undefined) return undefined;
+      // No LimitState and no error object: the caller asks only whether the point fitted.
+      return window.consume(subject).consumed <= buckets[bucket].points;
+    },
+
     async consumeMinute(bucket, subject) {
       const spec = buckets[bucket];
       const window = local.get(bucket);

@@ -40,4 +40,10 @@ export interface Limits {
   consumeDaily(keyId: number, quota: number | null): Promise<LimitState | null>;
   /** Counts one request in a per-minute bucket for `subject` (client IP or key id). */
   consumeMinute(bucket: MinuteBucket, subject: string): Promise<LimitState>;
+  /**
+   * The same point, counted now where the bucket is this instance's memory: true counted, false
+   * past the limit (the point counts, as in consumeMinute). undefined: the bucket is shared
+   * (Redis), so nothing was counted and consumeMinute must be asked.
+   */
+  consumeMinuteNow(bucket: MinuteBucket, subject: string): boolean | undefined;
 }

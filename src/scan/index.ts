@@ -43,7 +43,7 @@ export interface Scan {
    * read (or the in-memory copy); a missing or expired result is queued when `mayQueue()` allows
    * it (the anonymous quota), else the answer says `refused`.
    */
-  forLookup(ip: ParsedIp, mayQueue: () => Promise<boolean>): ScanAnswer | Promise<ScanAnswer>;
+  forLookup(ip: ParsedIp, mayQueue: () => boolean | Promise<boolean>): ScanAnswer | Promise<ScanAnswer>;
   /** Claims and runs queued scans until none is due, the minute's cap is reached or `stopping()`. */
   runDue(stopping?: () => boolean): Promise<number>;
   /** Scans now (the operator's `netrep scan`): the report, or why the address is never scanned. */
@@ -227,27 +227,31 @@ function createLookups(store: ScanStore, rules: TargetRules, counts: ScanCounts,
   const queueIfAllowed = (
     ip: string,
     verdict: RowVerdict,
-    mayQueue: () => Promise<boolean>,
+    mayQueue: () => boolean | Promise<boolean>,
   ): ScanAnswer | Promise<ScanAnswer> => {
     if (!verdict.queue) return verdict.answer;
-    let asked: Promise<boolean>;
+    let asked: boolean | Promise<boolean>;
     try {
       asked = mayQueue();
     } catch {
       return unread();
     }
-    return asked.then((may) => {
-      if (!may) {
-        counts.refusals.quota++;
-        const why = 'this client may start no more scans now (the anonymous quota)';
-        return {
-          ...verdict.answer,
-          scan: { status: 'refused', scanned_at: verdict.answer.scan.scanned_at, reason: why },
-        };
-      }
-      queueWrites.start(ip, verdict.answer);
-      return verdict.answer;
-    }, unread);
+    // A quota counted in memory answers at once: no promise on the first lookup's path.
+    if (typeof asked === 'boolean') return queuedIf(ip, verdict, asked);
+    return asked.then((may) => queuedIf(ip, verdict, may), unread);
+  };
+
+  const queuedIf = (ip: string, verdict: RowVerdict, may: boolean): ScanAnswer => {
+    if (!may) {
+      counts.refusals.quota++;
+      const why = 'this client may start no more scans now (the anonymous quota)';
+      return {
+        ...verdict.answer,
+        scan: { status: 'refused', scanned_at: verdict.answer.scan.scanned_at, reason: why },
+      };
+    }
+    queueWrites.start(ip, verdict.answer);
+    return verdict.answer;
   };
 
   /**
@@ -256,7 +260,10 @@ function createLookups(store: ScanStore, rules: TargetRules, counts: ScanCounts,
    * allow are queued or kept (the rules do not change while the process runs), so a queued or kept
    * one answers before they are asked again: the steady state's lookup is two map reads.
    */
-  const lookup = (parsed: ParsedIp, mayQueue: () => Promise<boolean>): ScanAnswer | Promise<ScanAnswer> => {
+  const lookup = (
+    parsed: ParsedIp,
+    mayQueue: () => boolean | Promise<boolean>,
+  ): ScanAnswer | Promise<ScanAnswer> => {
     const ip = parsed.address;
     const waiting = queueWrites.pending(ip);
     if (waiting) return waiting;
