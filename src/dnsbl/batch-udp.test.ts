@@ -203,6 +203,66 @@ describe.skipIf(!dnsUdp)('the batched UDP path (recvmmsg/sendmmsg through @netre
   });
 });
 
+/** An echo server on a duplicate of `fd` in a thread of its own, through the addon. */
+async function echoThread(fd: number): Promise<{ stats(): Promise<number[]>; end(): Promise<void> }> {
+  const { Worker } = await import('node:worker_threads');
+  const worker = new Worker(
+    `const { workerData, parentPort } = require('node:worker_threads');
+     const b = require(workerData.addon);
+     const slot = 512, batch = 32;
+     const input = Buffer.alloc(slot * batch), lengths = new Int32Array(batch), answers = new Array(batch);
+     const server = b.serve(b.adopt(workerData.fd), batch, slot, input, lengths, answers, (n) => {
+       for (let i = 0; i < n; i++) answers[i] = Buffer.from(input.subarray(i * slot, i * slot + lengths[i]));
+     });
+     parentPort.on('message', (m) => {
+       if (m === 'stats') parentPort.postMessage(b.stats(server));
+       else { b.close(server); parentPort.close(); }
+     });
+     parentPort.postMessage('ready');`,
+    { eval: true, workerData: { addon: createRequire(import.meta.url).resolve('@netrep/dns-udp'), fd } },
+  );
+  await new Promise((resolve) => worker.once('message', resolve));
+  return {
+    stats: () =>
+      new Promise((resolve) => {
+        worker.once('message', resolve);
+        worker.postMessage('stats');
+      }),
+    end: async () => {
+      worker.postMessage('end');
+      await new Promise((resolve) => worker.once('exit', resolve));
+    },
+  };
+}
+
+describe.skipIf(!dnsUdp || process.platform !== 'linux')('several threads on one socket', () => {
+  it('each datagram is read by one of the threads and answered once; none is lost', async () => {
+    const fd = bindBatchedUdp('127.0.0.1', 0);
+    const port = dnsUdp?.address(fd).port as number;
+    const threads = [await echoThread(fd), await echoThread(fd)];
+    dnsUdp?.closeFd(fd);
+    const client = dgram.createSocket('udp4');
+    await new Promise<void>((resolve) => client.bind(0, '127.0.0.1', resolve));
+    const COUNT = 400;
+    const echoes: string[] = [];
+    client.on('message', (m) => echoes.push(m.toString()));
+    // In bursts of 40: batches on both threads, each answer to its own query.
+    for (let i = 0; i < COUNT; i += 40) {
+      for (let j = i; j < i + 40; j++) client.send(`query ${j}`, port, '127.0.0.1');
+      for (let waited = 0; echoes.length < i + 40 && waited < 2000; waited += 5)
+        await new Promise((r) => setTimeout(r, 5));
+    }
+    client.close();
+    const stats = await Promise.all(threads.map((t) => t.stats()));
+    await Promise.all(threads.map((t) => t.end()));
+    expect(echoes.toSorted()).toEqual(Array.from({ length: COUNT }, (_, i) => `query ${i}`).toSorted());
+    const sum = (k: number) => stats.reduce((a, s) => a + (s[k] as number), 0);
+    expect(sum(0)).toBe(COUNT); // read
+    expect(sum(1)).toBe(COUNT); // answered
+    expect(sum(2)).toBe(0); // none refused by the kernel
+  });
+});
+
 /** The kernel's version as [major, minor]. */
 function kernel(): [number, number] {
   const [major = 0, minor = 0] = os

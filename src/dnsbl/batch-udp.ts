@@ -23,7 +23,9 @@ interface DnsUdpBinding {
     callback: (count: number) => void,
   ): object;
   close(server: object): void;
-  stats(server: object): [received: number, sent: number, sendErrors: number];
+  stats(
+    server: object,
+  ): [received: number, sent: number, sendErrors: number, wakes: number, emptyWakes: number];
   setSlice(ns: number): number;
 }
 

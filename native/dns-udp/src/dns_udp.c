@@ -252,8 +252,11 @@ typedef struct server {
   int32_t *lengths;
   napi_ref in_ref, lengths_ref, answers_ref, callback_ref, resource_ref;
   napi_async_context context;
-  /* Counters since start: datagrams read, answers sent, answers the kernel refused. */
-  double received, sent, send_errors;
+  /*
+   * Counters since start: datagrams read, answers sent, answers the kernel refused, readable
+   * events, and events that found nothing to read (another thread reading the socket had).
+   */
+  double received, sent, send_errors, wakes, empty_wakes;
   struct mmsghdr rmsg[MAX_BATCH];
   struct mmsghdr smsg[MAX_BATCH];
   struct iovec riov[MAX_BATCH];
@@ -310,7 +313,7 @@ static void send_all(server_t *s, int count) {
   }
 }
 
-/* One batch: false once the socket has nothing more to read (or the thread must stop). */
+/* One batch: the datagrams it read (0: none were waiting). */
 static int serve_batch(server_t *s) {
   for (int i = 0; i < s->batch; i++) {
     s->riov[i].iov_base = s->in + (size_t)i * s->slot;
@@ -374,22 +377,25 @@ static int serve_batch(server_t *s) {
   /* The answers' bytes stay reachable from the array (and this scope) until they are sent. */
   send_all(s, out);
   napi_close_handle_scope(env, scope);
-  return n == s->batch && !s->closing;
+  return n;
 }
 
 static void on_readable(uv_poll_t *handle, int status, int events) {
   server_t *s = handle->data;
   if (status < 0 || s->closing) return;
-  for (int round = 0; round < ROUNDS_PER_EVENT; round++) {
-    if (!serve_batch(s)) break;
+  s->wakes++;
+  for (int round = 0; round < ROUNDS_PER_EVENT && !s->closing; round++) {
+    int n = serve_batch(s);
+    if (round == 0 && n == 0) s->empty_wakes++;
+    if (n < s->batch) break;
   }
 }
 
 /*
  * serve(fd, batch, slot, input: Buffer, lengths: Int32Array, answers: Array, callback) -> server.
- * Takes the descriptor (closed by close(server)). callback(count) answers queries [0, count):
- * query i is input[i * slot, i * slot + lengths[i]) (length -1: too long, no answer); it puts
- * answer i (a Buffer) or undefined at answers[i].
+ * Takes the descriptor once its arguments are checked: closed by close(server), or on failure.
+ * callback(count) answers queries [0, count): query i is input[i * slot, i * slot + lengths[i])
+ * (length -1: too long, no answer); it puts answer i (a Buffer) or undefined at answers[i].
  */
 static napi_value js_serve(napi_env env, napi_callback_info info) {
   size_t argc = 7;
@@ -449,14 +455,19 @@ static napi_value js_serve(napi_env env, napi_callback_info info) {
   napi_create_reference(env, argv[6], 1, &s->callback_ref);
   napi_create_reference(env, resource, 1, &s->resource_ref);
   int err = uv_poll_init(loop, &s->poll, fd);
-  if (err == 0) {
-    s->poll.data = s;
-    err = uv_poll_start(&s->poll, UV_READABLE, on_readable);
-    if (err != 0) uv_close((uv_handle_t *)&s->poll, NULL);
-  }
   if (err != 0) {
     release_refs(s);
+    close(fd);
     free(s);
+    return throw_errno(env, -err, "uv_poll_init", NULL);
+  }
+  s->poll.data = s;
+  err = uv_poll_start(&s->poll, UV_READABLE, on_readable);
+  if (err != 0) {
+    /* The handle is the loop's until it is closed: its close closes the descriptor and frees. */
+    release_refs(s);
+    s->closing = 1;
+    uv_close((uv_handle_t *)&s->poll, on_closed_final);
     return throw_errno(env, -err, "uv_poll_start", NULL);
   }
   napi_add_env_cleanup_hook(env, teardown, s);
@@ -491,15 +502,14 @@ static napi_value js_close(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-/* stats(server) -> [received, sent, sendErrors]. */
+/* stats(server) -> [received, sent, sendErrors, wakes, emptyWakes]. */
 static napi_value js_stats(napi_env env, napi_callback_info info) {
   server_t *s = server_of(env, info);
   if (!s) return NULL;
+  double values[] = {s->received, s->sent, s->send_errors, s->wakes, s->empty_wakes};
   napi_value out;
-  napi_create_array_with_length(env, 3, &out);
-  napi_set_element(env, out, 0, number(env, s->received));
-  napi_set_element(env, out, 1, number(env, s->sent));
-  napi_set_element(env, out, 2, number(env, s->send_errors));
+  napi_create_array_with_length(env, 5, &out);
+  for (uint32_t i = 0; i < 5; i++) napi_set_element(env, out, i, number(env, values[i]));
   return out;
 }
 
