@@ -210,9 +210,10 @@ async function echoThread(fd: number): Promise<{ stats(): Promise<number[]>; end
     `const { workerData, parentPort } = require('node:worker_threads');
      const b = require(workerData.addon);
      const slot = 512, batch = 32;
-     const input = Buffer.alloc(slot * batch), lengths = new Int32Array(batch), answers = new Array(batch);
-     const server = b.serve(b.adopt(workerData.fd), batch, slot, input, lengths, answers, (n) => {
-       for (let i = 0; i < n; i++) answers[i] = Buffer.from(input.subarray(i * slot, i * slot + lengths[i]));
+     const input = Buffer.alloc(slot * batch), lengths = new Int32Array(batch);
+     const output = Buffer.alloc(slot * batch), outLengths = new Int32Array(batch);
+     const server = b.serve(b.adopt(workerData.fd), batch, slot, input, lengths, output, outLengths, (n) => {
+       for (let i = 0; i < n; i++) outLengths[i] = input.copy(output, i * slot, i * slot, i * slot + lengths[i]);
      });
      parentPort.on('message', (m) => {
        if (m === 'stats') parentPort.postMessage(b.stats(server));

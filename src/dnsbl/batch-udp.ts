@@ -19,7 +19,8 @@ interface DnsUdpBinding {
     slot: number,
     input: Buffer,
     lengths: Int32Array,
-    answers: (Buffer | undefined)[],
+    output: Buffer,
+    outLengths: Int32Array,
     callback: (count: number) => void,
   ): object;
   close(server: object): void;
@@ -95,18 +96,24 @@ export function adoptBatchedUdp(fd: number, expected: { address: string; port: n
 /** Answers the queries that arrive on `fd` (which it then owns and closes) with `responder`. */
 export function serveBatchedUdp(fd: number, responder: Responder): BatchedUdp {
   const b = binding();
-  const input = Buffer.alloc(BATCH * SLOT);
+  // Not zero-filled: a slot's pages are touched only as far as its messages reach.
+  const input = Buffer.allocUnsafeSlow(BATCH * SLOT);
+  const output = Buffer.allocUnsafeSlow(BATCH * SLOT);
   const lengths = new Int32Array(BATCH);
-  const answers: (Buffer | undefined)[] = new Array(BATCH).fill(undefined);
+  const outLengths = new Int32Array(BATCH);
+  // One view per slot, made once: a query is read and its answer written in place, so answering
+  // allocates nothing for an A answer, and the thread's young generation fills slowly (a Buffer
+  // per query and per answer had it collected about three times a second at 10,000 qps).
+  const slotsOf = (buffer: Buffer) =>
+    Array.from({ length: BATCH }, (_, i) => buffer.subarray(i * SLOT, (i + 1) * SLOT));
+  const queries = slotsOf(input);
+  const answers = slotsOf(output);
   const at = b.address(fd);
-  const server = b.serve(fd, BATCH, SLOT, input, lengths, answers, (count) => {
+  const server = b.serve(fd, BATCH, SLOT, input, lengths, output, outLengths, (count) => {
     for (let i = 0; i < count; i++) {
       const length = lengths[i] as number;
-      const start = i * SLOT;
-      answers[i] =
-        length < 0
-          ? undefined
-          : (responder.respond(input.subarray(start, start + length), false) ?? undefined);
+      outLengths[i] =
+        length < 0 ? -1 : responder.respondInto(queries[i] as Buffer, length, answers[i] as Buffer);
     }
   });
   let closed = false;

@@ -30,6 +30,16 @@ import type { ZoneContext } from './zone-context.ts';
 const RR_HEAD = 12;
 const OPT_LEN = 11;
 
+/** The answer being written: its records and size, set by `prepare` (one answer at a time). */
+const answer = {
+  listing: undefined as StoredListing | undefined,
+  a: undefined as StoredListing | undefined,
+  txt: null as Buffer | null,
+  optLen: 0,
+  truncated: false,
+  size: 0,
+};
+
 /** The answer to `q` (whose question `question` holds) for `listing` (undefined: not listed). */
 export function writeFastAnswer(
   q: Buffer,
@@ -37,16 +47,45 @@ export function writeFastAnswer(
   tcp: boolean,
   listing: StoredListing | undefined,
 ): Buffer {
+  const out = Buffer.allocUnsafe(prepare(ctx, tcp, listing));
+  writePrepared(q, ctx, out);
+  return out;
+}
+
+/**
+ * The same answer written into `out` from its start (a batch slot: 65,536 bytes, more than any
+ * answer), with no allocation for an A answer; returns its length.
+ */
+export function writeFastAnswerInto(
+  q: Buffer,
+  ctx: ZoneContext,
+  listing: StoredListing | undefined,
+  out: Buffer,
+): number {
+  const size = prepare(ctx, false, listing);
+  writePrepared(q, ctx, out);
+  return size;
+}
+
+/** Chooses the records and the size of the answer; returns the size. */
+function prepare(ctx: ZoneContext, tcp: boolean, listing: StoredListing | undefined): number {
   const { qtype, questionEnd, ednsSize } = question;
-  const a = listing !== undefined && (qtype === TYPE_A || qtype === TYPE_ANY) ? listing : undefined;
-  const txt =
+  answer.listing = listing;
+  answer.a = listing !== undefined && (qtype === TYPE_A || qtype === TYPE_ANY) ? listing : undefined;
+  answer.txt =
     listing !== undefined && (qtype === TYPE_TXT || qtype === TYPE_ANY) ? txtRdata(ctx, listing) : null;
-  const optLen = ednsSize === null ? 0 : OPT_LEN;
-  const size = questionEnd + recordsSize(ctx, a, txt) + optLen;
-  const truncated = size > (tcp ? 65535 : udpLimit(ednsSize));
-  const out = Buffer.allocUnsafe(truncated ? questionEnd + optLen : size);
+  answer.optLen = ednsSize === null ? 0 : OPT_LEN;
+  const size = questionEnd + recordsSize(ctx, answer.a, answer.txt) + answer.optLen;
+  answer.truncated = size > (tcp ? 65535 : udpLimit(ednsSize));
+  answer.size = answer.truncated ? questionEnd + answer.optLen : size;
+  return answer.size;
+}
+
+function writePrepared(q: Buffer, ctx: ZoneContext, out: Buffer): void {
+  const { questionEnd } = question;
+  const { a, txt, optLen, truncated } = answer;
   q.copy(out, 0, 0, questionEnd);
-  const rcode = listing === undefined ? RCODE_NXDOMAIN : RCODE_NOERROR;
+  const rcode = answer.listing === undefined ? RCODE_NXDOMAIN : RCODE_NOERROR;
   const flags =
     FLAG_QR | FLAG_AA | (question.flags & (FLAG_RD | FLAG_CD)) | (truncated ? FLAG_TC : 0) | rcode;
   out[2] = flags >>> 8;
@@ -55,7 +94,10 @@ export function writeFastAnswer(
   out[10] = 0;
   out[11] = optLen > 0 ? 1 : 0;
   if (optLen > 0) writeOpt(out, p);
-  return out;
+  // Nothing of this answer is kept past it.
+  answer.listing = undefined;
+  answer.a = undefined;
+  answer.txt = null;
 }
 
 /** Bytes of the answer and authority sections: A and TXT when asked for, else the SOA. */

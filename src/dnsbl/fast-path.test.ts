@@ -2,7 +2,7 @@ import dnsPacket from 'dns-packet';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { answerGeneral } from './answer.ts';
-import { answerFast } from './fast-path.ts';
+import { answerFast, answerFastInto } from './fast-path.ts';
 import { createListingIndex } from './listing-index.ts';
 import { ipToQueryName } from './query-name.ts';
 import { createZoneContext } from './zone-context.ts';
@@ -60,6 +60,15 @@ describe('fast answer path', () => {
         const fast = answerFast(buf, ctx, q.tcp);
         const general = answerGeneral(buf, ctx, q.tcp);
         expect(fast).toBeDefined();
+        if (!q.tcp) {
+          // Written in place (the batched UDP path): the same bytes, read from a slot with stale
+          // bytes after the message and written over a slot's old contents.
+          const slot = Buffer.alloc(65_536, 0xa5);
+          buf.copy(slot);
+          const out = Buffer.alloc(65_536, 0x5a);
+          const n = answerFastInto(slot, buf.length, ctx, out);
+          expect(out.subarray(0, n).equals(fast as Buffer)).toBe(true);
+        }
         const a = dnsPacket.decode(fast as Buffer);
         const b = dnsPacket.decode(general as Buffer);
         expect(a.flags).toBe(b.flags);
@@ -82,5 +91,16 @@ describe('fast answer path', () => {
     });
     expect(answerFast(outside, ctx, false)).toBeUndefined();
     expect(answerFast(Buffer.alloc(11), ctx, false)).toBeUndefined();
+    // In place: a message shorter than its slot is read to its own length, not the slot's.
+    const listed = dnsPacket.encode({
+      type: 'query',
+      id: 1,
+      questions: [{ name: ipToQueryName('192.0.2.10', ZONE) as string, type: 'A' }],
+    });
+    const slot = Buffer.alloc(65_536);
+    listed.copy(slot);
+    expect(answerFastInto(slot, listed.length, ctx, Buffer.alloc(65_536))).toBeGreaterThan(0);
+    expect(answerFastInto(slot, listed.length - 1, ctx, Buffer.alloc(65_536))).toBe(-1);
+    expect(answerFastInto(slot, 11, ctx, Buffer.alloc(65_536))).toBe(-1);
   });
 });

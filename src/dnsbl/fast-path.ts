@@ -4,7 +4,7 @@
  * and writes the answer bytes directly (fast-answer.ts); anything unusual returns undefined and
  * goes to the dns-packet path. Hot path: one allocation per answer (its bytes), none per label.
  */
-import { writeFastAnswer } from './fast-answer.ts';
+import { writeFastAnswer, writeFastAnswerInto } from './fast-answer.ts';
 import { question, readFastQuestion } from './fast-question.ts';
 import { findIpv4, findIpv6, type ZoneContext } from './zone-context.ts';
 
@@ -16,4 +16,14 @@ export function answerFast(q: Buffer, ctx: ZoneContext, tcp: boolean): Buffer | 
   if (!readFastQuestion(q, ctx)) return undefined;
   const listing = question.int >= 0 ? findIpv4(ctx, question.int) : findIpv6(ctx, question.hex);
   return writeFastAnswer(q, ctx, tcp, listing);
+}
+
+/**
+ * The UDP answer to the first `len` bytes of `q`, written into `out` (batch-udp.ts's slots):
+ * its length, or -1 when the general path must decide. No allocation for an A answer.
+ */
+export function answerFastInto(q: Buffer, len: number, ctx: ZoneContext, out: Buffer): number {
+  if (!readFastQuestion(q, ctx, len)) return -1;
+  const listing = question.int >= 0 ? findIpv4(ctx, question.int) : findIpv6(ctx, question.hex);
+  return writeFastAnswerInto(q, ctx, listing, out);
 }

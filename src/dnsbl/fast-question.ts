@@ -44,18 +44,19 @@ let labelCount = 0;
 
 /**
  * Reads the question into `question`; false when the general path must decide (anything unusual,
- * a name that is not an address under the zone, or one with a bad label).
+ * a name that is not an address under the zone, or one with a bad label). The message is the
+ * first `len` bytes of `q` (a batch slot holds more).
  */
-export function readFastQuestion(q: Buffer, ctx: ZoneContext): boolean {
-  const arCount = readHeader(q);
+export function readFastQuestion(q: Buffer, ctx: ZoneContext, len: number = q.length): boolean {
+  const arCount = readHeader(q, len);
   if (arCount < 0) return false;
-  const nameEnd = readLabels(q);
+  const nameEnd = readLabels(q, len);
   if (nameEnd < 0) return false;
   const questionEnd = nameEnd + 4;
-  if (questionEnd > q.length || q[nameEnd + 2] !== 0 || q[nameEnd + 3] !== CLASS_IN) return false;
+  if (questionEnd > len || q[nameEnd + 2] !== 0 || q[nameEnd + 3] !== CLASS_IN) return false;
   question.qtype = (q[nameEnd] as number) * 256 + (q[nameEnd + 1] as number);
   question.questionEnd = questionEnd;
-  if (!readEdns(q, arCount, questionEnd)) return false;
+  if (!readEdns(q, len, arCount, questionEnd)) return false;
   const hostLabels = labelCount - ctx.zoneLabelCount;
   if (hostLabels !== 4 && hostLabels !== 32) return false;
   const zoneStart = labelStarts[hostLabels] as number;
@@ -65,8 +66,8 @@ export function readFastQuestion(q: Buffer, ctx: ZoneContext): boolean {
 }
 
 /** QR=0 and OPCODE=QUERY; one question, nothing in answer or authority: the additional count (0 or 1), else -1. */
-function readHeader(q: Buffer): number {
-  if (q.length < 17) return -1;
+function readHeader(q: Buffer, len: number): number {
+  if (len < 17) return -1;
   const flags = (q[2] as number) * 256 + (q[3] as number);
   if ((flags & 0xf800) !== 0) return -1;
   if (q[4] !== 0 || q[5] !== 1 || q[6] !== 0 || q[7] !== 0 || q[8] !== 0 || q[9] !== 0 || q[10] !== 0) {
@@ -79,8 +80,7 @@ function readHeader(q: Buffer): number {
 }
 
 /** Fills `labelStarts` and `labelCount` with the name's uncompressed labels; the offset past the name, or -1. */
-function readLabels(q: Buffer): number {
-  const len = q.length;
+function readLabels(q: Buffer, len: number): number {
   let pos = 12;
   let n = 0;
   for (;;) {
@@ -96,16 +96,16 @@ function readLabels(q: Buffer): number {
 }
 
 /** The OPT record, if any: plain (version 0, no extended rcode) and last in the message. */
-function readEdns(q: Buffer, arCount: number, questionEnd: number): boolean {
+function readEdns(q: Buffer, len: number, arCount: number, questionEnd: number): boolean {
   if (arCount === 0) {
     question.ednsSize = null;
-    return questionEnd === q.length;
+    return questionEnd === len;
   }
   const o = questionEnd;
-  if (o + 11 > q.length || q[o] !== 0 || q[o + 1] !== 0 || q[o + 2] !== TYPE_OPT) return false;
+  if (o + 11 > len || q[o] !== 0 || q[o + 1] !== 0 || q[o + 2] !== TYPE_OPT) return false;
   // Extended rcode and version must be 0 here; BADVERS is the general path's business.
   if (q[o + 5] !== 0 || q[o + 6] !== 0) return false;
-  if (o + 11 + (q[o + 9] as number) * 256 + (q[o + 10] as number) !== q.length) return false;
+  if (o + 11 + (q[o + 9] as number) * 256 + (q[o + 10] as number) !== len) return false;
   question.ednsSize = (q[o + 3] as number) * 256 + (q[o + 4] as number);
   return true;
 }

@@ -4,8 +4,9 @@
  * Node's dgram makes one recvmsg, one JavaScript callback and one sendmsg per datagram. Here the
  * thread's own libuv loop polls the socket; each time it is readable, up to `batch` queries are
  * read with one recvmmsg, handed to JavaScript in one call (their bytes in one shared buffer,
- * their lengths in an Int32Array), and the answers JavaScript put in its array are sent with one
- * sendmmsg, each to the address its query came from.
+ * their lengths in an Int32Array), and the answers JavaScript wrote into a second shared buffer
+ * are sent with one sendmmsg, each to the address its query came from. Neither side allocates
+ * per datagram.
  *
  * Also: bind a socket, duplicate a bound one (each thread reads the same socket through its own
  * descriptor), read a socket's address, and set the calling thread's EEVDF slice (sched_setattr's
@@ -249,8 +250,10 @@ typedef struct server {
   int closing;
   int torn_down;
   char *in;
+  char *out;
   int32_t *lengths;
-  napi_ref in_ref, lengths_ref, answers_ref, callback_ref, resource_ref;
+  int32_t *out_lengths;
+  napi_ref in_ref, lengths_ref, out_ref, out_lengths_ref, callback_ref, resource_ref;
   napi_async_context context;
   /*
    * Counters since start: datagrams read, answers sent, answers the kernel refused, readable
@@ -270,7 +273,8 @@ static void release_refs(server_t *s) {
   napi_env env = s->env;
   napi_delete_reference(env, s->in_ref);
   napi_delete_reference(env, s->lengths_ref);
-  napi_delete_reference(env, s->answers_ref);
+  napi_delete_reference(env, s->out_ref);
+  napi_delete_reference(env, s->out_lengths_ref);
   napi_delete_reference(env, s->callback_ref);
   napi_delete_reference(env, s->resource_ref);
   napi_async_destroy(env, s->context);
@@ -340,10 +344,9 @@ static int serve_batch(server_t *s) {
   napi_env env = s->env;
   napi_handle_scope scope;
   if (napi_open_handle_scope(env, &scope) != napi_ok) return 0;
-  napi_value callback, resource, answers, argv[1], result;
+  napi_value callback, resource, argv[1], result;
   napi_get_reference_value(env, s->callback_ref, &callback);
   napi_get_reference_value(env, s->resource_ref, &resource);
-  napi_get_reference_value(env, s->answers_ref, &answers);
   napi_create_int32(env, n, &argv[0]);
   napi_status status = napi_make_callback(env, s->context, resource, callback, 1, argv, &result);
   if (status != napi_ok) {
@@ -355,15 +358,10 @@ static int serve_batch(server_t *s) {
   }
   int out = 0;
   for (int i = 0; i < n; i++) {
-    napi_value answer;
-    bool is_buffer = false;
-    if (napi_get_element(env, answers, (uint32_t)i, &answer) != napi_ok) continue;
-    if (napi_is_buffer(env, answer, &is_buffer) != napi_ok || !is_buffer) continue;
-    void *data = NULL;
-    size_t length = 0;
-    if (napi_get_buffer_info(env, answer, &data, &length) != napi_ok || length == 0) continue;
-    s->siov[out].iov_base = data;
-    s->siov[out].iov_len = length;
+    int32_t length = s->out_lengths[i];
+    if (length <= 0 || (size_t)length > s->slot) continue;
+    s->siov[out].iov_base = s->out + (size_t)i * s->slot;
+    s->siov[out].iov_len = (size_t)length;
     struct msghdr *h = &s->smsg[out].msg_hdr;
     h->msg_name = &s->from[i];
     h->msg_namelen = s->rmsg[i].msg_hdr.msg_namelen;
@@ -374,7 +372,6 @@ static int serve_batch(server_t *s) {
     h->msg_flags = 0;
     out++;
   }
-  /* The answers' bytes stay reachable from the array (and this scope) until they are sent. */
   send_all(s, out);
   napi_close_handle_scope(env, scope);
   return n;
@@ -392,19 +389,20 @@ static void on_readable(uv_poll_t *handle, int status, int events) {
 }
 
 /*
- * serve(fd, batch, slot, input: Buffer, lengths: Int32Array, answers: Array, callback) -> server.
- * Takes the descriptor once its arguments are checked: closed by close(server), or on failure.
- * callback(count) answers queries [0, count): query i is input[i * slot, i * slot + lengths[i])
- * (length -1: too long, no answer); it puts answer i (a Buffer) or undefined at answers[i].
+ * serve(fd, batch, slot, input: Buffer, lengths: Int32Array, output: Buffer, outLengths:
+ * Int32Array, callback) -> server. Takes the descriptor once its arguments are checked: closed by
+ * close(server), or on failure. callback(count) answers queries [0, count): query i is
+ * input[i * slot, i * slot + lengths[i]) (length -1: too long, no answer); it writes answer i at
+ * output[i * slot] and its length at outLengths[i] (-1: no answer).
  */
 static napi_value js_serve(napi_env env, napi_callback_info info) {
-  size_t argc = 7;
-  napi_value argv[7];
+  size_t argc = 8;
+  napi_value argv[8];
   CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   int32_t fd = -1, batch = 0, slot = 0;
-  if (argc < 7 || arg_int(env, argv[0], &fd) != 0 || arg_int(env, argv[1], &batch) != 0 ||
+  if (argc < 8 || arg_int(env, argv[0], &fd) != 0 || arg_int(env, argv[1], &batch) != 0 ||
       arg_int(env, argv[2], &slot) != 0 || fd < 0 || batch < 1 || batch > MAX_BATCH || slot < 512) {
-    napi_throw_type_error(env, NULL, "serve(fd, batch, slot, input, lengths, answers, callback)");
+    napi_throw_type_error(env, NULL, "serve(fd, batch, slot, input, lengths, output, outLengths, callback)");
     return NULL;
   }
   void *in = NULL;
@@ -424,12 +422,25 @@ static napi_value js_serve(napi_env env, napi_callback_info info) {
     napi_throw_type_error(env, NULL, "serve: lengths must be an Int32Array of batch entries");
     return NULL;
   }
-  bool is_array = false;
+  void *out = NULL;
+  size_t out_length = 0;
+  if (napi_is_buffer(env, argv[5], &ok) != napi_ok || !ok ||
+      napi_get_buffer_info(env, argv[5], &out, &out_length) != napi_ok || out_length < (size_t)batch * (size_t)slot) {
+    napi_throw_type_error(env, NULL, "serve: output must be a Buffer of batch * slot bytes");
+    return NULL;
+  }
+  size_t out_lengths_count = 0;
+  void *out_lengths = NULL;
+  if (napi_is_typedarray(env, argv[6], &ok) != napi_ok || !ok ||
+      napi_get_typedarray_info(env, argv[6], &type, &out_lengths_count, &out_lengths, NULL, NULL) != napi_ok ||
+      type != napi_int32_array || out_lengths_count < (size_t)batch) {
+    napi_throw_type_error(env, NULL, "serve: outLengths must be an Int32Array of batch entries");
+    return NULL;
+  }
   napi_valuetype callback_type;
-  napi_is_array(env, argv[5], &is_array);
-  napi_typeof(env, argv[6], &callback_type);
-  if (!is_array || callback_type != napi_function) {
-    napi_throw_type_error(env, NULL, "serve: answers must be an Array and callback a function");
+  napi_typeof(env, argv[7], &callback_type);
+  if (callback_type != napi_function) {
+    napi_throw_type_error(env, NULL, "serve: callback must be a function");
     return NULL;
   }
   uv_loop_t *loop = NULL;
@@ -442,6 +453,8 @@ static napi_value js_serve(napi_env env, napi_callback_info info) {
   s->slot = (size_t)slot;
   s->in = in;
   s->lengths = lengths;
+  s->out = out;
+  s->out_lengths = out_lengths;
   napi_value resource, name;
   napi_create_object(env, &resource);
   napi_create_string_utf8(env, "netrep:dnsbl-udp", NAPI_AUTO_LENGTH, &name);
@@ -451,8 +464,9 @@ static napi_value js_serve(napi_env env, napi_callback_info info) {
   }
   napi_create_reference(env, argv[3], 1, &s->in_ref);
   napi_create_reference(env, argv[4], 1, &s->lengths_ref);
-  napi_create_reference(env, argv[5], 1, &s->answers_ref);
-  napi_create_reference(env, argv[6], 1, &s->callback_ref);
+  napi_create_reference(env, argv[5], 1, &s->out_ref);
+  napi_create_reference(env, argv[6], 1, &s->out_lengths_ref);
+  napi_create_reference(env, argv[7], 1, &s->callback_ref);
   napi_create_reference(env, resource, 1, &s->resource_ref);
   int err = uv_poll_init(loop, &s->poll, fd);
   if (err != 0) {
