@@ -1,11 +1,10 @@
 import dgram from 'node:dgram';
-import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dig } from '../../test/helpers/dnsbl-tools.ts';
-import { adoptBatchedUdp, batchedUdpChosen, bindBatchedUdp, dnsUdp, setThreadSlice } from './batch-udp.ts';
+import { batchedUdpChosen, bindBatchedUdp, dnsUdp, setThreadSlice } from './batch-udp.ts';
 import { createListingIndex } from './listing-index.ts';
 import { ipToQueryName } from './query-name.ts';
 import { type DnsblServer, startDnsblServer } from './server.ts';
@@ -181,30 +180,15 @@ describe.skipIf(!dnsUdp)('the batched UDP path (recvmmsg/sendmmsg through @netre
     expect(() => bindBatchedUdp('127.0.0.1', batched.udpPort)).toThrow(/EADDRINUSE/);
     expect(() => bindBatchedUdp('localhost', 0)).toThrow(/not an IP address/);
   });
-
-  it('adopts only a datagram socket on the address it was told', () => {
-    const [fd] = udpDescriptors(batched.udpPort);
-    const own = adoptBatchedUdp(fd as number, { address: '127.0.0.1', port: batched.udpPort });
-    expect(own).not.toBe(fd);
-    dnsUdp?.closeFd(own);
-    expect(() => adoptBatchedUdp(fd as number, { address: '127.0.0.1', port: plain.udpPort })).toThrow(
-      /not the DNSBL socket/,
-    );
-    const file = fs.openSync(os.devNull, 'r');
-    try {
-      expect(() => adoptBatchedUdp(file, { address: '127.0.0.1', port: batched.udpPort })).toThrow(
-        /ENOTSOCK/,
-      );
-    } finally {
-      fs.closeSync(file);
-    }
-    // No descriptor was left behind by the refusals.
-    expect(udpDescriptors(batched.udpPort)).toEqual([fd]);
-  });
 });
 
-/** An echo server on a duplicate of `fd` in a thread of its own, through the addon. */
-async function echoThread(fd: number): Promise<{ stats(): Promise<number[]>; end(): Promise<void> }> {
+/**
+ * An echo server in a thread of its own, through the addon, on a socket of its own bound with
+ * SO_REUSEPORT to `port` (0: a new one); resolves with its port.
+ */
+async function echoThread(
+  port: number,
+): Promise<{ port: number; stats(): Promise<number[]>; end(): Promise<void> }> {
   const { Worker } = await import('node:worker_threads');
   const worker = new Worker(
     `const { workerData, parentPort } = require('node:worker_threads');
@@ -212,18 +196,20 @@ async function echoThread(fd: number): Promise<{ stats(): Promise<number[]>; end
      const slot = 512, batch = 32;
      const input = Buffer.alloc(slot * batch), lengths = new Int32Array(batch);
      const output = Buffer.alloc(slot * batch), outLengths = new Int32Array(batch);
-     const server = b.serve(b.adopt(workerData.fd), batch, slot, input, lengths, output, outLengths, (n) => {
+     const fd = b.bind('127.0.0.1', workerData.port, true);
+     const server = b.serve(fd, batch, slot, input, lengths, output, outLengths, (n) => {
        for (let i = 0; i < n; i++) outLengths[i] = input.copy(output, i * slot, i * slot, i * slot + lengths[i]);
      });
      parentPort.on('message', (m) => {
        if (m === 'stats') parentPort.postMessage(b.stats(server));
        else { b.close(server); parentPort.close(); }
      });
-     parentPort.postMessage('ready');`,
-    { eval: true, workerData: { addon: createRequire(import.meta.url).resolve('@netrep/dns-udp'), fd } },
+     parentPort.postMessage(b.address(fd).port);`,
+    { eval: true, workerData: { addon: createRequire(import.meta.url).resolve('@netrep/dns-udp'), port } },
   );
-  await new Promise((resolve) => worker.once('message', resolve));
+  const bound = await new Promise<number>((resolve) => worker.once('message', resolve));
   return {
+    port: bound,
     stats: () =>
       new Promise((resolve) => {
         worker.once('message', resolve);
@@ -236,31 +222,39 @@ async function echoThread(fd: number): Promise<{ stats(): Promise<number[]>; end
   };
 }
 
-describe.skipIf(!dnsUdp || process.platform !== 'linux')('several threads on one socket', () => {
-  it('each datagram is read by one of the threads and answered once; none is lost', async () => {
-    const fd = bindBatchedUdp('127.0.0.1', 0);
-    const port = dnsUdp?.address(fd).port as number;
-    const threads = [await echoThread(fd), await echoThread(fd)];
-    dnsUdp?.closeFd(fd);
-    const client = dgram.createSocket('udp4');
-    await new Promise<void>((resolve) => client.bind(0, '127.0.0.1', resolve));
-    const COUNT = 400;
+describe.skipIf(!dnsUdp || process.platform !== 'linux')('several threads on one port (SO_REUSEPORT)', () => {
+  it('the kernel spreads the clients over the threads; each datagram is answered once, none is lost', async () => {
+    const first = await echoThread(0);
+    const threads = [first, await echoThread(first.port)];
+    // Without SO_REUSEPORT the port is taken.
+    expect(() => bindBatchedUdp('127.0.0.1', first.port)).toThrow(/EADDRINUSE/);
+    const clients = await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        const c = dgram.createSocket('udp4');
+        await new Promise<void>((resolve) => c.bind(0, '127.0.0.1', resolve));
+        return c;
+      }),
+    );
     const echoes: string[] = [];
-    client.on('message', (m) => echoes.push(m.toString()));
-    // In bursts of 40: batches on both threads, each answer to its own query.
-    for (let i = 0; i < COUNT; i += 40) {
-      for (let j = i; j < i + 40; j++) client.send(`query ${j}`, port, '127.0.0.1');
-      for (let waited = 0; echoes.length < i + 40 && waited < 2000; waited += 5)
+    for (const c of clients) c.on('message', (m) => echoes.push(m.toString()));
+    const PER = 25;
+    for (let i = 0; i < PER; i++) {
+      for (const [k, c] of clients.entries()) c.send(`query ${k}.${i}`, first.port, '127.0.0.1');
+      const want = (i + 1) * clients.length;
+      for (let waited = 0; echoes.length < want && waited < 2000; waited += 5)
         await new Promise((r) => setTimeout(r, 5));
     }
-    client.close();
+    for (const c of clients) c.close();
     const stats = await Promise.all(threads.map((t) => t.stats()));
     await Promise.all(threads.map((t) => t.end()));
-    expect(echoes.toSorted()).toEqual(Array.from({ length: COUNT }, (_, i) => `query ${i}`).toSorted());
-    const sum = (k: number) => stats.reduce((a, s) => a + (s[k] as number), 0);
-    expect(sum(0)).toBe(COUNT); // read
-    expect(sum(1)).toBe(COUNT); // answered
-    expect(sum(2)).toBe(0); // none refused by the kernel
+    const sent = clients.flatMap((_, k) => Array.from({ length: PER }, (_, i) => `query ${k}.${i}`));
+    expect(echoes.toSorted()).toEqual(sent.toSorted());
+    // Each thread read some (16 clients hashed over two sockets), together all, each once.
+    expect(stats.every((s) => (s[0] as number) > 0)).toBe(true);
+    expect(stats.reduce((a, s) => a + (s[0] as number), 0)).toBe(sent.length);
+    expect(stats.reduce((a, s) => a + (s[1] as number), 0)).toBe(sent.length);
+    // A thread is woken only for its own socket's datagrams.
+    expect(stats.reduce((a, s) => a + (s[4] as number), 0)).toBe(0);
   });
 });
 

@@ -9,9 +9,7 @@ import { createRequire } from 'node:module';
 import type { Responder } from './responder.ts';
 
 interface DnsUdpBinding {
-  bind(host: string, port: number): number;
-  adopt(fd: number): number;
-  closeFd(fd: number): void;
+  bind(host: string, port: number, reusePort?: boolean): number;
   address(fd: number): { address: string; port: number; family: 'IPv4' | 'IPv6' };
   serve(
     fd: number,
@@ -73,24 +71,13 @@ function binding(): DnsUdpBinding {
   return dnsUdp;
 }
 
-/** A new socket bound to host:port (port 0: the kernel picks one). */
-export function bindBatchedUdp(host: string, port: number): number {
-  return binding().bind(host, port);
-}
-
 /**
- * This thread's own descriptor of the bound socket `fd` (another DNS thread's), checked to be on
- * `address`:`port` (the number may have been closed and reused since it was found).
+ * A new socket bound to host:port (port 0: the kernel picks one). `reusePort`: each DNS thread
+ * binds its own socket on the port (SO_REUSEPORT) and the kernel spreads the clients over them,
+ * so a query wakes one thread; on one shared socket every thread polling it was woken.
  */
-export function adoptBatchedUdp(fd: number, expected: { address: string; port: number }): number {
-  const b = binding();
-  const own = b.adopt(fd);
-  const at = b.address(own);
-  if (at.port !== expected.port || at.address !== expected.address) {
-    b.closeFd(own);
-    throw new Error(`descriptor ${fd} is ${at.address}:${at.port}, not the DNSBL socket`);
-  }
-  return own;
+export function bindBatchedUdp(host: string, port: number, reusePort = false): number {
+  return binding().bind(host, port, reusePort);
 }
 
 /** Answers the queries that arrive on `fd` (which it then owns and closes) with `responder`. */

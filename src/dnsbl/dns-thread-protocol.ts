@@ -16,7 +16,7 @@ export interface DnsThreadData {
   listen: string;
   /**
    * A descriptor of the UDP socket already bound on `listen`, which other DNS threads read: this
-   * thread reads its own duplicate of it (shared-udp.ts) instead of binding.
+   * thread reads its own duplicate of it (shared-udp.ts) instead of binding (node:dgram only).
    */
   udpFd?: number;
   /** This thread serves TCP (the first of the DNS threads; the others UDP only). */
@@ -31,6 +31,8 @@ export interface DnsThreadData {
   sliceUs: number;
   /** UDP through the @netrep/dns-udp addon (checked built by the host) rather than node:dgram. */
   batchedUdp: boolean;
+  /** With `batchedUdp` and several threads: each binds its own SO_REUSEPORT socket on the port. */
+  reusePort: boolean;
   snapshot: ListingIndexSnapshot;
   /** Listing changes after the snapshot, in batches (`ChangeBatch`). */
   changes: MessagePort;

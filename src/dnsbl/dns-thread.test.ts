@@ -271,6 +271,37 @@ describe('DNSBL server thread', () => {
     },
   );
 
+  it.skipIf(!dnsUdp || process.platform !== 'linux')(
+    'a second instance on the port of a two-thread one (SO_REUSEPORT sockets) fails its start with EADDRINUSE, and the first answers on',
+    async () => {
+      const feed = createFeed();
+      server = await startDnsblThread({
+        zone: ZONE,
+        listen: '127.0.0.1:0',
+        feed,
+        lookupPrefix: 'x/',
+        threads: 2,
+      });
+      const port = server.udpPort;
+      // Each thread its own socket on the port: two sockets (inodes), one descriptor each.
+      expect(udpDescriptors(port)).toHaveLength(2);
+      const second = startDnsblThread({
+        zone: ZONE,
+        listen: `127.0.0.1:${port}`,
+        feed,
+        lookupPrefix: 'y/',
+        threads: 2,
+      });
+      await expect(second).rejects.toMatchObject({ code: 'EADDRINUSE' });
+      expect(udpDescriptors(port)).toHaveLength(2);
+      // Every query is the first instance's (the second's UDP socket is gone with its start).
+      for (let i = 0; i < 20; i++) {
+        const t = await dig(port, qn('192.0.2.10'), 'TXT');
+        expect(t.answers[0]?.data).toContain('x/192.0.2.10');
+      }
+    },
+  );
+
   it('close ends the thread and frees the port; a taken port fails the start with its code', async () => {
     const feed = createFeed();
     const running = await startDnsblThread({ zone: ZONE, listen: '127.0.0.1:0', feed, lookupPrefix: 'x/' });

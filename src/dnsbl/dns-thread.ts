@@ -193,7 +193,8 @@ class ThreadHost implements DnsblThread {
     this.slots = Array.from({ length: wanted }, () => ({ running: null, failures: 0, restartTimer: null }));
     try {
       this.bound = await this.spawn(0, this.options.listen);
-      if (wanted > 1 && this.sharedFd() === null) {
+      // Batched, each thread binds its own socket (SO_REUSEPORT); on dgram they share one.
+      if (wanted > 1 && !this.batchedUdp && this.sharedFd() === null) {
         this.options.logger?.warn(
           { threads: wanted },
           "dnsbl: the UDP socket's descriptor cannot be found (/proc); one DNS thread serves",
@@ -260,7 +261,7 @@ class ThreadHost implements DnsblThread {
     // Changes not yet posted go to the running threads first: the snapshot holds them already.
     this.flush();
     const snapshot = this.options.feed.index.snapshot();
-    const udpFd = this.sharedFd();
+    const udpFd = this.batchedUdp ? null : this.sharedFd();
     const { port1, port2 } = new MessageChannel();
     const shared = new SharedArrayBuffer(COUNTERS * 4);
     const data: DnsThreadData = {
@@ -273,6 +274,7 @@ class ThreadHost implements DnsblThread {
       nice: this.options.nice ?? 0,
       sliceUs: this.options.sliceUs ?? 0,
       batchedUdp: this.batchedUdp,
+      reusePort: this.batchedUdp && this.slots.length > 1,
       snapshot,
       changes: port2,
       counters: shared,

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
-import { adoptBatchedUdp, dnsUdp, setThreadSlice } from './batch-udp.ts';
+import { dnsUdp, setThreadSlice } from './batch-udp.ts';
 import {
   ANSWER_ERRORS,
   type ChangeBatch,
@@ -143,10 +143,9 @@ function setSlice(us: number): void {
 }
 
 /** The UDP socket another DNS thread reads, through this thread's own descriptor; none: bind one. */
-async function sharedSocket(): Promise<{ udpSocket: dgram.Socket } | { udpFd: number } | object> {
+async function sharedSocket(): Promise<{ udpSocket: dgram.Socket } | object> {
   if (data.udpFd === undefined) return {};
   const { host, port } = parseListen(data.listen);
-  if (data.batchedUdp) return { udpFd: adoptBatchedUdp(data.udpFd, { address: host, port }) };
   const socket = createUdpSocket(host);
   await adoptUdpSocket(socket, data.udpFd, { type: net.isIPv6(host) ? 'udp6' : 'udp4', address: host, port });
   return { udpSocket: socket };
@@ -159,6 +158,7 @@ try {
     ...data.server,
     listen: data.listen,
     batchedUdp: data.batchedUdp,
+    reusePort: data.reusePort,
     ...(await sharedSocket()),
     serveTcp: data.serveTcp,
     index: view,

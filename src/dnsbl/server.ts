@@ -51,10 +51,11 @@ export interface DnsblServerOptions {
    */
   batchedUdp?: boolean;
   /**
-   * With `batchedUdp`: this thread's own descriptor of a socket already bound on `listen`'s port
-   * (`adoptBatchedUdp`), read instead of binding one; closed with the server.
+   * With `batchedUdp`: bind with SO_REUSEPORT, so other DNS threads bind the same port with
+   * sockets of their own. The TCP port is bound exclusively, so a second instance on the port
+   * still fails its start with EADDRINUSE.
    */
-  udpFd?: number;
+  reusePort?: boolean;
   /** Serve TCP on the UDP port too (default true; the extra DNS threads serve UDP only). */
   serveTcp?: boolean;
 }
@@ -96,7 +97,7 @@ export async function startDnsblServer(options: DnsblServerOptions): Promise<Dns
   const responder = createResponder(ctx, { fastPath: options.fastPath, logger: options.logger });
   const limits = { ...DEFAULT_TCP, ...options.tcp };
   // With port 0 the kernel picks the UDP port; TCP may find it taken, so try a few times.
-  const adopted = options.udpSocket !== undefined || options.udpFd !== undefined;
+  const adopted = options.udpSocket !== undefined;
   for (let attempt = 0; ; attempt++) {
     const udp = await openUdp(options, host, port, responder);
     try {
@@ -128,8 +129,9 @@ async function openUdp(
   port: number,
   responder: Responder,
 ): Promise<UdpEndpoint> {
-  if (options.udpFd !== undefined) return serveBatchedUdp(options.udpFd, responder);
-  if (options.batchedUdp && !options.udpSocket) return serveBatchedUdp(bindBatchedUdp(host, port), responder);
+  if (options.batchedUdp && !options.udpSocket) {
+    return serveBatchedUdp(bindBatchedUdp(host, port, options.reusePort), responder);
+  }
   const socket = options.udpSocket
     ? serveUdp(options.udpSocket, responder, options.logger)
     : await bindUdp(host, port, responder, options.logger);

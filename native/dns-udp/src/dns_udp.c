@@ -8,10 +8,9 @@
  * are sent with one sendmmsg, each to the address its query came from. Neither side allocates
  * per datagram.
  *
- * Also: bind a socket, duplicate a bound one (each thread reads the same socket through its own
- * descriptor), read a socket's address, and set the calling thread's EEVDF slice (sched_setattr's
- * sched_runtime for SCHED_OTHER, Linux 6.12+), so a woken DNS thread does not wait out a busy
- * thread's longer slice.
+ * Also: bind a socket (with SO_REUSEPORT, one per DNS thread on the port), read a socket's
+ * address, and set the calling thread's EEVDF slice (sched_setattr's sched_runtime for
+ * SCHED_OTHER, Linux 6.12+), so a woken DNS thread does not wait out a busy thread's longer slice.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -74,10 +73,15 @@ static int arg_int(napi_env env, napi_value v, int32_t *out) {
   return napi_get_value_int32(env, v, out) == napi_ok ? 0 : -1;
 }
 
-/* bind(host: string, port: number) -> fd. A non-blocking, close-on-exec socket of host's family. */
+/*
+ * bind(host: string, port: number, reusePort?: boolean) -> fd. A non-blocking, close-on-exec
+ * socket of host's family. With reusePort (SO_REUSEPORT), each DNS thread binds a socket of its
+ * own on the same port and the kernel spreads the clients over them: a datagram wakes only the
+ * thread whose socket it reaches, where threads polling one shared socket were all woken by it.
+ */
 static napi_value js_bind(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2];
+  size_t argc = 3;
+  napi_value argv[3];
   CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   char host[INET6_ADDRSTRLEN + 1];
   size_t len = 0;
@@ -104,8 +108,16 @@ static napi_value js_bind(napi_env env, napi_callback_info info) {
     napi_throw_type_error(env, NULL, "bind(host, port): host is not an IP address");
     return NULL;
   }
+  bool reuse_port = false;
+  if (argc > 2) napi_get_value_bool(env, argv[2], &reuse_port);
   int fd = socket(addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return throw_errno(env, errno, "socket", NULL);
+  int yes = 1;
+  if (reuse_port && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &yes, sizeof yes) != 0) {
+    int err = errno;
+    close(fd);
+    return throw_errno(env, err, "setsockopt", "SO_REUSEPORT");
+  }
   if (bind(fd, (struct sockaddr *)&addr, addrlen) != 0) {
     int err = errno;
     close(fd);
@@ -114,45 +126,6 @@ static napi_value js_bind(napi_env env, napi_callback_info info) {
     return throw_errno(env, err, "bind", where);
   }
   return number(env, fd);
-}
-
-/* adopt(fd) -> a close-on-exec, non-blocking duplicate of fd, which must be a datagram socket. */
-static napi_value js_adopt(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
-  int32_t fd = -1;
-  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (argc < 1 || arg_int(env, argv[0], &fd) != 0 || fd < 0) {
-    napi_throw_type_error(env, NULL, "adopt(fd): a descriptor");
-    return NULL;
-  }
-  int type = 0;
-  socklen_t size = sizeof type;
-  if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &size) != 0) return throw_errno(env, errno, "getsockopt", NULL);
-  if (type != SOCK_DGRAM) return throw_errno(env, ENOTSOCK, "adopt", "(not a datagram socket)");
-  int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-  if (dup_fd < 0) return throw_errno(env, errno, "dup", NULL);
-  int flags = fcntl(dup_fd, F_GETFL);
-  if (flags < 0 || fcntl(dup_fd, F_SETFL, flags | O_NONBLOCK) != 0) {
-    int err = errno;
-    close(dup_fd);
-    return throw_errno(env, err, "fcntl", NULL);
-  }
-  return number(env, dup_fd);
-}
-
-/* closeFd(fd): closes a descriptor from bind() or adopt() that no server took. */
-static napi_value js_close_fd(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
-  int32_t fd = -1;
-  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (argc < 1 || arg_int(env, argv[0], &fd) != 0 || fd < 0) {
-    napi_throw_type_error(env, NULL, "closeFd(fd): a descriptor");
-    return NULL;
-  }
-  if (close(fd) != 0) return throw_errno(env, errno, "close", NULL);
-  return NULL;
 }
 
 /* address(fd) -> { address, port, family: 'IPv4' | 'IPv6' } of the socket (getsockname). */
@@ -530,8 +503,6 @@ static napi_value js_stats(napi_env env, napi_callback_info info) {
 NAPI_MODULE_INIT() {
   napi_property_descriptor props[] = {
       {"bind", NULL, js_bind, NULL, NULL, NULL, napi_enumerable, NULL},
-      {"adopt", NULL, js_adopt, NULL, NULL, NULL, napi_enumerable, NULL},
-      {"closeFd", NULL, js_close_fd, NULL, NULL, NULL, napi_enumerable, NULL},
       {"address", NULL, js_address, NULL, NULL, NULL, napi_enumerable, NULL},
       {"serve", NULL, js_serve, NULL, NULL, NULL, napi_enumerable, NULL},
       {"close", NULL, js_close, NULL, NULL, NULL, napi_enumerable, NULL},
