@@ -407,6 +407,23 @@ interface Netrep {
 const FIXED_ARGS = ['-c', '8', '-q', '500', '-Q', String(FIXED_QPS), '-v'];
 const loadAvg = () => os.loadavg()[0]?.toFixed(1) ?? '';
 
+/** All CPUs' time and the part the hypervisor gave to others ("steal"), from /proc/stat, in ticks. */
+function cpuTimes(): { total: number; steal: number } {
+  const fields = (fs.readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '')
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  return { total: fields.reduce((a, b) => a + b, 0), steal: fields[7] ?? 0 };
+}
+
+/** The share of CPU time stolen since `from` (a virtual machine's neighbours), as a percentage. */
+function stealSince(from: { total: number; steal: number }): string {
+  const now = cpuTimes();
+  const total = now.total - from.total;
+  return total > 0 ? ((100 * (now.steal - from.steal)) / total).toFixed(1) : '0.0';
+}
+
 async function measure(
   work: string,
   netreps: Netrep[],
@@ -421,11 +438,12 @@ async function measure(
   }
   for (let round = 1; round <= ROUNDS; round++) {
     await maxRateRound(round, netreps, rbldnsd, queryFile, perfOut);
+    const cpu = cpuTimes();
     latencyLine('rbldnsd', round, await dnsperf(rbldnsd.port, queryFile, perfOut, FIXED_ARGS));
     for (const n of rotated(netreps, round)) {
       latencyLine(`netrep ${n.label}`, round, await dnsperf(n.dnsPort, queryFile, perfOut, FIXED_ARGS));
     }
-    line('latency@20k round', { round, load_avg: loadAvg() });
+    line('latency@20k round', { round, load_avg: loadAvg(), steal_pct: stealSince(cpu) });
   }
   // The same rate while wrk loads the HTTP API of the same process (started first, ends after).
   for (const n of netreps) {
@@ -465,6 +483,7 @@ async function maxRateRound(
   queryFile: string,
   perfOut: string,
 ): Promise<void> {
+  const cpu = cpuTimes();
   const rb = await maxRate(rbldnsd, queryFile, perfOut);
   const rows: [string, PerfResult & { cpuUs: number }][] = [['rbldnsd', rb]];
   for (const n of rotated(netreps, round)) {
@@ -480,7 +499,13 @@ async function maxRateRound(
       ...(name === 'rbldnsd' ? {} : { netrep_over_rbldnsd: (r.qps / rb.qps).toFixed(2) }),
     });
   }
-  line('max qps round', { round, load_avg: loadAvg(), nice: NICE, target: 'netrep_over_rbldnsd>=1.0' });
+  line('max qps round', {
+    round,
+    load_avg: loadAvg(),
+    steal_pct: stealSince(cpu),
+    nice: NICE,
+    target: 'netrep_over_rbldnsd>=1.0',
+  });
 }
 
 /** Each round starts with another instance, so none always runs right after rbldnsd. */
