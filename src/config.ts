@@ -293,7 +293,7 @@ export const SETTINGS = {
     kind: 'int',
     default: '0',
     description:
-      'DNS threads answering DNSBL queries, each with its own copy of the listings (about 40 MB per million): the first binds the UDP and TCP ports; with batched UDP each other thread binds its own SO_REUSEPORT socket on the port (the kernel spreads the clients over them), on node:dgram they read the first\'s socket. Linux only; elsewhere one thread. 0: one per CPU core, at most 2 (docs/benchmarks.md).',
+      "DNS threads answering DNSBL queries, each with its own copy of the listings (about 40 MB per million): the first binds the UDP and TCP ports; with batched UDP each other thread binds its own SO_REUSEPORT socket on the port (the kernel spreads the clients over them), on node:dgram they read the first's socket. Linux only; elsewhere one thread. 0: one per CPU core, at most 2 (docs/benchmarks.md).",
   },
   scan: {
     env: 'NETREP_SCAN',
