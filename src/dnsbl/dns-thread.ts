@@ -45,9 +45,12 @@ export interface DnsblThreadOptions extends DnsThreadServerSettings {
   /** NETREP_DNSBL_UDP_IO: `auto` (the addon where built), `batched` or `dgram` (batch-udp.ts). */
   udpIo?: string;
   /**
-   * DNS threads reading the one UDP socket (NETREP_DNSBL_THREADS; default 1; 0: one per CPU core,
-   * at most `AUTO_THREADS_MAX`): the kernel hands each datagram to one of them. The first also
-   * serves TCP. Where the socket's descriptor cannot be found (not Linux) one serves, with a warning.
+   * DNS threads answering UDP on the port (NETREP_DNSBL_THREADS; default 1; 0: one per CPU core,
+   * at most `AUTO_THREADS_MAX`): batched, each binds its own SO_REUSEPORT socket and the kernel
+   * spreads the clients over them; on node:dgram they read the first's socket, each datagram going
+   * to one of them. The first also serves TCP, bound exclusively: a second instance on the port
+   * fails its start (with port 0, a retry picks another). On dgram where the socket's descriptor
+   * cannot be found (not Linux) one serves, with a warning.
    */
   threads?: number;
 }

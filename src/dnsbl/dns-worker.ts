@@ -124,7 +124,7 @@ function setThreadNice(nice: number): void {
 
 /**
  * The thread's EEVDF slice (Linux 6.12+): woken by a query, a thread on a short slice runs before
- * a busy thread on the default one has used its own (2.25 ms on 2 cores).
+ * a busy thread on the default one has used its own (1.4 ms on the 2-core machines of CI).
  */
 function setSlice(us: number): void {
   // The slice is set through the addon; without it the thread keeps the kernel's.

@@ -329,6 +329,11 @@ static int serve_batch(server_t *s) {
     napi_close_handle_scope(env, scope);
     return 0;
   }
+  if (s->closing) {
+    /* Closed from the callback: its buffers are no longer held, so nothing is sent from them. */
+    napi_close_handle_scope(env, scope);
+    return 0;
+  }
   int out = 0;
   for (int i = 0; i < n; i++) {
     int32_t length = s->out_lengths[i];
