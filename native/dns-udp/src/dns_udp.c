@@ -366,6 +366,24 @@ static void on_readable(uv_poll_t *handle, int status, int events) {
   }
 }
 
+/* A Buffer of at least `min` bytes: true, with its bytes in *data. */
+static bool buffer_arg(napi_env env, napi_value value, size_t min, void **data) {
+  bool is_buffer = false;
+  size_t length = 0;
+  return napi_is_buffer(env, value, &is_buffer) == napi_ok && is_buffer &&
+         napi_get_buffer_info(env, value, data, &length) == napi_ok && length >= min;
+}
+
+/* An Int32Array of at least `min` entries: true, with its entries in *data. */
+static bool int32s_arg(napi_env env, napi_value value, size_t min, void **data) {
+  bool is_typed = false;
+  napi_typedarray_type type;
+  size_t count = 0;
+  return napi_is_typedarray(env, value, &is_typed) == napi_ok && is_typed &&
+         napi_get_typedarray_info(env, value, &type, &count, data, NULL, NULL) == napi_ok &&
+         type == napi_int32_array && count >= min;
+}
+
 /*
  * serve(fd, batch, slot, input: Buffer, lengths: Int32Array, output: Buffer, outLengths:
  * Int32Array, callback) -> server. Takes the descriptor once its arguments are checked: closed by
@@ -383,36 +401,13 @@ static napi_value js_serve(napi_env env, napi_callback_info info) {
     napi_throw_type_error(env, NULL, "serve(fd, batch, slot, input, lengths, output, outLengths, callback)");
     return NULL;
   }
-  void *in = NULL;
-  size_t in_length = 0;
-  bool ok = false;
-  if (napi_is_buffer(env, argv[3], &ok) != napi_ok || !ok ||
-      napi_get_buffer_info(env, argv[3], &in, &in_length) != napi_ok || in_length < (size_t)batch * (size_t)slot) {
-    napi_throw_type_error(env, NULL, "serve: input must be a Buffer of batch * slot bytes");
-    return NULL;
-  }
-  napi_typedarray_type type;
-  size_t lengths_count = 0;
-  void *lengths = NULL;
-  if (napi_is_typedarray(env, argv[4], &ok) != napi_ok || !ok ||
-      napi_get_typedarray_info(env, argv[4], &type, &lengths_count, &lengths, NULL, NULL) != napi_ok ||
-      type != napi_int32_array || lengths_count < (size_t)batch) {
-    napi_throw_type_error(env, NULL, "serve: lengths must be an Int32Array of batch entries");
-    return NULL;
-  }
-  void *out = NULL;
-  size_t out_length = 0;
-  if (napi_is_buffer(env, argv[5], &ok) != napi_ok || !ok ||
-      napi_get_buffer_info(env, argv[5], &out, &out_length) != napi_ok || out_length < (size_t)batch * (size_t)slot) {
-    napi_throw_type_error(env, NULL, "serve: output must be a Buffer of batch * slot bytes");
-    return NULL;
-  }
-  size_t out_lengths_count = 0;
-  void *out_lengths = NULL;
-  if (napi_is_typedarray(env, argv[6], &ok) != napi_ok || !ok ||
-      napi_get_typedarray_info(env, argv[6], &type, &out_lengths_count, &out_lengths, NULL, NULL) != napi_ok ||
-      type != napi_int32_array || out_lengths_count < (size_t)batch) {
-    napi_throw_type_error(env, NULL, "serve: outLengths must be an Int32Array of batch entries");
+  size_t bytes = (size_t)batch * (size_t)slot;
+  void *in = NULL, *out = NULL, *lengths = NULL, *out_lengths = NULL;
+  if (!buffer_arg(env, argv[3], bytes, &in) || !int32s_arg(env, argv[4], (size_t)batch, &lengths) ||
+      !buffer_arg(env, argv[5], bytes, &out) || !int32s_arg(env, argv[6], (size_t)batch, &out_lengths)) {
+    napi_throw_type_error(env, NULL,
+                          "serve: input and output must be Buffers of batch * slot bytes, lengths and "
+                          "outLengths Int32Arrays of batch entries");
     return NULL;
   }
   napi_valuetype callback_type;
