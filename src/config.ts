@@ -279,7 +279,7 @@ export const SETTINGS = {
     kind: 'int',
     default: '100',
     description:
-      "The DNSBL threads' scheduler slice in microseconds (Linux 6.12+, with batched UDP): a DNS thread woken by a query runs before a busy thread (the HTTP API, a load generator) has used its longer default slice, which held answers for up to 2-3 ms. 100-100000; 0 leaves the kernel's. No privilege needed; older kernels ignore it (logged).",
+      "The DNSBL threads' scheduler slice in microseconds (Linux 6.12+, set through the @netrep/dns-udp addon): a DNS thread woken by a query runs before a busy thread (the HTTP API, a load generator) has used the default slice (1.4 ms on a 2-core machine). 100-100000; 0 leaves the kernel's. No privilege needed; a kernel that keeps no slice is logged and changes nothing.",
   },
   dnsblUdpIo: {
     env: 'NETREP_DNSBL_UDP_IO',
