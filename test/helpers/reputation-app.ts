@@ -28,10 +28,13 @@ export interface ReputationTestApp {
 export async function createReputationTestApp(
   kind: StoreKind,
   clockStart = '2026-06-15T12:00:00Z',
+  /** How long an authenticated key is kept (createApp's default when absent: 1 s on PostgreSQL). */
+  authCacheMs?: number,
 ): Promise<ReputationTestApp> {
   const intel = new Map<string, IntelRow>();
   const t = await createTestApp(kind, {
     clockStart,
+    ...(authCacheMs === undefined ? {} : { authCacheMs }),
     intelFacts: {
       datacenter: (ip) => intel.get(ip)?.datacenter ?? null,
       geoChangeCount90d: (ip) => intel.get(ip)?.geoChangeCount ?? null,
