@@ -279,7 +279,7 @@ export const SETTINGS = {
     kind: 'int',
     default: '100',
     description:
-      "The DNSBL threads' scheduler slice in microseconds (Linux 6.12+, set through the @netrep/dns-udp addon): a DNS thread woken by a query runs before a busy thread (the HTTP API, a load generator) has used the default slice (1.4 ms on a 2-core machine). 100-100000; 0 leaves the kernel's. No privilege needed; a kernel that keeps no slice is logged and changes nothing.",
+      "The DNSBL threads' scheduler slice in microseconds (Linux 6.12+, set through the @netrep/dns-udp addon): a DNS thread woken by a query may preempt a busy thread (the HTTP API) instead of waiting out the default slice (1.4 ms on a 2-core machine); the kernel holds it within 100-100000. 0 leaves the kernel's. No privilege needed; a kernel that keeps no slice is logged and changes nothing.",
   },
   dnsblUdpIo: {
     env: 'NETREP_DNSBL_UDP_IO',

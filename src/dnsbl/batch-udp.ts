@@ -22,9 +22,6 @@ interface DnsUdpBinding {
     callback: (count: number) => void,
   ): object;
   close(server: object): void;
-  stats(
-    server: object,
-  ): [received: number, sent: number, sendErrors: number, wakes: number, emptyWakes: number];
   setSlice(ns: number): number;
 }
 
@@ -62,7 +59,6 @@ const SLOT = 65_536;
 
 export interface BatchedUdp {
   port: number;
-  address: string;
   close(): Promise<void>;
 }
 
@@ -95,7 +91,7 @@ export function serveBatchedUdp(fd: number, responder: Responder): BatchedUdp {
     Array.from({ length: BATCH }, (_, i) => buffer.subarray(i * SLOT, (i + 1) * SLOT));
   const queries = slotsOf(input);
   const answers = slotsOf(output);
-  const at = b.address(fd);
+  const { port } = b.address(fd);
   const server = b.serve(fd, BATCH, SLOT, input, lengths, output, outLengths, (count) => {
     for (let i = 0; i < count; i++) {
       const length = lengths[i] as number;
@@ -105,8 +101,7 @@ export function serveBatchedUdp(fd: number, responder: Responder): BatchedUdp {
   });
   let closed = false;
   return {
-    port: at.port,
-    address: at.address,
+    port,
     close() {
       if (!closed) {
         closed = true;

@@ -37,7 +37,6 @@ const answer = {
   txt: null as Buffer | null,
   optLen: 0,
   truncated: false,
-  size: 0,
 };
 
 /** The answer to `q` (whose question `question` holds) for `listing` (undefined: not listed). */
@@ -77,8 +76,7 @@ function prepare(ctx: ZoneContext, tcp: boolean, listing: StoredListing | undefi
   answer.optLen = ednsSize === null ? 0 : OPT_LEN;
   const size = questionEnd + recordsSize(ctx, answer.a, answer.txt) + answer.optLen;
   answer.truncated = size > (tcp ? 65535 : udpLimit(ednsSize));
-  answer.size = answer.truncated ? questionEnd + answer.optLen : size;
-  return answer.size;
+  return answer.truncated ? questionEnd + answer.optLen : size;
 }
 
 function writePrepared(q: Buffer, ctx: ZoneContext, out: Buffer): void {

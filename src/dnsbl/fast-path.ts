@@ -2,7 +2,8 @@
  * Hand-written answer path for the common query: one IN question for an address name under the
  * zone, optionally with a plain EDNS0 OPT record. Reads the question in place (fast-question.ts)
  * and writes the answer bytes directly (fast-answer.ts); anything unusual returns undefined and
- * goes to the dns-packet path. Hot path: one allocation per answer (its bytes), none per label.
+ * goes to the dns-packet path. Hot path: one allocation per answer (its bytes; none when written
+ * into a batch slot), none per label.
  */
 import { writeFastAnswer, writeFastAnswerInto } from './fast-answer.ts';
 import { question, readFastQuestion } from './fast-question.ts';
@@ -14,8 +15,7 @@ import { findIpv4, findIpv6, type ZoneContext } from './zone-context.ts';
  */
 export function answerFast(q: Buffer, ctx: ZoneContext, tcp: boolean): Buffer | undefined {
   if (!readFastQuestion(q, ctx)) return undefined;
-  const listing = question.int >= 0 ? findIpv4(ctx, question.int) : findIpv6(ctx, question.hex);
-  return writeFastAnswer(q, ctx, tcp, listing);
+  return writeFastAnswer(q, ctx, tcp, askedListing(ctx));
 }
 
 /**
@@ -24,6 +24,10 @@ export function answerFast(q: Buffer, ctx: ZoneContext, tcp: boolean): Buffer | 
  */
 export function answerFastInto(q: Buffer, len: number, ctx: ZoneContext, out: Buffer): number {
   if (!readFastQuestion(q, ctx, len)) return -1;
-  const listing = question.int >= 0 ? findIpv4(ctx, question.int) : findIpv6(ctx, question.hex);
-  return writeFastAnswerInto(q, ctx, listing, out);
+  return writeFastAnswerInto(q, ctx, askedListing(ctx), out);
+}
+
+/** The listing of the address the question just read names (undefined: not listed). */
+function askedListing(ctx: ZoneContext) {
+  return question.int >= 0 ? findIpv4(ctx, question.int) : findIpv6(ctx, question.hex);
 }

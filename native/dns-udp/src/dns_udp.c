@@ -221,7 +221,6 @@ typedef struct server {
   int batch;
   size_t slot;
   int closing;
-  int torn_down;
   char *in;
   char *out;
   int32_t *lengths;
@@ -262,7 +261,6 @@ static void on_closed_final(uv_handle_t *handle) {
 /* The environment (the thread) is going away: stop polling; the loop's close runs the rest. */
 static void teardown(void *arg) {
   server_t *s = arg;
-  s->torn_down = 1;
   if (s->closing) return;
   s->closing = 1;
   uv_poll_stop(&s->poll);
@@ -510,8 +508,5 @@ NAPI_MODULE_INIT() {
       {"setSlice", NULL, js_set_slice, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
-  napi_value max_batch;
-  napi_create_int32(env, MAX_BATCH, &max_batch);
-  napi_set_named_property(env, exports, "MAX_BATCH", max_batch);
   return exports;
 }
